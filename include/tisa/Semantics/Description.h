@@ -1,0 +1,150 @@
+//===- Description.h - an instruction description, checked -----*- C++ -*-===//
+//
+// A description file holds one `func.func` whose body is a single `linalg.generic` (the semantics)
+// and whose `tisa.instruction` attribute is the metadata block. `parseDescription` turns that pair
+// into a `Description`, emitting a located diagnostic for every problem. The same function backs the
+// dialect's attribute verifier, so there is exactly one schema.
+//
+//===----------------------------------------------------------------------===//
+#ifndef TISA_SEMANTICS_DESCRIPTION_H
+#define TISA_SEMANTICS_DESCRIPTION_H
+
+#include "mlir/Dialect/Func/IR/FuncOps.h"
+#include "mlir/Dialect/Linalg/IR/Linalg.h"
+#include "mlir/IR/AffineMap.h"
+#include "mlir/IR/BuiltinTypes.h"
+#include "llvm/ADT/SmallVector.h"
+#include <optional>
+#include <string>
+
+namespace tisa {
+
+/// Name of the metadata attribute on a description function.
+inline constexpr llvm::StringLiteral kInstructionAttrName = "tisa.instruction";
+
+/// Which machine a description targets; decides how its probe is compiled and checked.
+enum class TargetArch { X86_64, AArch64, NVPTX };
+llvm::StringRef stringifyTargetArch(TargetArch arch);
+
+/// How an operand sits in machine state.
+enum class RegisterClass {
+  /// A (possibly scalable) SIMD register: the register type is a 1-D vector.
+  Vector,
+  /// An AMX tile: the register type is rows x bytes-per-row, row-major.
+  AMXTile,
+  /// A warp-distributed fragment: the register type is lanes x elements-per-lane.
+  WarpFragment,
+};
+llvm::StringRef stringifyRegisterClass(RegisterClass cls);
+
+/// The register that holds one semantic operand.
+struct OperandRegister {
+  RegisterClass cls = RegisterClass::Vector;
+  mlir::VectorType type;
+  /// Semantic tensor index -> register index (one result per register dimension).
+  mlir::AffineMap layout;
+};
+
+enum class Saturation { None, Signed, Unsigned };
+enum class Rounding { NearestEven, Odd };
+/// The order in which the products of one output element are combined with the accumulator.
+enum class Accumulation {
+  /// acc = acc + p0, acc = acc + p1, ... in ascending reduction order.
+  Sequential,
+  /// The same, in descending reduction order (x86 VDPBF16PS: odd element first).
+  Reverse,
+  /// acc = acc + (p0 + p1), acc = acc + (p2 + p3), ... (Arm BFDOT/BFMMLA).
+  Pairwise,
+  /// The vendor leaves the order unspecified (PTX mma); evaluated as Sequential, and a relaxation for
+  /// the matcher.
+  Unordered,
+};
+
+struct FloatBehaviour {
+  Accumulation accumulation = Accumulation::Sequential;
+  Rounding rounding = Rounding::NearestEven;
+  /// Denormal inputs (including the accumulator) read as zero.
+  bool inputDenormalsAreZero = false;
+  /// Denormal results of every operation are flushed to zero.
+  bool flushOutputDenormals = false;
+  /// Every NaN result is the default NaN (Arm FPCR.DN); otherwise NaNs propagate.
+  bool defaultNaN = false;
+};
+
+/// One argument of the lowering intrinsic: a semantic operand's register, or a shape immediate
+/// taken from an operand's register geometry (AMX tile rows and bytes per row, as i16).
+struct LoweringArg {
+  enum Kind { Operand, Rows, ColsBytes } kind = Operand;
+  unsigned operand = 0;
+};
+
+struct Lowering {
+  std::string intrinsic;
+  llvm::SmallVector<LoweringArg> args;
+};
+
+/// Hardware shape limits (AMX: at most 16 rows of 64 bytes per tile).
+struct ShapeBounds {
+  unsigned rows = 0;
+  unsigned bytesPerRow = 0;
+};
+
+/// The arithmetic of the body, as the matcher and evaluator read it:
+///   acc' = acc + ext3(mul(ext1(a), ext2(b)))   (or the saturating/float variants)
+struct MulAcc {
+  enum class Ext { None, Sign, Zero, Float };
+  /// Index of the `ins` operands that feed the multiplication's left and right sides.
+  unsigned lhsInput = 0, rhsInput = 1;
+  Ext lhsExt = Ext::None, rhsExt = Ext::None, productExt = Ext::None;
+  mlir::Type lhsType, rhsType; ///< element types of the inputs
+  mlir::Type mulType;          ///< type of the multiplication
+  mlir::Type accType;          ///< type of the accumulator / result
+  bool isFloat = false;
+};
+
+/// A verified instruction description.
+struct Description {
+  std::string name;
+  std::string path; ///< file it was loaded from ("" when built in memory)
+  TargetArch target = TargetArch::X86_64;
+  llvm::SmallVector<std::string> features;
+  std::string extension; ///< human-readable feature family, e.g. "AVX512_VNNI"
+  std::string mnemonic;  ///< what the emitted code must contain (asm mnemonic or PTX opcode)
+  std::string reference; ///< vendor manual section
+  llvm::SmallVector<OperandRegister> registers; ///< one per semantic operand (function argument)
+  Saturation saturation = Saturation::None;
+  std::optional<FloatBehaviour> fp;
+  Lowering lowering;
+  std::optional<ShapeBounds> bounds;
+  std::string config; ///< configuration state the instruction needs ("" or "amx-palette1")
+  MulAcc mulAcc;
+
+  mutable mlir::func::FuncOp func; // op handles are value types with non-const accessors
+  mutable mlir::linalg::GenericOp body;
+  mlir::Location loc;
+
+  explicit Description(mlir::Location loc) : loc(loc) {}
+
+  /// Operand index of the accumulator (the generic's single `outs` operand).
+  unsigned accumulatorOperand() const { return registers.size() - 1; }
+  /// Semantic shape of operand `i` (one segment for scalable registers).
+  llvm::ArrayRef<int64_t> operandShape(unsigned i) const;
+  mlir::Type operandElementType(unsigned i) const;
+  /// True when the registers are scalable: the semantics describe one 128-bit segment and the
+  /// instruction applies them to every segment of the vector.
+  bool isScalable() const;
+  /// Comma-separated LLVM feature string ("+avx512f,+avx512vnni").
+  std::string featureString() const;
+};
+
+/// Checks the metadata block and semantics of `func`, emitting located diagnostics; returns the
+/// description or failure.
+mlir::FailureOr<Description> parseDescription(mlir::func::FuncOp func);
+
+/// The arithmetic of a linalg.generic body, or a diagnostic saying why it is not a
+/// multiply-accumulate (shared with the matcher, so both read bodies the same way).
+mlir::FailureOr<MulAcc> readMulAcc(mlir::linalg::GenericOp op);
+
+} // namespace tisa
+
+#endif // TISA_SEMANTICS_DESCRIPTION_H

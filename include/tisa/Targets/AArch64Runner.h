@@ -1,0 +1,74 @@
+//===- AArch64Runner.h - run aarch64 probes under qemu-user -----*- C++ -*-===//
+//
+// Runs one small compiled aarch64 function ("probe") under qemu-aarch64 user
+// mode so that descriptions of Arm NEON/SVE instructions can be checked
+// bit-exactly against an evaluator, at several SVE vector lengths.
+//
+// A probe is an ELF aarch64 relocatable object defining
+//   void symbol(void *b0, ..., void *bN-1);   // 1 <= N <= 8
+// It is linked with a small C harness into a static executable (cross clang +
+// lld) and run once under `qemu-aarch64 -cpu max[,sve-default-vector-length=
+// BYTES]`. Buffers travel through binary files, never the command line.
+//
+// Tools: the cross clang is $TISA_CROSS_CLANG, else TISA_CROSS_CLANG from
+// <tisa/Config.h>; qemu is $TISA_QEMU_AARCH64, else TISA_QEMU_AARCH64.
+//
+//===----------------------------------------------------------------------===//
+
+#ifndef TISA_TARGETS_AARCH64RUNNER_H
+#define TISA_TARGETS_AARCH64RUNNER_H
+
+#include "llvm/ADT/ArrayRef.h"
+#include "llvm/ADT/StringRef.h"
+#include "llvm/Support/Error.h"
+
+#include <cstdint>
+#include <string>
+#include <vector>
+
+namespace tisa {
+namespace aarch64 {
+
+/// Most buffers a probe takes (x0-x7: all passed in registers).
+constexpr unsigned kMaxProbeBuffers = 8;
+/// Buffers handed to a probe start on this boundary.
+constexpr unsigned kProbeBufferAlignment = 64;
+/// SVE vector lengths qemu's `-cpu max` accepts: a multiple of 128 bits, at
+/// most 2048 bits.
+constexpr unsigned kSveGranuleBits = 128;
+constexpr unsigned kMaxSveVectorBits = 2048;
+
+/// Empty when probes can run here; otherwise why not (e.g. "qemu-aarch64 not
+/// found", "no aarch64 static libc (install libc6-dev-arm64-cross)").
+std::string unavailableReason();
+
+struct ProbeResult {
+  /// The buffers' contents after the call, same sizes as passed in.
+  std::vector<std::vector<uint8_t>> buffers;
+  /// SVE vector length in bits measured inside the process with RDVL; 0 when
+  /// the process has no SVE.
+  unsigned sveVectorBits = 0;
+};
+
+/// Links `object` (an ELF aarch64 relocatable defining
+/// `void symbol(void *b0, ..., void *bN-1)`, N = buffers.size() in 1..8) with
+/// the harness into a static executable, runs it once under qemu-aarch64 with
+/// each buffer copied to 64-byte aligned memory, and returns the buffers after
+/// the call.
+///
+/// `sveBits` == 0 runs with qemu's default vector length; otherwise it must
+/// be a multiple of 128 no larger than 2048 and the process runs at exactly
+/// that length (a different measured length is an error).
+///
+/// Fails, carrying the failing tool's stderr, when the link fails (e.g. the
+/// symbol is missing), the probe crashes or times out, or the probe writes
+/// past the end of a buffer.
+llvm::Expected<ProbeResult> runProbe(llvm::ArrayRef<uint8_t> object,
+                                     llvm::StringRef symbol,
+                                     std::vector<std::vector<uint8_t>> buffers,
+                                     unsigned sveBits);
+
+} // namespace aarch64
+} // namespace tisa
+
+#endif // TISA_TARGETS_AARCH64RUNNER_H

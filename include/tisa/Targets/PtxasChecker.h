@@ -1,0 +1,39 @@
+//===- PtxasChecker.h - check PTX text with NVIDIA ptxas --------*- C++ -*-===//
+//
+// Assembles PTX with the CUDA toolkit's `ptxas` so that PTX the project emits
+// (or hand-writes in instruction descriptions) is checked by NVIDIA's own
+// assembler, without a GPU. Only acceptance is checked; nothing runs.
+//
+// The ptxas used is $TISA_PTXAS when set and non-empty, else TISA_PTXAS from
+// <tisa/Config.h> (found at configure time).
+//
+//===----------------------------------------------------------------------===//
+
+#ifndef TISA_TARGETS_PTXASCHECKER_H
+#define TISA_TARGETS_PTXASCHECKER_H
+
+#include "llvm/ADT/StringRef.h"
+#include "llvm/Support/Error.h"
+
+#include <string>
+
+namespace tisa {
+namespace nvptx {
+
+/// The ptxas path that would be used (possibly empty); not checked.
+std::string ptxasPath();
+
+/// Empty when ptxas is usable; else the reason ("ptxas not found", or
+/// "ptxas '<path>' is not an executable file").
+std::string ptxasUnavailableReason();
+
+/// Runs `ptxas -arch=<arch> -o <tmp>.cubin <tmp>.ptx` on the PTX text.
+/// `arch` is a ptxas architecture such as "sm_80" or "sm_90a". Success when
+/// ptxas exits with 0; otherwise the Error holds ptxas's stderr (or why ptxas
+/// could not be run). Temporary files are removed either way.
+llvm::Error runPtxas(llvm::StringRef ptx, llvm::StringRef arch);
+
+} // namespace nvptx
+} // namespace tisa
+
+#endif // TISA_TARGETS_PTXASCHECKER_H

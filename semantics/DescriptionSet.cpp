@@ -1,0 +1,114 @@
+//===- DescriptionSet.cpp - load descriptions from disk -------------------===//
+
+#include "tisa/Semantics/DescriptionSet.h"
+#include "tisa/Config.h"
+#include "tisa/Dialect/TisaDialect.h"
+
+#include "mlir/IR/Diagnostics.h"
+#include "mlir/IR/DialectRegistry.h"
+#include "mlir/Parser/Parser.h"
+#include "llvm/ADT/StringExtras.h"
+#include "llvm/Support/FileSystem.h"
+#include "llvm/Support/Path.h"
+#include "llvm/Support/Process.h"
+#include <algorithm>
+
+using namespace mlir;
+
+namespace tisa {
+
+void registerDescriptionDialects(DialectRegistry &registry) {
+  registry.insert<TisaDialect, func::FuncDialect, linalg::LinalgDialect, arith::ArithDialect,
+                  tensor::TensorDialect>();
+}
+
+DescriptionSet::DescriptionSet(MLIRContext &ctx, llvm::raw_ostream &errs)
+    : ctx(ctx),
+      handler(std::make_unique<SourceMgrDiagnosticHandler>(sourceMgr, &ctx, errs)) {
+  DialectRegistry registry;
+  registerDescriptionDialects(registry);
+  ctx.appendDialectRegistry(registry);
+  ctx.loadDialect<TisaDialect>();
+}
+
+DescriptionSet::~DescriptionSet() = default;
+
+LogicalResult DescriptionSet::loadFile(StringRef path) {
+  ParserConfig config(&ctx);
+  // The parser reads only a source manager's main buffer, so each file gets its own; diagnostics
+  // are rendered by the set's handler, which finds each file's text by its name.
+  llvm::SourceMgr fileMgr;
+  OwningOpRef<ModuleOp> module = parseSourceFile<ModuleOp>(path, fileMgr, config);
+  if (!module) {
+    if (!llvm::sys::fs::exists(path))
+      return emitError(UnknownLoc::get(&ctx)) << "cannot open description file '" << path << "'";
+    return failure(); // the parser or the verifier has reported it with its location
+  }
+  SmallVector<func::FuncOp> funcs;
+  module->walk([&](func::FuncOp f) {
+    if (f->hasAttr(kInstructionAttrName))
+      funcs.push_back(f);
+  });
+  if (funcs.empty())
+    return emitError(module->getLoc())
+           << "no instruction description in this file (a func.func with a '"
+           << kInstructionAttrName << "' attribute)";
+  if (funcs.size() > 1)
+    return emitError(funcs[1].getLoc())
+           << "a description file holds one instruction; this is the second";
+  FailureOr<Description> d = parseDescription(funcs.front());
+  if (failed(d))
+    return failure();
+  if (const Description *prev = lookup(d->name)) {
+    InFlightDiagnostic diag = emitError(d->loc) << "duplicate instruction name '" << d->name << "'";
+    diag.attachNote(prev->loc) << "first defined here";
+    return failure();
+  }
+  d->path = path.str();
+  loaded.push_back(std::make_unique<Description>(std::move(*d)));
+  modules.push_back(std::move(module));
+  return success();
+}
+
+LogicalResult DescriptionSet::loadDirectory(StringRef dir) {
+  std::vector<std::string> files;
+  std::error_code ec;
+  for (llvm::sys::fs::recursive_directory_iterator it(dir, ec), end; it != end && !ec;
+       it.increment(ec)) {
+    if (llvm::sys::path::extension(it->path()) == ".mlir" &&
+        it->type() != llvm::sys::fs::file_type::directory_file)
+      files.push_back(it->path());
+  }
+  if (ec)
+    return emitError(UnknownLoc::get(&ctx))
+           << "cannot read description directory '" << dir << "': " << ec.message();
+  std::sort(files.begin(), files.end());
+  bool ok = true;
+  for (const std::string &f : files)
+    ok &= succeeded(loadFile(f));
+  return success(ok);
+}
+
+const Description *DescriptionSet::lookup(StringRef name) const {
+  for (const auto &d : loaded)
+    if (d->name == name)
+      return d.get();
+  return nullptr;
+}
+
+std::vector<std::string> isaSearchPath(ArrayRef<std::string> extraDirs) {
+  std::vector<std::string> dirs(extraDirs.begin(), extraDirs.end());
+  if (std::optional<std::string> env = llvm::sys::Process::GetEnv("TISA_ISA_PATH")) {
+    SmallVector<StringRef> parts;
+    StringRef(*env).split(parts, ':', -1, false);
+    for (StringRef p : parts)
+      dirs.push_back(p.str());
+  }
+  if (llvm::sys::fs::is_directory(TISA_INSTALLED_ISA_DIR))
+    dirs.push_back(TISA_INSTALLED_ISA_DIR);
+  else if (llvm::sys::fs::is_directory(TISA_SOURCE_ISA_DIR))
+    dirs.push_back(TISA_SOURCE_ISA_DIR);
+  return dirs;
+}
+
+} // namespace tisa

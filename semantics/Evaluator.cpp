@@ -1,0 +1,204 @@
+//===- Evaluator.cpp - run a description's semantics on values ------------===//
+
+#include "tisa/Semantics/Evaluator.h"
+
+#include "llvm/ADT/APInt.h"
+#include "llvm/ADT/APSInt.h"
+
+using namespace mlir;
+using llvm::APFloat;
+using llvm::APInt;
+
+namespace tisa {
+
+const llvm::fltSemantics &semanticsOf(Type t) { return cast<FloatType>(t).getFloatSemantics(); }
+
+//===----------------------------------------------------------------------===//
+// FloatModel
+//===----------------------------------------------------------------------===//
+
+static APFloat signedZero(const APFloat &like) {
+  return APFloat::getZero(like.getSemantics(), like.isNegative());
+}
+
+APFloat FloatModel::input(APFloat x) const {
+  if (b.inputDenormalsAreZero && x.isDenormal())
+    return signedZero(x);
+  return x;
+}
+
+APFloat FloatModel::finish(APFloat r, APFloat::opStatus status) const {
+  if (r.isNaN()) {
+    if (b.defaultNaN)
+      return APFloat::getQNaN(r.getSemantics());
+    return r;
+  }
+  if (b.rounding == Rounding::Odd && (status & APFloat::opOverflow))
+    return APFloat::getInf(r.getSemantics(), r.isNegative());
+  // Round to odd: truncate, then make the last bit 1 when anything was discarded. The result then
+  // carries a sticky bit that makes a later rounding to a narrower format exact.
+  if (b.rounding == Rounding::Odd && (status & APFloat::opInexact) && r.isFiniteNonZero()) {
+    APInt bits = r.bitcastToAPInt();
+    bits.setBit(0);
+    r = APFloat(r.getSemantics(), bits);
+  }
+  if (b.flushOutputDenormals && r.isDenormal())
+    return signedZero(r);
+  return r;
+}
+
+APFloat FloatModel::extend(APFloat x, const llvm::fltSemantics &to) const {
+  bool losesInfo = false;
+  APFloat::opStatus status =
+      x.convert(to, APFloat::rmNearestTiesToEven, &losesInfo); // widening: exact
+  return finish(x, status);
+}
+
+static APFloat::roundingMode modeOf(Rounding r) {
+  return r == Rounding::Odd ? APFloat::rmTowardZero : APFloat::rmNearestTiesToEven;
+}
+
+APFloat FloatModel::mul(APFloat x, const APFloat &y) const {
+  APFloat::opStatus status = x.multiply(y, modeOf(b.rounding));
+  return finish(x, status);
+}
+
+APFloat FloatModel::add(APFloat x, const APFloat &y) const {
+  APFloat::opStatus status = x.add(y, modeOf(b.rounding));
+  return finish(x, status);
+}
+
+bool resultBitsAgree(const Description &d, uint64_t x, uint64_t y) {
+  if (x == y)
+    return true;
+  if (!d.mulAcc.isFloat || !d.fp || d.fp->defaultNaN)
+    return false;
+  Type t = d.mulAcc.accType;
+  unsigned w = t.getIntOrFloatBitWidth();
+  APFloat fx(semanticsOf(t), APInt(w, x)), fy(semanticsOf(t), APInt(w, y));
+  return fx.isNaN() && fy.isNaN();
+}
+
+//===----------------------------------------------------------------------===//
+// Evaluation
+//===----------------------------------------------------------------------===//
+
+namespace {
+
+APInt extendInt(const APInt &v, MulAcc::Ext ext, unsigned width) {
+  if (v.getBitWidth() == width)
+    return v;
+  return ext == MulAcc::Ext::Sign ? v.sext(width) : v.zext(width);
+}
+
+/// The products of every output element in the order the description's loops visit them, plus
+/// where each output element sits.
+struct Products {
+  /// products[o] = the product values for output element o, ascending reduction order.
+  std::vector<std::vector<APInt>> ints;
+  std::vector<std::vector<APFloat>> floats;
+};
+
+} // namespace
+
+TensorValue evaluate(const Description &d, ArrayRef<TensorValue> operands) {
+  assert(operands.size() == 3 && "two inputs and the accumulator");
+  const MulAcc &m = d.mulAcc;
+  unsigned segments = operands[2].segments;
+  TensorValue result = operands[2];
+  SmallVector<int64_t> ranges = d.body.getStaticLoopRanges();
+  SmallVector<AffineMap> maps = d.body.getIndexingMapsArray();
+  auto linearIndex = [](ArrayRef<int64_t> shape, ArrayRef<int64_t> idx) {
+    int64_t l = 0;
+    for (auto [s, i] : llvm::zip(shape, idx))
+      l = l * s + i;
+    return l;
+  };
+  int64_t outPerSegment = result.elementsPerSegment();
+  std::optional<FloatModel> fm;
+  if (m.isFloat)
+    fm.emplace(*d.fp);
+
+  for (unsigned seg = 0; seg < segments; ++seg) {
+    std::vector<std::vector<APInt>> intProducts(outPerSegment);
+    std::vector<std::vector<APFloat>> floatProducts(outPerSegment);
+    forEachIndex(ranges, [&](ArrayRef<int64_t> point) {
+      auto read = [&](unsigned op) {
+        const TensorValue &v = operands[op];
+        SmallVector<int64_t> idx = maps[op].compose(point);
+        return v.bits[seg * v.elementsPerSegment() + linearIndex(v.shape, idx)];
+      };
+      int64_t out = linearIndex(result.shape, maps[2].compose(point));
+      uint64_t lhsBits = read(m.lhsInput), rhsBits = read(m.rhsInput);
+      if (!m.isFloat) {
+        unsigned mw = m.mulType.getIntOrFloatBitWidth();
+        APInt lhs = extendInt(APInt(m.lhsType.getIntOrFloatBitWidth(), lhsBits), m.lhsExt, mw);
+        APInt rhs = extendInt(APInt(m.rhsType.getIntOrFloatBitWidth(), rhsBits), m.rhsExt, mw);
+        APInt p = lhs * rhs; // wraps at the multiplication's width, as arith.muli does
+        intProducts[out].push_back(
+            extendInt(p, m.productExt, m.accType.getIntOrFloatBitWidth()));
+        return;
+      }
+      auto operand = [&](uint64_t bits, Type t, MulAcc::Ext ext) {
+        APFloat x = fm->input(APFloat(semanticsOf(t), APInt(t.getIntOrFloatBitWidth(), bits)));
+        if (ext == MulAcc::Ext::Float)
+          x = fm->extend(x, semanticsOf(m.mulType));
+        return x;
+      };
+      APFloat p = fm->mul(operand(lhsBits, m.lhsType, m.lhsExt),
+                          operand(rhsBits, m.rhsType, m.rhsExt));
+      if (m.productExt == MulAcc::Ext::Float)
+        p = fm->extend(p, semanticsOf(m.accType));
+      floatProducts[out].push_back(p);
+    });
+
+    unsigned accWidth = m.accType.getIntOrFloatBitWidth();
+    for (int64_t o = 0; o < outPerSegment; ++o) {
+      uint64_t &slot = result.bits[seg * outPerSegment + o];
+      if (!m.isFloat) {
+        APInt acc(accWidth, slot);
+        if (d.saturation == Saturation::None) {
+          for (const APInt &p : intProducts[o])
+            acc += p;
+          slot = acc.getZExtValue();
+          continue;
+        }
+        // Saturating forms add the exact sum of the products once, then clamp.
+        bool isSigned = d.saturation == Saturation::Signed;
+        unsigned wide = accWidth + 32;
+        APInt sum = isSigned ? acc.sext(wide) : acc.zext(wide);
+        for (const APInt &p : intProducts[o])
+          sum += isSigned ? p.sext(wide) : p.zext(wide);
+        APInt lo = isSigned ? APInt::getSignedMinValue(accWidth).sext(wide) : APInt(wide, 0);
+        APInt hi = isSigned ? APInt::getSignedMaxValue(accWidth).sext(wide)
+                            : APInt::getMaxValue(accWidth).zext(wide);
+        bool below = isSigned ? sum.slt(lo) : sum.isNegative();
+        bool above = isSigned ? sum.sgt(hi) : sum.ugt(hi);
+        APInt clamped = below ? lo : above ? hi : sum;
+        slot = clamped.trunc(accWidth).getZExtValue();
+        continue;
+      }
+      APFloat acc = fm->input(APFloat(semanticsOf(m.accType), APInt(accWidth, slot)));
+      std::vector<APFloat> &ps = floatProducts[o];
+      switch (d.fp->accumulation) {
+      case Accumulation::Sequential:
+      case Accumulation::Unordered:
+        for (const APFloat &p : ps)
+          acc = fm->add(acc, p);
+        break;
+      case Accumulation::Reverse:
+        for (auto it = ps.rbegin(); it != ps.rend(); ++it)
+          acc = fm->add(acc, *it);
+        break;
+      case Accumulation::Pairwise:
+        for (size_t k = 0; k + 1 < ps.size(); k += 2)
+          acc = fm->add(acc, fm->add(ps[k], ps[k + 1]));
+        break;
+      }
+      slot = acc.bitcastToAPInt().getZExtValue();
+    }
+  }
+  return result;
+}
+
+} // namespace tisa

@@ -1,0 +1,137 @@
+//===- PtxasChecker.cpp - check PTX text with NVIDIA ptxas ----------------===//
+
+#include "tisa/Targets/PtxasChecker.h"
+
+#include "tisa/Config.h"
+
+#include "llvm/ADT/STLExtras.h"
+#include "llvm/ADT/SmallString.h"
+#include "llvm/ADT/SmallVector.h"
+#include "llvm/ADT/StringExtras.h"
+#include "llvm/Support/FileSystem.h"
+#include "llvm/Support/FileUtilities.h"
+#include "llvm/Support/MemoryBuffer.h"
+#include "llvm/Support/Path.h"
+#include "llvm/Support/Process.h"
+#include "llvm/Support/Program.h"
+#include "llvm/Support/raw_ostream.h"
+
+#include <optional>
+
+using namespace llvm;
+
+namespace tisa {
+namespace nvptx {
+
+namespace {
+
+/// A ptxas run on a small module takes well under a second; this only stops a
+/// hung process from hanging the test suite.
+constexpr unsigned kPtxasTimeoutSeconds = 120;
+
+/// Resolves a bare program name through PATH; paths are taken as they are.
+std::string resolve(StringRef path) {
+  if (path.empty() || sys::path::has_parent_path(path))
+    return path.str();
+  if (ErrorOr<std::string> found = sys::findProgramByName(path))
+    return *found;
+  return path.str();
+}
+
+/// ptxas architectures look like sm_80, sm_90a, compute_90; refuse anything
+/// that could be read as another option.
+bool isPlausibleArch(StringRef arch) {
+  if (!arch.starts_with("sm_") && !arch.starts_with("compute_"))
+    return false;
+  return llvm::all_of(arch, [](char ch) { return isAlnum(ch) || ch == '_'; });
+}
+
+Error makeError(const Twine &message) {
+  return createStringError(inconvertibleErrorCode(), message);
+}
+
+} // namespace
+
+std::string ptxasPath() {
+  if (std::optional<std::string> env = sys::Process::GetEnv("TISA_PTXAS"))
+    if (!env->empty())
+      return resolve(*env);
+  return resolve(TISA_PTXAS);
+}
+
+std::string ptxasUnavailableReason() {
+  std::string path = ptxasPath();
+  if (path.empty())
+    return "ptxas not found";
+  if (sys::fs::is_directory(path) || !sys::fs::can_execute(path))
+    return "ptxas '" + path + "' is not an executable file";
+  return "";
+}
+
+Error runPtxas(StringRef ptx, StringRef arch) {
+  std::string reason = ptxasUnavailableReason();
+  if (!reason.empty())
+    return makeError(reason);
+  if (!isPlausibleArch(arch))
+    return makeError("invalid ptxas architecture '" + arch +
+                     "' (expected e.g. sm_80)");
+
+  SmallString<128> ptxFile;
+  int ptxFd;
+  if (std::error_code ec =
+          sys::fs::createTemporaryFile("tisa-ptxas", "ptx", ptxFd, ptxFile))
+    return makeError("cannot create a temporary .ptx file: " + ec.message());
+  FileRemover removePtx(ptxFile);
+  {
+    raw_fd_ostream os(ptxFd, /*shouldClose=*/true);
+    os << ptx;
+    os.close();
+    if (os.has_error()) {
+      std::string message = os.error().message();
+      os.clear_error();
+      return makeError("cannot write '" + ptxFile + "': " + message);
+    }
+  }
+
+  SmallString<128> cubinFile, logFile;
+  if (std::error_code ec =
+          sys::fs::createTemporaryFile("tisa-ptxas", "cubin", cubinFile))
+    return makeError("cannot create a temporary .cubin file: " + ec.message());
+  FileRemover removeCubin(cubinFile);
+  if (std::error_code ec =
+          sys::fs::createTemporaryFile("tisa-ptxas", "log", logFile))
+    return makeError("cannot create a temporary log file: " + ec.message());
+  FileRemover removeLog(logFile);
+
+  std::string program = ptxasPath();
+  std::string archFlag = ("-arch=" + arch).str();
+  SmallVector<StringRef, 8> args = {program, archFlag, "-o", cubinFile,
+                                    ptxFile};
+  // stdin from /dev/null; ptxas prints its diagnostics on stderr, stdout goes
+  // to the same file in case a version prints there.
+  std::optional<StringRef> redirects[] = {StringRef(""), StringRef(logFile),
+                                          StringRef(logFile)};
+  std::string execError;
+  bool execFailed = false;
+  int rc = sys::ExecuteAndWait(program, args, /*Env=*/std::nullopt, redirects,
+                               kPtxasTimeoutSeconds, /*MemoryLimit=*/0,
+                               &execError, &execFailed);
+  if (execFailed)
+    return makeError("cannot run '" + program + "': " + execError);
+
+  std::string log;
+  if (ErrorOr<std::unique_ptr<MemoryBuffer>> buffer =
+          MemoryBuffer::getFile(logFile))
+    log = (*buffer)->getBuffer().rtrim().str();
+
+  if (rc == 0)
+    return Error::success();
+  if (rc < 0)
+    return makeError("ptxas " + archFlag + " did not finish: " + execError +
+                     (log.empty() ? "" : "\n" + log));
+  return makeError("ptxas " + archFlag + " rejected the PTX (exit code " +
+                   Twine(rc) + "):\n" + log);
+}
+
+} // namespace nvptx
+} // namespace tisa

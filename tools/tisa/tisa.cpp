@@ -1,0 +1,299 @@
+//===- tisa.cpp - the tisa driver -----------------------------------------===//
+//
+//   tisa isa list                 one line per description: name, features, how it runs here
+//   tisa isa show NAME            everything a description says
+//   tisa isa verify [FILE...]     schema, evaluator and differential checks; verdict per file
+//
+//===----------------------------------------------------------------------===//
+
+#include "tisa/Config.h"
+#include "tisa/Semantics/DescriptionSet.h"
+#include "tisa/Targets/Check.h"
+
+#include "mlir/IR/AsmState.h"
+#include "mlir/IR/MLIRContext.h"
+#include "llvm/ADT/StringExtras.h"
+#include "llvm/Support/Format.h"
+#include "llvm/Support/FormatVariadic.h"
+#include "llvm/Support/InitLLVM.h"
+#include "llvm/Support/WithColor.h"
+#include "llvm/Support/raw_ostream.h"
+
+using namespace mlir;
+using llvm::StringRef;
+
+namespace {
+
+constexpr const char *kUsage = R"(usage: tisa <command> [options]
+
+commands:
+  isa list                 list the instruction descriptions: name, LLVM features, and how this
+                           machine executes them (native, qemu, emulated, compile-only)
+  isa show NAME            print everything a description says
+  isa verify [FILE...]     check descriptions: schema, evaluator, the lowering compiled with the
+                           instruction present, and a differential run against the evaluator
+                           (all loaded descriptions when no FILE is given); exit 0 only if all pass
+
+options:
+  --isa-dir DIR            also load descriptions from DIR (repeatable); TISA_ISA_PATH adds more
+                           (':'-separated); the installed set is always searched last
+  --seed N                 seed of the random differential inputs (default 0x7153a)
+  -h, --help               this text
+  --version                print the version
+)";
+
+struct Options {
+  std::vector<std::string> isaDirs;
+  std::vector<std::string> positional;
+  uint64_t seed = tisa::VerifyOptions().seed;
+};
+
+int usageError(const llvm::Twine &msg) {
+  llvm::WithColor::error(llvm::errs(), "tisa") << msg << "\n";
+  llvm::errs() << "run 'tisa --help' for usage\n";
+  return 2;
+}
+
+/// Loads every description on the search path; reports bad files and returns false if any.
+bool loadAll(tisa::DescriptionSet &set, const Options &o) {
+  bool ok = true;
+  for (const std::string &dir : tisa::isaSearchPath(o.isaDirs))
+    ok &= succeeded(set.loadDirectory(dir));
+  return ok;
+}
+
+int isaList(const Options &o) {
+  MLIRContext ctx;
+  tisa::DescriptionSet set(ctx, llvm::errs());
+  bool ok = loadAll(set, o);
+  size_t nameWidth = 4, featWidth = 8;
+  for (const auto &d : set.descriptions()) {
+    nameWidth = std::max(nameWidth, d->name.size());
+    featWidth = std::max(featWidth, d->featureString().size());
+  }
+  llvm::outs() << llvm::formatv("{0} {1} {2}\n", llvm::left_justify("NAME", nameWidth),
+                                llvm::left_justify("FEATURES", featWidth),
+                                "EXECUTION");
+  for (const auto &d : set.descriptions()) {
+    std::string why;
+    tisa::ExecutionMode mode = tisa::executionMode(*d, &why);
+    llvm::outs() << llvm::formatv("{0} {1} {2}{3}\n",
+                                  llvm::left_justify(d->name, nameWidth),
+                                  llvm::left_justify(d->featureString(), featWidth),
+                                  tisa::stringifyExecutionMode(mode),
+                                  why.empty() ? "" : " (" + why + ")");
+  }
+  return ok ? 0 : 1;
+}
+
+std::string describeFloat(const tisa::FloatBehaviour &fp) {
+  static const char *acc[] = {"sequential (ascending)", "reverse (descending)",
+                              "pairwise, then accumulated", "unordered (vendor-unspecified)"};
+  return llvm::formatv("accumulation {0}; rounding {1}; denormal inputs {2}; denormal results {3}; "
+                       "NaN {4}",
+                       acc[static_cast<int>(fp.accumulation)],
+                       fp.rounding == tisa::Rounding::Odd ? "to odd" : "to nearest even",
+                       fp.inputDenormalsAreZero ? "read as zero" : "kept",
+                       fp.flushOutputDenormals ? "flushed" : "kept",
+                       fp.defaultNaN ? "default NaN" : "propagated")
+      .str();
+}
+
+int isaShow(const Options &o) {
+  if (o.positional.size() != 1)
+    return usageError("'isa show' takes one description name");
+  MLIRContext ctx;
+  tisa::DescriptionSet set(ctx, llvm::errs());
+  loadAll(set, o);
+  const tisa::Description *d = set.lookup(o.positional[0]);
+  if (!d) {
+    std::vector<std::string> names;
+    for (const auto &x : set.descriptions())
+      names.push_back(x->name);
+    llvm::WithColor::error(llvm::errs(), "tisa")
+        << "no description named '" << o.positional[0] << "' (known: " << llvm::join(names, ", ")
+        << ")\n";
+    return 1;
+  }
+  auto &os = llvm::outs();
+  std::string why;
+  tisa::ExecutionMode mode = tisa::executionMode(*d, &why);
+  os << "name:        " << d->name << "\n";
+  os << "file:        " << d->path << "\n";
+  os << "extension:   " << d->extension << "\n";
+  os << "target:      " << tisa::stringifyTargetArch(d->target) << "\n";
+  os << "features:    " << d->featureString() << "\n";
+  os << "execution:   " << tisa::stringifyExecutionMode(mode) << (why.empty() ? "" : " (" + why + ")")
+     << "\n";
+  os << "mnemonic:    " << d->mnemonic << "\n";
+  os << "reference:   " << d->reference << "\n";
+  os << "semantics:   ";
+  const tisa::MulAcc &m = d->mulAcc;
+  auto ext = [](tisa::MulAcc::Ext e) {
+    switch (e) {
+    case tisa::MulAcc::Ext::Sign:
+      return "sext";
+    case tisa::MulAcc::Ext::Zero:
+      return "zext";
+    case tisa::MulAcc::Ext::Float:
+      return "extf";
+    case tisa::MulAcc::Ext::None:
+      return "";
+    }
+    return "";
+  };
+  os << "acc(" << m.accType << ") += " << ext(m.lhsExt) << "(in" << m.lhsInput << ": " << m.lhsType
+     << ") * " << ext(m.rhsExt) << "(in" << m.rhsInput << ": " << m.rhsType << ")";
+  os << ", multiplied in " << m.mulType << "\n";
+  os << "loops:       ";
+  SmallVector<int64_t> ranges = d->body.getStaticLoopRanges();
+  auto iters = d->body.getIteratorTypesArray();
+  for (auto [i, r] : llvm::enumerate(ranges))
+    os << (i ? " x " : "") << "d" << i << "=" << r
+       << (iters[i] == utils::IteratorType::reduction ? " (reduction)" : "");
+  os << (d->isScalable() ? " per 128-bit segment (scalable)" : "") << "\n";
+  for (auto [i, reg] : llvm::enumerate(d->registers)) {
+    auto maps = d->body.getIndexingMapsArray();
+    os << "operand " << i << ":   " << d->func.getArgumentTypes()[i] << " indexed "
+       << AffineMapAttr::get(maps[i]) << (i == d->accumulatorOperand() ? " (accumulator)" : "")
+       << "\n             held in " << tisa::stringifyRegisterClass(reg.cls) << " " << reg.type
+       << " at " << AffineMapAttr::get(reg.layout) << "\n";
+  }
+  if (m.isFloat)
+    os << "fp:          " << describeFloat(*d->fp) << "\n";
+  else
+    os << "saturation:  "
+       << (d->saturation == tisa::Saturation::None
+               ? "none (wraps)"
+               : d->saturation == tisa::Saturation::Signed ? "signed" : "unsigned")
+       << "\n";
+  if (d->bounds)
+    os << "bounds:      " << d->bounds->rows << " rows x " << d->bounds->bytesPerRow
+       << " bytes per row\n";
+  if (!d->config.empty())
+    os << "config:      " << d->config << "\n";
+  os << "lowering:    " << d->lowering.intrinsic << "(";
+  for (auto [i, a] : llvm::enumerate(d->lowering.args)) {
+    os << (i ? ", " : "");
+    switch (a.kind) {
+    case tisa::LoweringArg::Operand:
+      os << "operand " << a.operand;
+      break;
+    case tisa::LoweringArg::Rows:
+      os << "rows(" << a.operand << ")";
+      break;
+    case tisa::LoweringArg::ColsBytes:
+      os << "colsb(" << a.operand << ")";
+      break;
+    }
+  }
+  os << ") -> operand " << d->accumulatorOperand() << "\n";
+  return 0;
+}
+
+int isaVerify(const Options &o) {
+  MLIRContext ctx;
+  tisa::DescriptionSet set(ctx, llvm::errs());
+  struct Entry {
+    std::string file;
+    const tisa::Description *d; // null when the file did not load
+  };
+  std::vector<Entry> entries;
+  if (o.positional.empty()) {
+    // Everything on the search path; files that fail to load are reported by the loader.
+    size_t before = 0;
+    for (const std::string &dir : tisa::isaSearchPath(o.isaDirs)) {
+      if (failed(set.loadDirectory(dir)))
+        entries.push_back({dir, nullptr});
+      for (size_t i = before; i < set.descriptions().size(); ++i)
+        entries.push_back({set.descriptions()[i]->path, set.descriptions()[i].get()});
+      before = set.descriptions().size();
+    }
+  } else {
+    for (const std::string &file : o.positional) {
+      size_t before = set.descriptions().size();
+      bool ok = succeeded(set.loadFile(file));
+      entries.push_back({file, ok && set.descriptions().size() > before
+                                   ? set.descriptions().back().get()
+                                   : nullptr});
+    }
+  }
+  tisa::VerifyOptions options;
+  options.seed = o.seed;
+  unsigned passed = 0, failedCount = 0;
+  auto &os = llvm::outs();
+  for (const Entry &e : entries) {
+    if (!e.d) {
+      os << "FAIL " << e.file << ": the file does not load (errors above)\n";
+      ++failedCount;
+      continue;
+    }
+    os << e.d->name << "  (" << e.file << ")\n";
+    os << "  schema        pass\n";
+    tisa::VerifyReport report = tisa::verifyDescription(*e.d, options);
+    for (const tisa::CheckResult &c : report.checks)
+      os << llvm::formatv("  {0,-13} {1,-7} {2}\n", c.name, tisa::stringifyCheckStatus(c.status),
+                          c.detail);
+    os << (report.passed() ? "PASS " : "FAIL ") << e.d->name << "\n\n";
+    (report.passed() ? passed : failedCount)++;
+    os.flush();
+  }
+  os << passed << " passed, " << failedCount << " failed\n";
+  return failedCount ? 1 : 0;
+}
+
+} // namespace
+
+int main(int argc, char **argv) {
+  llvm::InitLLVM init(argc, argv);
+  Options o;
+  std::vector<std::string> words;
+  for (int i = 1; i < argc; ++i) {
+    StringRef a = argv[i];
+    if (a == "-h" || a == "--help") {
+      llvm::outs() << kUsage;
+      return 0;
+    }
+    if (a == "--version") {
+      llvm::outs() << "tisa " << TISA_VERSION << " (LLVM/MLIR " << LLVM_VERSION_STRING << ")\n";
+      return 0;
+    }
+    if (a == "--isa-dir" || a == "--seed") {
+      if (i + 1 >= argc)
+        return usageError("option '" + a + "' needs a value");
+      StringRef v = argv[++i];
+      if (a == "--isa-dir") {
+        o.isaDirs.push_back(v.str());
+      } else if (v.getAsInteger(0, o.seed)) {
+        return usageError("--seed expects an integer, got '" + v + "'");
+      }
+      continue;
+    }
+    if (a.starts_with("--isa-dir=")) {
+      o.isaDirs.push_back(a.drop_front(10).str());
+      continue;
+    }
+    if (a.starts_with("-") && a.size() > 1)
+      return usageError("unknown option '" + a + "'");
+    words.push_back(a.str());
+  }
+  if (words.empty()) {
+    llvm::errs() << kUsage;
+    return 2;
+  }
+  if (words[0] != "isa")
+    return usageError("unknown command '" + words[0] + "'");
+  if (words.size() < 2)
+    return usageError("'isa' needs a subcommand: list, show or verify");
+  o.positional.assign(words.begin() + 2, words.end());
+  if (words[1] == "list") {
+    if (!o.positional.empty())
+      return usageError("'isa list' takes no arguments");
+    return isaList(o);
+  }
+  if (words[1] == "show")
+    return isaShow(o);
+  if (words[1] == "verify")
+    return isaVerify(o);
+  return usageError("unknown subcommand 'isa " + words[1] + "'");
+}
