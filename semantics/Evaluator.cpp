@@ -33,18 +33,35 @@ APFloat FloatModel::finish(APFloat r, APFloat::opStatus status) const {
       return APFloat::getQNaN(r.getSemantics());
     return r;
   }
-  if (b.rounding == Rounding::Odd && (status & APFloat::opOverflow))
-    return APFloat::getInf(r.getSemantics(), r.isNegative());
-  // Round to odd: truncate, then make the last bit 1 when anything was discarded. The result then
-  // carries a sticky bit that makes a later rounding to a narrower format exact.
-  if (b.rounding == Rounding::Odd && (status & APFloat::opInexact) && r.isFiniteNonZero()) {
-    APInt bits = r.bitcastToAPInt();
-    bits.setBit(0);
-    r = APFloat(r.getSemantics(), bits);
-  }
   if (b.flushOutputDenormals && r.isDenormal())
     return signedZero(r);
   return r;
+}
+
+/// Round to odd: truncate, and make the last bit 1 when anything was discarded (a sticky bit that
+/// keeps a later rounding to a narrower format exact); a magnitude of 2^(emax+1) or more becomes
+/// infinity (Arm FPRound with FPRounding_ODD). APFloat has no such mode, and its toward-zero
+/// rounding returns the largest finite value both on overflow and just below it, so the operation
+/// runs exactly enough in double (operands of at most single precision: products are exact, sums
+/// truncate the same way) and is then truncated to the operand format.
+static APFloat roundToOdd(APFloat wide, APFloat::opStatus wideStatus,
+                          const llvm::fltSemantics &sem) {
+  if (wide.isNaN())
+    return APFloat::getQNaN(sem, wide.isNegative());
+  if (wide.isInfinity())
+    return APFloat::getInf(sem, wide.isNegative());
+  APFloat threshold = scalbn(APFloat(1.0),
+                             APFloat::semanticsMaxExponent(sem) + 1, APFloat::rmTowardZero);
+  if (abs(wide).compare(threshold) != APFloat::cmpLessThan)
+    return APFloat::getInf(sem, wide.isNegative());
+  bool losesInfo = false;
+  APFloat::opStatus status = wide.convert(sem, APFloat::rmTowardZero, &losesInfo);
+  if ((wideStatus & APFloat::opInexact) || (status & APFloat::opInexact)) {
+    APInt bits = wide.bitcastToAPInt();
+    bits.setBit(0);
+    wide = APFloat(sem, bits);
+  }
+  return wide;
 }
 
 APFloat FloatModel::extend(APFloat x, const llvm::fltSemantics &to) const {
@@ -54,17 +71,31 @@ APFloat FloatModel::extend(APFloat x, const llvm::fltSemantics &to) const {
   return finish(x, status);
 }
 
-static APFloat::roundingMode modeOf(Rounding r) {
-  return r == Rounding::Odd ? APFloat::rmTowardZero : APFloat::rmNearestTiesToEven;
-}
-
 APFloat FloatModel::mul(APFloat x, const APFloat &y) const {
-  APFloat::opStatus status = x.multiply(y, modeOf(b.rounding));
+  if (b.rounding == Rounding::Odd) {
+    const llvm::fltSemantics &sem = x.getSemantics();
+    bool losesInfo = false;
+    APFloat wy = y;
+    x.convert(APFloat::IEEEdouble(), APFloat::rmNearestTiesToEven, &losesInfo);
+    wy.convert(APFloat::IEEEdouble(), APFloat::rmNearestTiesToEven, &losesInfo);
+    APFloat::opStatus status = x.multiply(wy, APFloat::rmTowardZero);
+    return finish(roundToOdd(x, status, sem), status);
+  }
+  APFloat::opStatus status = x.multiply(y, APFloat::rmNearestTiesToEven);
   return finish(x, status);
 }
 
 APFloat FloatModel::add(APFloat x, const APFloat &y) const {
-  APFloat::opStatus status = x.add(y, modeOf(b.rounding));
+  if (b.rounding == Rounding::Odd) {
+    const llvm::fltSemantics &sem = x.getSemantics();
+    bool losesInfo = false;
+    APFloat wy = y;
+    x.convert(APFloat::IEEEdouble(), APFloat::rmNearestTiesToEven, &losesInfo);
+    wy.convert(APFloat::IEEEdouble(), APFloat::rmNearestTiesToEven, &losesInfo);
+    APFloat::opStatus status = x.add(wy, APFloat::rmTowardZero);
+    return finish(roundToOdd(x, status, sem), status);
+  }
+  APFloat::opStatus status = x.add(y, APFloat::rmNearestTiesToEven);
   return finish(x, status);
 }
 

@@ -90,9 +90,10 @@ void runExplicitTiles(DotKind kind, const TileConfigBlock &cfg, const void *a,
 void runCompilerConfigured(DotKind kind, int m, int kBytes, int nBytes,
                            const void *a, long strideA, const void *b,
                            long strideB, void *c, long strideC) {
-  __tile1024i ta = {short(m), short(kBytes)};
-  __tile1024i tb = {short(kBytes / 4), short(nBytes)};
-  __tile1024i tc = {short(m), short(nBytes)};
+  // Shapes only (row and col are const); the contents come from the loads.
+  __tile1024i ta = {uint16_t(m), uint16_t(kBytes), {}};
+  __tile1024i tb = {uint16_t(kBytes / 4), uint16_t(nBytes), {}};
+  __tile1024i tc = {uint16_t(m), uint16_t(nBytes), {}};
   __tile_loadd(&tc, c, strideC);
   __tile_loadd(&ta, a, strideA);
   __tile_stream_loadd(&tb, b, strideB);
