@@ -38,6 +38,8 @@ options:
   --isa-dir DIR            also load descriptions from DIR (repeatable); TISA_ISA_PATH adds more
                            (':'-separated); the installed set is always searched last
   --seed N                 seed of the random differential inputs (default 0x7153a)
+  --skip-exit-code N       'isa verify': exit N when nothing failed but a check was skipped
+                           (for test drivers such as ctest's SKIP_RETURN_CODE)
   -h, --help               this text
   --version                print the version
 )";
@@ -46,6 +48,7 @@ struct Options {
   std::vector<std::string> isaDirs;
   std::vector<std::string> positional;
   uint64_t seed = tisa::VerifyOptions().seed;
+  int skipExitCode = 0;
 };
 
 int usageError(const llvm::Twine &msg) {
@@ -220,7 +223,7 @@ int isaVerify(const Options &o) {
   }
   tisa::VerifyOptions options;
   options.seed = o.seed;
-  unsigned passed = 0, failedCount = 0;
+  unsigned passed = 0, failedCount = 0, skipped = 0;
   auto &os = llvm::outs();
   for (const Entry &e : entries) {
     if (!e.d) {
@@ -235,11 +238,19 @@ int isaVerify(const Options &o) {
       os << llvm::formatv("  {0,-13} {1,-7} {2}\n", c.name, tisa::stringifyCheckStatus(c.status),
                           c.detail);
     os << (report.passed() ? "PASS " : "FAIL ") << e.d->name << "\n\n";
+    skipped += llvm::count_if(report.checks, [](const tisa::CheckResult &c) {
+      return c.status == tisa::CheckStatus::Skipped;
+    });
     (report.passed() ? passed : failedCount)++;
     os.flush();
   }
-  os << passed << " passed, " << failedCount << " failed\n";
-  return failedCount ? 1 : 0;
+  os << passed << " passed, " << failedCount << " failed";
+  if (skipped)
+    os << " (" << skipped << " checks skipped, reasons above)";
+  os << "\n";
+  if (failedCount)
+    return 1;
+  return skipped && o.skipExitCode ? o.skipExitCode : 0;
 }
 
 } // namespace
@@ -258,12 +269,15 @@ int main(int argc, char **argv) {
       llvm::outs() << "tisa " << TISA_VERSION << " (LLVM/MLIR " << LLVM_VERSION_STRING << ")\n";
       return 0;
     }
-    if (a == "--isa-dir" || a == "--seed") {
+    if (a == "--isa-dir" || a == "--seed" || a == "--skip-exit-code") {
       if (i + 1 >= argc)
         return usageError("option '" + a + "' needs a value");
       StringRef v = argv[++i];
       if (a == "--isa-dir") {
         o.isaDirs.push_back(v.str());
+      } else if (a == "--skip-exit-code") {
+        if (v.getAsInteger(0, o.skipExitCode) || o.skipExitCode <= 0 || o.skipExitCode > 255)
+          return usageError("--skip-exit-code expects an integer in 1..255, got '" + v + "'");
       } else if (v.getAsInteger(0, o.seed)) {
         return usageError("--seed expects an integer, got '" + v + "'");
       }

@@ -1,4 +1,4 @@
-//===- AMXEmulator.h - run Intel AMX machine code on CPUs without AMX -*- C++ -*-===//
+//===- AMXEmulator.h - run AMX machine code on CPUs without AMX -*- C++ -*-===//
 //
 // tisa's AMX kernels must be tested on machines that have no AMX unit (the
 // build hosts are AMD Zen 4). This library lets the real machine code run

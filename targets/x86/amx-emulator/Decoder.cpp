@@ -19,8 +19,17 @@ constexpr unsigned kPPNone = 0, kPP66 = 1, kPPF3 = 2, kPPF2 = 3;
 bool isAMXOpcodeSpace(unsigned map, uint8_t opcode) {
   if (map == kMap0F38) {
     switch (opcode) {
-    case 0x48: case 0x49: case 0x4A: case 0x4B: case 0x5C: case 0x5E:
-    case 0x5F: case 0x6B: case 0x6C: case 0x6E: case 0x6F:
+    case 0x48:
+    case 0x49:
+    case 0x4A:
+    case 0x4B:
+    case 0x5C:
+    case 0x5E:
+    case 0x5F:
+    case 0x6B:
+    case 0x6C:
+    case 0x6E:
+    case 0x6F:
       return true;
     default:
       return false;
@@ -151,10 +160,12 @@ DecodeResult decode(const uint8_t *bytes, size_t maxLength) {
       needsMemory = true;
     } else if (pp == kPPF2) {
       if (!isRegForm || inst.rm != 0)
-        return fail(DecodeStatus::Invalid, pos, "tilezero needs ModRM 11:rrr:000");
+        return fail(DecodeStatus::Invalid, pos,
+                    "tilezero needs ModRM 11:rrr:000");
       inst.opcode = Opcode::Tilezero;
     } else {
-      return fail(DecodeStatus::Unsupported, pos, "unknown AMX opcode F3 0F38 49");
+      return fail(DecodeStatus::Unsupported, pos,
+                  "unknown AMX opcode F3 0F38 49");
     }
     break;
   case 0x4B:
@@ -165,7 +176,8 @@ DecodeResult decode(const uint8_t *bytes, size_t maxLength) {
     else if (pp == kPPF3)
       inst.opcode = Opcode::Tilestored;
     else
-      return fail(DecodeStatus::Unsupported, pos, "unknown AMX opcode NP 0F38 4B");
+      return fail(DecodeStatus::Unsupported, pos,
+                  "unknown AMX opcode NP 0F38 4B");
     if (isRegForm || rmField != 4)
       return fail(DecodeStatus::Invalid, pos,
                   "tile loads and stores need a SIB memory operand");
@@ -212,14 +224,15 @@ DecodeResult decode(const uint8_t *bytes, size_t maxLength) {
     bool disp32 = mod == 2;
     if (rmField == 4) {
       if (pos >= maxLength)
-        return fail(DecodeStatus::Invalid, pos, "instruction longer than 15 bytes");
+        return fail(DecodeStatus::Invalid, pos,
+                    "instruction longer than 15 bytes");
       uint8_t sib = bytes[pos++];
       unsigned index = ((sib >> 3) & 7) | x;
       unsigned base = sib & 7;
       mem.scaleLog2 = sib >> 6;
       // Index 100 without VEX.X means no index (and, for tile loads and
       // stores, a stride of 0).
-      mem.index = index == 4 ? kNoReg : int8_t(index);
+      mem.index = index == 4 ? int8_t(kNoReg) : int8_t(index);
       if (base == 5 && mod == 0)
         disp32 = true;
       else
@@ -232,11 +245,13 @@ DecodeResult decode(const uint8_t *bytes, size_t maxLength) {
     }
     if (mod == 1) {
       if (pos >= maxLength)
-        return fail(DecodeStatus::Invalid, pos, "instruction longer than 15 bytes");
+        return fail(DecodeStatus::Invalid, pos,
+                    "instruction longer than 15 bytes");
       mem.disp = int8_t(bytes[pos++]);
     } else if (disp32) {
       if (pos + 4 > maxLength)
-        return fail(DecodeStatus::Invalid, pos, "instruction longer than 15 bytes");
+        return fail(DecodeStatus::Invalid, pos,
+                    "instruction longer than 15 bytes");
       uint32_t d = uint32_t(bytes[pos]) | uint32_t(bytes[pos + 1]) << 8 |
                    uint32_t(bytes[pos + 2]) << 16 |
                    uint32_t(bytes[pos + 3]) << 24;

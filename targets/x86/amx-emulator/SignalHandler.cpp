@@ -119,9 +119,8 @@ void forwardSignal(int sig, siginfo_t *info, void *context) {
 
 uint64_t readGPR(const mcontext_t &mc, int reg) {
   static const int kGregIndex[16] = {
-      REG_RAX, REG_RCX, REG_RDX, REG_RBX, REG_RSP, REG_RBP,
-      REG_RSI, REG_RDI, REG_R8,  REG_R9,  REG_R10, REG_R11,
-      REG_R12, REG_R13, REG_R14, REG_R15};
+      REG_RAX, REG_RCX, REG_RDX, REG_RBX, REG_RSP, REG_RBP, REG_RSI, REG_RDI,
+      REG_R8,  REG_R9,  REG_R10, REG_R11, REG_R12, REG_R13, REG_R14, REG_R15};
   return uint64_t(mc.gregs[kGregIndex[reg & 15]]);
 }
 

@@ -206,8 +206,8 @@ int32_t extendByte(uint8_t v, bool isSigned) {
 
 /// TDPB[SU][SU]D: C[m][n] += sum over k and i < 4 of A[m][4k+i] * B[k][4n+i],
 /// wrapping modulo 2^32 (computed in uint32_t so the wrap is defined).
-void dotProductInt8(TileFile &tiles, unsigned dst, unsigned src1,
-                    unsigned src2, bool aSigned, bool bSigned) {
+void dotProductInt8(TileFile &tiles, unsigned dst, unsigned src1, unsigned src2,
+                    bool aSigned, bool bSigned) {
   const TileConfig &cfg = tiles.config;
   unsigned rows = cfg.rows[dst];
   unsigned kDwords = cfg.colsb[src1] / 4;

@@ -33,6 +33,11 @@
 using namespace tisa::amx;
 using namespace tisa::amx::test;
 
+namespace tisa::amx::test {
+// Readable parameter names in gtest output.
+void PrintTo(DotKind kind, std::ostream *os) { *os << getMnemonic(kind); }
+} // namespace tisa::amx::test
+
 namespace {
 
 //===----------------------------------------------------------------------===//
@@ -53,7 +58,9 @@ public:
     first = kGuard + (stride < 0 ? (rows - 1) * -stride : 0);
   }
   uint8_t *row(int r) { return storage.data() + first + r * stride; }
-  const uint8_t *row(int r) const { return storage.data() + first + r * stride; }
+  const uint8_t *row(int r) const {
+    return storage.data() + first + r * stride;
+  }
   uint8_t *data() { return row(0); }
   long getStride() const { return stride; }
   int getRows() const { return rows; }
@@ -99,11 +106,11 @@ const std::vector<uint16_t> kBF16Specials = {
     0x0000, 0x8000, 0x0001, 0x807F, 0x0040, 0x7F80, 0xFF80, 0x7FC0,
     0x7F81, 0xFFC1, 0x7F7F, 0x0080, 0x1F80, 0x9C80, 0x3F80};
 const std::vector<uint16_t> kFP16Specials = {
-    0x0000, 0x8000, 0x0001, 0x83FF, 0x0200, 0x7C00, 0xFC00, 0x7E00,
-    0x7C01, 0xFE01, 0x7BFF, 0x0400, 0x3C00, 0xBC00};
+    0x0000, 0x8000, 0x0001, 0x83FF, 0x0200, 0x7C00, 0xFC00,
+    0x7E00, 0x7C01, 0xFE01, 0x7BFF, 0x0400, 0x3C00, 0xBC00};
 const std::vector<uint32_t> kF32Specials = {
-    0x00000000, 0x80000000, 0x00000001, 0x807FFFFF, 0x7F800000, 0xFF800000,
-    0x7FC00001, 0xFF800002, 0x7F7FFFFF, 0x00800000};
+    0x00000000, 0x80000000, 0x00000001, 0x807FFFFF, 0x7F800000,
+    0xFF800000, 0x7FC00001, 0xFF800002, 0x7F7FFFFF, 0x00800000};
 
 /// How the inputs of one run are drawn.
 enum class Data {
@@ -173,7 +180,7 @@ struct Shape {
   int m, kBytes, nBytes;
 };
 // Full tiles, the partial 7 x 20 shape, 1 x 1, K = one group, and ragged ones.
-const Shape kShapes[] = {{16, 64, 64}, {7, 20, 20}, {1, 4, 4},  {16, 4, 64},
+const Shape kShapes[] = {{16, 64, 64}, {7, 20, 20}, {1, 4, 4},   {16, 4, 64},
                          {3, 64, 8},   {9, 36, 44}, {15, 60, 12}};
 
 struct Strides {
@@ -200,8 +207,8 @@ TileConfigBlock makeConfig(DotKind kind, const Shape &s) {
   return cfg;
 }
 
-std::string describe(DotKind kind, Path path, const Shape &s,
-                     const Strides &st, Data data) {
+std::string describe(DotKind kind, Path path, const Shape &s, const Strides &st,
+                     Data data) {
   char buf[200];
   std::snprintf(buf, sizeof(buf),
                 "%s %s M=%d K=%dB N=%dB strides A=%ld B=%ld C=%ld data=%d",
@@ -229,8 +236,8 @@ void runAndCompare(DotKind kind, Path path, const Shape &s, const Strides &st,
 
   uint64_t before = emulatedCount(getMnemonic(kind));
   if (path == Path::ExplicitTiles)
-    runExplicitTiles(kind, makeConfig(kind, s), a.data(), st.a, b.data(),
-                     st.b, c.data(), st.c);
+    runExplicitTiles(kind, makeConfig(kind, s), a.data(), st.a, b.data(), st.b,
+                     c.data(), st.c);
   else
     runCompilerConfigured(kind, s.m, s.kBytes, s.nBytes, a.data(), st.a,
                           b.data(), st.b, c.data(), st.c);
@@ -357,8 +364,8 @@ TEST_F(EmulatorTest, IntegerWrapAroundWithExtremeBytes) {
       std::vector<uint8_t> a(16 * 64, 0xFF), b(16 * 64, 0x80), c(16 * 64);
       for (int i = 0; i < 16 * 16; ++i)
         store32(&c[4 * i], c0);
-      runExplicitTiles(cs.kind, makeConfig(cs.kind, s), a.data(), 64,
-                       b.data(), 64, c.data(), 64);
+      runExplicitTiles(cs.kind, makeConfig(cs.kind, s), a.data(), 64, b.data(),
+                       64, c.data(), 64);
       uint32_t want = c0 + uint32_t(cs.sum);
       for (int i = 0; i < 16 * 16; ++i) {
         uint32_t got;
@@ -390,10 +397,13 @@ TEST_F(EmulatorTest, FloatDenormals) {
   EXPECT_EQ(dotOne(DotKind::Tdpbf16ps, {0x9C80, 0x9C80}, {0x1C80, 0x1C80},
                    0x80000000u),
             0x80000000u);
-  // A denormal accumulator is read as zero.
+  // A denormal accumulator is read as zero: -0 + (+0 + +0) is +0 (the
+  // pair accumulators start at +0), where keeping C would return C.
   EXPECT_EQ(dotOne(DotKind::Tdpbf16ps, {0, 0}, {0, 0}, 0x00000001u), 0u);
-  EXPECT_EQ(dotOne(DotKind::Tdpfp16ps, {0, 0}, {0, 0}, 0x807FFFFFu),
-            0x80000000u);
+  EXPECT_EQ(dotOne(DotKind::Tdpfp16ps, {0, 0}, {0, 0}, 0x807FFFFFu), 0u);
+  // ... and a normal one is kept, sign of zero included.
+  EXPECT_EQ(dotOne(DotKind::Tdpfp16ps, {0, 0}, {0, 0}, 0x80800000u),
+            0x80800000u);
 }
 
 TEST_F(EmulatorTest, FloatSpecials) {
@@ -516,18 +526,17 @@ protected:
       for (int j = 0; j < 64; ++j)
         base[r * stride + j] = uint8_t(seed + r * 13 + j * 7);
   }
-  static void expectRows(const uint8_t *out, const uint8_t *base,
-                         long stride) {
+  static void expectRows(const uint8_t *out, const uint8_t *base, long stride) {
     for (int r = 0; r < 16; ++r)
       EXPECT_EQ(std::memcmp(out + 64 * r, base + r * stride, 64), 0)
           << "row " << r;
   }
   /// 1 MiB at kNoBaseAddress for the forms that need a low address.
   static uint8_t *lowMapping() {
-    static void *p = mmap(reinterpret_cast<void *>(kNoBaseAddress), 1 << 20,
-                          PROT_READ | PROT_WRITE,
-                          MAP_PRIVATE | MAP_ANONYMOUS | MAP_FIXED_NOREPLACE,
-                          -1, 0);
+    static void *p =
+        mmap(reinterpret_cast<void *>(kNoBaseAddress), 1 << 20,
+             PROT_READ | PROT_WRITE,
+             MAP_PRIVATE | MAP_ANONYMOUS | MAP_FIXED_NOREPLACE, -1, 0);
     if (p != reinterpret_cast<void *>(kNoBaseAddress))
       return nullptr;
     return static_cast<uint8_t *>(p);
@@ -578,8 +587,12 @@ TEST_F(AddressingTest, AddressSizePrefix) {
   uint8_t *base = low + 0x40000;
   fillRows(base, 72, 5);
   uint8_t out[16 * 64];
+  // With 0x67 only the low halves of base and index count: the garbage
+  // above them must not reach the address.
+  const uint64_t garbage = uint64_t(0xDEADBEEF) << 32;
   loadWithForm(AddressingForm::AddressSize32, fullTile0(),
-               reinterpret_cast<uintptr_t>(base), 72, out);
+               garbage | reinterpret_cast<uintptr_t>(base), long(garbage | 72),
+               out);
   expectRows(out, base, 72);
 }
 

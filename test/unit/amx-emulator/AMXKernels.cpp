@@ -150,8 +150,8 @@ void loadWithForm(AddressingForm form, const TileConfigBlock &cfg,
                  "tilestored %%tmm0, (%[out],%[dense],1)\n\t"
                  "tilerelease"
                  :
-                 : [cfg] "m"(cfg), "r"(r13), "r"(r14), [out] "r"(out),
-                   [dense] "r"(dense)
+                 : [cfg] "m"(cfg), "r"(r13),
+                   "r"(r14), [out] "r"(out), [dense] "r"(dense)
                  : "memory");
     break;
   }
@@ -166,25 +166,25 @@ void loadWithForm(AddressingForm form, const TileConfigBlock &cfg,
                  : "memory");
     break;
   case AddressingForm::NoIndex:
-    asm volatile("ldtilecfg %[cfg]\n\t"
-                 "tileloadd (%[b]), %%tmm0\n\t"
-                 "tilestored %%tmm0, (%[out],%[dense],1)\n\t"
-                 "tilerelease"
-                 :
-                 : [cfg] "m"(cfg), [b] "r"(base), [out] "r"(out),
-                   [dense] "r"(dense)
-                 : "memory");
+    asm volatile(
+        "ldtilecfg %[cfg]\n\t"
+        "tileloadd (%[b]), %%tmm0\n\t"
+        "tilestored %%tmm0, (%[out],%[dense],1)\n\t"
+        "tilerelease"
+        :
+        : [cfg] "m"(cfg), [b] "r"(base), [out] "r"(out), [dense] "r"(dense)
+        : "memory");
     break;
   case AddressingForm::NoBase:
     // The displacement is the address itself; the caller maps it there.
-    asm volatile("ldtilecfg %[cfg]\n\t"
-                 "tileloadd 0x20000000(,%[s],8), %%tmm0\n\t"
-                 "tilestored %%tmm0, (%[out],%[dense],1)\n\t"
-                 "tilerelease"
-                 :
-                 : [cfg] "m"(cfg), [s] "r"(stride), [out] "r"(out),
-                   [dense] "r"(dense)
-                 : "memory");
+    asm volatile(
+        "ldtilecfg %[cfg]\n\t"
+        "tileloadd 0x20000000(,%[s],8), %%tmm0\n\t"
+        "tilestored %%tmm0, (%[out],%[dense],1)\n\t"
+        "tilerelease"
+        :
+        : [cfg] "m"(cfg), [s] "r"(stride), [out] "r"(out), [dense] "r"(dense)
+        : "memory");
     break;
   case AddressingForm::FSSegment:
     asm volatile("ldtilecfg %[cfg]\n\t"

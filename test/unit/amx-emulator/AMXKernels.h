@@ -1,4 +1,4 @@
-//===- AMXKernels.h - real AMX machine code for the emulator tests -*- C++ -*-===//
+//===- AMXKernels.h - real AMX machine code for the tests -------*- C++ -*-===//
 //
 // Functions compiled with -mamx-tile -mamx-int8 -mamx-bf16 -mamx-fp16 (see
 // CMakeLists.txt), so the code the emulator runs is what clang-22 and the

@@ -85,8 +85,7 @@ TEST(AMXDecoder, TileLoadStoreAddressing) {
   EXPECT_EQ(r.inst.mem.disp, 8);
 
   // tileloadd 0x12345(%rsp,%rax,2), %tmm2: disp32.
-  r = decodeBytes(
-      {0xc4, 0xe2, 0x7b, 0x4b, 0x94, 0x44, 0x45, 0x23, 0x01, 0x00});
+  r = decodeBytes({0xc4, 0xe2, 0x7b, 0x4b, 0x94, 0x44, 0x45, 0x23, 0x01, 0x00});
   ASSERT_EQ(r.status, DecodeStatus::Ok);
   EXPECT_EQ(r.inst.length, 10u);
   EXPECT_EQ(r.inst.mem.base, kRSP);

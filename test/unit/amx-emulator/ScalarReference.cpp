@@ -168,11 +168,11 @@ void referenceDotProduct(DotKind kind, int m, int kBytes, int nBytes,
     return referenceInt8(true, true, m, kBytes, nBytes, a, strideA, b, strideB,
                          c, strideC);
   case DotKind::Tdpbsud:
-    return referenceInt8(true, false, m, kBytes, nBytes, a, strideA, b,
-                         strideB, c, strideC);
+    return referenceInt8(true, false, m, kBytes, nBytes, a, strideA, b, strideB,
+                         c, strideC);
   case DotKind::Tdpbusd:
-    return referenceInt8(false, true, m, kBytes, nBytes, a, strideA, b,
-                         strideB, c, strideC);
+    return referenceInt8(false, true, m, kBytes, nBytes, a, strideA, b, strideB,
+                         c, strideC);
   case DotKind::Tdpbuud:
     return referenceInt8(false, false, m, kBytes, nBytes, a, strideA, b,
                          strideB, c, strideC);

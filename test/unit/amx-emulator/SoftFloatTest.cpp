@@ -8,8 +8,8 @@
 //
 //===----------------------------------------------------------------------===//
 
-#include "ScalarReference.h"
 #include "SoftFloat.h"
+#include "ScalarReference.h"
 
 #include "gtest/gtest.h"
 
@@ -99,8 +99,8 @@ TEST_F(SoftFloatTest, Overflow) {
   for (int i = 0; i < 100000; ++i) {
     int ea = exp(rng);
     uint32_t a = makeFloat(rng() & 1, ea, rng());
-    uint32_t b = makeFloat(rng() & 1, 254 - ea + 127 + int(rng() % 3) - 1,
-                           rng());
+    uint32_t b =
+        makeFloat(rng() & 1, 254 - ea + 127 + int(rng() % 3) - 1, rng());
     uint32_t c = makeFloat(rng() & 1, 250 + rng() % 5, rng());
     if (!checkFma(a, b, c))
       return;

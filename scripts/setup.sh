@@ -1,0 +1,33 @@
+#!/usr/bin/env bash
+# Installs what tisa needs on Debian 12 (bookworm) and configures the build. Idempotent: packages
+# already present are left alone, and an existing build directory is reused.
+set -euo pipefail
+
+PACKAGES=(
+  # LLVM/MLIR 22: libMLIR.so, mlir-tblgen, FileCheck, lit, clang-22 and lld-22
+  llvm-22-dev libmlir-22-dev mlir-22-tools llvm-22-tools clang-22 lld-22
+  # build
+  cmake ninja-build ccache pkg-config
+  # tests and disassembly
+  googletest libgtest-dev libbenchmark-dev libcapstone-dev
+  # Arm checks under QEMU: user-mode emulator and the aarch64 C library to link probes
+  qemu-user libc6-dev-arm64-cross libstdc++-12-dev-arm64-cross binutils-aarch64-linux-gnu
+)
+
+missing=()
+for p in "${PACKAGES[@]}"; do
+  dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" || missing+=("$p")
+done
+if ((${#missing[@]})); then
+  SUDO=""
+  [ "$(id -u)" -eq 0 ] || SUDO="sudo"
+  echo "setup: installing ${missing[*]}"
+  $SUDO apt-get update
+  DEBIAN_FRONTEND=noninteractive $SUDO apt-get install -y --no-install-recommends "${missing[@]}"
+fi
+
+BUILD_DIR="${BUILD_DIR:-build}"
+if [ ! -f "$BUILD_DIR/build.ninja" ]; then
+  cmake -G Ninja -S . -B "$BUILD_DIR" -DCMAKE_BUILD_TYPE=Release
+fi
+cmake --build "$BUILD_DIR" -j "$(nproc)"

@@ -1,0 +1,149 @@
+// RUN: tisa-opt %s -split-input-file -verify-diagnostics
+// Shapes inconsistent with the register layout.
+
+// expected-error @+1 {{registers[0]: the layout puts semantic element (3, 1) at register index (16), outside 'vector<16xi8>'}}
+func.func @d(%a: tensor<4x4xi8>, %b: tensor<4x4xi8>, %acc: tensor<4xi32>) -> tensor<4xi32>
+    attributes {tisa.instruction = {
+      name = "t.sdot",
+      target = "aarch64",
+      features = ["+neon", "+dotprod"],
+      extension = "DotProd",
+      mnemonic = "sdot",
+      registers = [{type = vector<16xi8>, layout = affine_map<(n, k) -> (n * 5 + k)>},
+                   {type = vector<16xi8>, layout = affine_map<(n, k) -> (n * 4 + k)>},
+                   {type = vector<4xi32>, layout = affine_map<(n) -> (n)>}],
+      saturation = "none",
+      lowering = {intrinsic = "llvm.aarch64.neon.sdot.v4i32.v16i8", operands = [2, 0, 1]},
+      reference = "test"}} {
+  %r = linalg.generic {indexing_maps = [affine_map<(n, k) -> (n, k)>, affine_map<(n, k) -> (n, k)>,
+                                         affine_map<(n, k) -> (n)>],
+                        iterator_types = ["parallel", "reduction"]}
+      ins(%a, %b : tensor<4x4xi8>, tensor<4x4xi8>) outs(%acc : tensor<4xi32>) {
+    ^bb0(%x: i8, %y: i8, %s: i32):
+      %xw = arith.extsi %x : i8 to i32
+      %yw = arith.extsi %y : i8 to i32
+      %p = arith.muli %xw, %yw : i32
+      %t = arith.addi %s, %p : i32
+      linalg.yield %t : i32
+  } -> tensor<4xi32>
+  return %r : tensor<4xi32>
+}
+
+// -----
+
+// expected-error @+1 {{registers[0]: the layout puts semantic elements (0, 1) and (1, 0) in the same register element 1}}
+func.func @d(%a: tensor<4x4xi8>, %b: tensor<4x4xi8>, %acc: tensor<4xi32>) -> tensor<4xi32>
+    attributes {tisa.instruction = {
+      name = "t.sdot",
+      target = "aarch64",
+      features = ["+neon", "+dotprod"],
+      extension = "DotProd",
+      mnemonic = "sdot",
+      registers = [{type = vector<16xi8>, layout = affine_map<(n, k) -> (n + k)>},
+                   {type = vector<16xi8>, layout = affine_map<(n, k) -> (n * 4 + k)>},
+                   {type = vector<4xi32>, layout = affine_map<(n) -> (n)>}],
+      saturation = "none",
+      lowering = {intrinsic = "llvm.aarch64.neon.sdot.v4i32.v16i8", operands = [2, 0, 1]},
+      reference = "test"}} {
+  %r = linalg.generic {indexing_maps = [affine_map<(n, k) -> (n, k)>, affine_map<(n, k) -> (n, k)>,
+                                         affine_map<(n, k) -> (n)>],
+                        iterator_types = ["parallel", "reduction"]}
+      ins(%a, %b : tensor<4x4xi8>, tensor<4x4xi8>) outs(%acc : tensor<4xi32>) {
+    ^bb0(%x: i8, %y: i8, %s: i32):
+      %xw = arith.extsi %x : i8 to i32
+      %yw = arith.extsi %y : i8 to i32
+      %p = arith.muli %xw, %yw : i32
+      %t = arith.addi %s, %p : i32
+      linalg.yield %t : i32
+  } -> tensor<4xi32>
+  return %r : tensor<4xi32>
+}
+
+// -----
+
+// expected-error @+1 {{'registers' has 2 entries but the semantics take 3 operands}}
+func.func @d(%a: tensor<4x4xi8>, %b: tensor<4x4xi8>, %acc: tensor<4xi32>) -> tensor<4xi32>
+    attributes {tisa.instruction = {
+      name = "t.sdot",
+      target = "aarch64",
+      features = ["+neon", "+dotprod"],
+      extension = "DotProd",
+      mnemonic = "sdot",
+      registers = [{type = vector<16xi8>, layout = affine_map<(n, k) -> (n * 4 + k)>},
+                   {type = vector<16xi8>, layout = affine_map<(n, k) -> (n * 4 + k)>}],
+      saturation = "none",
+      lowering = {intrinsic = "llvm.aarch64.neon.sdot.v4i32.v16i8", operands = [2, 0, 1]},
+      reference = "test"}} {
+  %r = linalg.generic {indexing_maps = [affine_map<(n, k) -> (n, k)>, affine_map<(n, k) -> (n, k)>,
+                                         affine_map<(n, k) -> (n)>],
+                        iterator_types = ["parallel", "reduction"]}
+      ins(%a, %b : tensor<4x4xi8>, tensor<4x4xi8>) outs(%acc : tensor<4xi32>) {
+    ^bb0(%x: i8, %y: i8, %s: i32):
+      %xw = arith.extsi %x : i8 to i32
+      %yw = arith.extsi %y : i8 to i32
+      %p = arith.muli %xw, %yw : i32
+      %t = arith.addi %s, %p : i32
+      linalg.yield %t : i32
+  } -> tensor<4xi32>
+  return %r : tensor<4xi32>
+}
+
+// -----
+
+// expected-error @+1 {{registers[2] holds 'f32' elements but operand 2 is 'tensor<4xi32>'}}
+func.func @d(%a: tensor<4x4xi8>, %b: tensor<4x4xi8>, %acc: tensor<4xi32>) -> tensor<4xi32>
+    attributes {tisa.instruction = {
+      name = "t.sdot",
+      target = "aarch64",
+      features = ["+neon", "+dotprod"],
+      extension = "DotProd",
+      mnemonic = "sdot",
+      registers = [{type = vector<16xi8>, layout = affine_map<(n, k) -> (n * 4 + k)>},
+                   {type = vector<16xi8>, layout = affine_map<(n, k) -> (n * 4 + k)>},
+                   {type = vector<4xf32>, layout = affine_map<(n) -> (n)>}],
+      saturation = "none",
+      lowering = {intrinsic = "llvm.aarch64.neon.sdot.v4i32.v16i8", operands = [2, 0, 1]},
+      reference = "test"}} {
+  %r = linalg.generic {indexing_maps = [affine_map<(n, k) -> (n, k)>, affine_map<(n, k) -> (n, k)>,
+                                         affine_map<(n, k) -> (n)>],
+                        iterator_types = ["parallel", "reduction"]}
+      ins(%a, %b : tensor<4x4xi8>, tensor<4x4xi8>) outs(%acc : tensor<4xi32>) {
+    ^bb0(%x: i8, %y: i8, %s: i32):
+      %xw = arith.extsi %x : i8 to i32
+      %yw = arith.extsi %y : i8 to i32
+      %p = arith.muli %xw, %yw : i32
+      %t = arith.addi %s, %p : i32
+      linalg.yield %t : i32
+  } -> tensor<4xi32>
+  return %r : tensor<4xi32>
+}
+
+// -----
+
+// expected-error @+1 {{registers[0]: the layout must map the 2 semantic indices of operand 0 to the 1 register indices}}
+func.func @d(%a: tensor<4x4xi8>, %b: tensor<4x4xi8>, %acc: tensor<4xi32>) -> tensor<4xi32>
+    attributes {tisa.instruction = {
+      name = "t.sdot",
+      target = "aarch64",
+      features = ["+neon", "+dotprod"],
+      extension = "DotProd",
+      mnemonic = "sdot",
+      registers = [{type = vector<16xi8>, layout = affine_map<(n) -> (n)>},
+                   {type = vector<16xi8>, layout = affine_map<(n, k) -> (n * 4 + k)>},
+                   {type = vector<4xi32>, layout = affine_map<(n) -> (n)>}],
+      saturation = "none",
+      lowering = {intrinsic = "llvm.aarch64.neon.sdot.v4i32.v16i8", operands = [2, 0, 1]},
+      reference = "test"}} {
+  %r = linalg.generic {indexing_maps = [affine_map<(n, k) -> (n, k)>, affine_map<(n, k) -> (n, k)>,
+                                         affine_map<(n, k) -> (n)>],
+                        iterator_types = ["parallel", "reduction"]}
+      ins(%a, %b : tensor<4x4xi8>, tensor<4x4xi8>) outs(%acc : tensor<4xi32>) {
+    ^bb0(%x: i8, %y: i8, %s: i32):
+      %xw = arith.extsi %x : i8 to i32
+      %yw = arith.extsi %y : i8 to i32
+      %p = arith.muli %xw, %yw : i32
+      %t = arith.addi %s, %p : i32
+      linalg.yield %t : i32
+  } -> tensor<4xi32>
+  return %r : tensor<4xi32>
+}

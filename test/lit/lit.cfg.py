@@ -1,0 +1,32 @@
+# lit configuration for tisa: FileCheck and -verify-diagnostics tests of tisa and tisa-opt.
+import os
+import lit.formats
+
+config.name = "tisa"
+config.test_format = lit.formats.ShTest(execute_external=True)
+config.suffixes = [".mlir", ".test"]
+config.test_source_root = os.path.dirname(__file__)
+config.test_exec_root = os.path.join(config.tisa_obj_root, "test", "lit")
+config.excludes = ["Inputs", "CMakeLists.txt", "lit.cfg.py", "lit.site.cfg.py.in"]
+
+config.environment["PATH"] = os.pathsep.join(
+    [config.tisa_tools_dir, config.llvm_tools_dir, config.environment.get("PATH", os.environ["PATH"])])
+# Only the descriptions a test names: no search-path surprises from the developer's environment.
+config.environment.pop("TISA_ISA_PATH", None)
+config.substitutions.append(("%isa_dir", os.path.join(config.tisa_src_root, "isa-descriptions")))
+
+# Host features for tests that need the real instruction (they report UNSUPPORTED elsewhere).
+try:
+    with open("/proc/cpuinfo") as f:
+        flags = set()
+        for line in f:
+            if line.startswith("flags"):
+                flags.update(line.split(":", 1)[1].split())
+                break
+except OSError:
+    flags = set()
+for flag, feature in [("avx512_vnni", "avx512vnni"), ("avx512_bf16", "avx512bf16")]:
+    if flag in flags:
+        config.available_features.add(feature)
+if os.path.exists("/usr/bin/qemu-aarch64") and os.path.exists("/usr/aarch64-linux-gnu/lib/libc.a"):
+    config.available_features.add("qemu-aarch64")
