@@ -382,7 +382,7 @@ LogicalResult parseFloatBehaviour(Operation *op, DictReader &r, Description &d) 
     return failure();
   FloatBehaviour fp;
   FailureOr<unsigned> acc =
-      fr.getChoice("accumulation", {"sequential", "reverse", "pairwise", "unordered"});
+      fr.getChoice("accumulation", {"sequential", "reverse", "pairwise", "unordered", "even-odd-fused"});
   FailureOr<unsigned> rounding = fr.getChoice("rounding", {"nearest-even", "odd"});
   FailureOr<unsigned> in = fr.getChoice("input_denormals", {"keep", "zero"});
   FailureOr<unsigned> out = fr.getChoice("output_denormals", {"keep", "flush"});
@@ -394,7 +394,7 @@ LogicalResult parseFloatBehaviour(Operation *op, DictReader &r, Description &d) 
   fp.inputDenormalsAreZero = *in == 1;
   fp.flushOutputDenormals = *out == 1;
   fp.defaultNaN = *nan == 1;
-  if (fp.accumulation == Accumulation::Pairwise) {
+  if (fp.accumulation == Accumulation::Pairwise || fp.accumulation == Accumulation::EvenOddFused) {
     // Pairs are formed along the innermost reduction dimension; it must have an even extent.
     auto iters = d.body.getIteratorTypesArray();
     int64_t innerExtent = -1;
@@ -403,7 +403,8 @@ LogicalResult parseFloatBehaviour(Operation *op, DictReader &r, Description &d) 
       if (it == utils::IteratorType::reduction)
         innerExtent = size;
     if (innerExtent % 2 != 0)
-      return fr.error() << "'pairwise' accumulation needs an even innermost reduction extent, got "
+      return fr.error() << "'" << *fr.getString("accumulation")
+                        << "' accumulation needs an even innermost reduction extent, got "
                         << innerExtent;
   }
   d.fp = fp;

@@ -99,6 +99,14 @@ APFloat FloatModel::add(APFloat x, const APFloat &y) const {
   return finish(x, status);
 }
 
+APFloat FloatModel::fma(APFloat acc, const APFloat &x, const APFloat &y) const {
+  assert(b.rounding == Rounding::NearestEven && "fused round-to-odd is not modelled");
+  // APFloat's fusedMultiplyAdd computes this * multiplicand + addend.
+  APFloat r = x;
+  APFloat::opStatus status = r.fusedMultiplyAdd(y, acc, APFloat::rmNearestTiesToEven);
+  return finish(r, status);
+}
+
 bool resultBitsAgree(const Description &d, uint64_t x, uint64_t y) {
   if (x == y)
     return true;
@@ -153,6 +161,7 @@ TensorValue evaluate(const Description &d, ArrayRef<TensorValue> operands) {
   for (unsigned seg = 0; seg < segments; ++seg) {
     std::vector<std::vector<APInt>> intProducts(outPerSegment);
     std::vector<std::vector<APFloat>> floatProducts(outPerSegment);
+    std::vector<std::vector<std::pair<APFloat, APFloat>>> floatFactors(outPerSegment);
     forEachIndex(ranges, [&](ArrayRef<int64_t> point) {
       auto read = [&](unsigned op) {
         const TensorValue &v = operands[op];
@@ -176,8 +185,13 @@ TensorValue evaluate(const Description &d, ArrayRef<TensorValue> operands) {
           x = fm->extend(x, semanticsOf(m.mulType));
         return x;
       };
-      APFloat p = fm->mul(operand(lhsBits, m.lhsType, m.lhsExt),
-                          operand(rhsBits, m.rhsType, m.rhsExt));
+      APFloat lhs = operand(lhsBits, m.lhsType, m.lhsExt);
+      APFloat rhs = operand(rhsBits, m.rhsType, m.rhsExt);
+      if (d.fp->accumulation == Accumulation::EvenOddFused) {
+        floatFactors[out].push_back({lhs, rhs});
+        return;
+      }
+      APFloat p = fm->mul(lhs, rhs);
       if (m.productExt == MulAcc::Ext::Float)
         p = fm->extend(p, semanticsOf(m.accType));
       floatProducts[out].push_back(p);
@@ -225,6 +239,17 @@ TensorValue evaluate(const Description &d, ArrayRef<TensorValue> operands) {
         for (size_t k = 0; k + 1 < ps.size(); k += 2)
           acc = fm->add(acc, fm->add(ps[k], ps[k + 1]));
         break;
+      case Accumulation::EvenOddFused: {
+        const llvm::fltSemantics &sem = semanticsOf(m.accType);
+        APFloat even = APFloat::getZero(sem), odd = APFloat::getZero(sem);
+        auto &fs = floatFactors[o];
+        for (size_t k = 0; k + 1 < fs.size(); k += 2) {
+          even = fm->fma(even, fs[k].first, fs[k].second);
+          odd = fm->fma(odd, fs[k + 1].first, fs[k + 1].second);
+        }
+        acc = fm->add(acc, fm->add(even, odd));
+        break;
+      }
       }
       slot = acc.bitcastToAPInt().getZExtValue();
     }

@@ -91,7 +91,8 @@ int isaList(const Options &o) {
 
 std::string describeFloat(const tisa::FloatBehaviour &fp) {
   static const char *acc[] = {"sequential (ascending)", "reverse (descending)",
-                              "pairwise, then accumulated", "unordered (vendor-unspecified)"};
+                              "pairwise, then accumulated", "unordered (vendor-unspecified)",
+                              "even and odd partial sums by fused multiply-add, then accumulated"};
   return llvm::formatv("accumulation {0}; rounding {1}; denormal inputs {2}; denormal results {3}; "
                        "NaN {4}",
                        acc[static_cast<int>(fp.accumulation)],

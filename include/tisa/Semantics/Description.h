@@ -58,6 +58,10 @@ enum class Accumulation {
   /// The vendor leaves the order unspecified (PTX mma); evaluated as Sequential, and a relaxation for
   /// the matcher.
   Unordered,
+  /// Two partial sums, over the even and over the odd elements of the innermost reduction
+  /// dimension, each starting at +0 and updated by fused multiply-adds in ascending order; then
+  /// acc + (even + odd) (Intel AMX TDPBF16PS/TDPFP16PS pseudocode).
+  EvenOddFused,
 };
 
 struct FloatBehaviour {

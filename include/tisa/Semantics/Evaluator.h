@@ -28,6 +28,8 @@ public:
   llvm::APFloat extend(llvm::APFloat x, const llvm::fltSemantics &to) const;
   llvm::APFloat mul(llvm::APFloat x, const llvm::APFloat &y) const;
   llvm::APFloat add(llvm::APFloat x, const llvm::APFloat &y) const;
+  /// acc + x * y with one rounding.
+  llvm::APFloat fma(llvm::APFloat acc, const llvm::APFloat &x, const llvm::APFloat &y) const;
 
 private:
   llvm::APFloat finish(llvm::APFloat r, llvm::APFloat::opStatus status) const;

@@ -1,7 +1,8 @@
-// TDPBF16PS: AMX bf16 tile multiply into fp32 accumulators. Per the SDM pseudocode every (m, n)
-// accumulates its products in ascending k (even element of each pair, then odd), each step an fp32
-// addition with denormal inputs read as zero, denormal results flushed, round to nearest even, MXCSR
-// neither read nor written:
+// TDPBF16PS: AMX bf16 tile multiply into fp32 accumulators. Per the SDM pseudocode each (m, n)
+// keeps two fp32 partial sums starting at +0, one over the even and one over the odd element of
+// every bf16 pair, each updated by an FMA in ascending k; then C += even + odd. Every step: denormal
+// inputs read as zero, denormal results flushed, round to nearest even, MXCSR neither read nor
+// written:
 //   C[m,n] += A[m,k] * B[k,n],  m < 16, n < 16, k < 32
 // A is row-major; B in the layout [K/2][N][2]: tile row k/2, element 2n + k%2; C row-major.
 func.func @tdpbf16ps(%a: tensor<16x32xbf16>, %b: tensor<32x16xbf16>, %acc: tensor<16x16xf32>) -> tensor<16x16xf32>
@@ -15,7 +16,7 @@ func.func @tdpbf16ps(%a: tensor<16x32xbf16>, %b: tensor<32x16xbf16>, %acc: tenso
         {class = "amx.tile", type = vector<16x32xbf16>, layout = affine_map<(m, k) -> (m, k)>},
         {class = "amx.tile", type = vector<16x32xbf16>, layout = affine_map<(k, n) -> (k floordiv 2, n * 2 + k mod 2)>},
         {class = "amx.tile", type = vector<16x16xf32>, layout = affine_map<(m, n) -> (m, n)>}],
-      fp = {accumulation = "sequential", rounding = "nearest-even", input_denormals = "zero",
+      fp = {accumulation = "even-odd-fused", rounding = "nearest-even", input_denormals = "zero",
             output_denormals = "flush", nan = "propagate"},
       bounds = {rows = 16, bytes_per_row = 64},
       config = "amx-palette1",

@@ -1,0 +1,41 @@
+// DELIBERATELY WRONG: tdpbf16ps as one running sum; the SDM keeps even and odd partial sums.
+// TDPBF16PS: AMX bf16 tile multiply into fp32 accumulators. Per the SDM pseudocode each (m, n)
+// keeps two fp32 partial sums starting at +0, one over the even and one over the odd element of
+// every bf16 pair, each updated by an FMA in ascending k; then C += even + odd. Every step: denormal
+// inputs read as zero, denormal results flushed, round to nearest even, MXCSR neither read nor
+// written:
+//   C[m,n] += A[m,k] * B[k,n],  m < 16, n < 16, k < 32
+// A is row-major; B in the layout [K/2][N][2]: tile row k/2, element 2n + k%2; C row-major.
+func.func @tdpbf16ps(%a: tensor<16x32xbf16>, %b: tensor<32x16xbf16>, %acc: tensor<16x16xf32>) -> tensor<16x16xf32>
+    attributes {tisa.instruction = {
+      name = "wrong.tdpbf16ps",
+      target = "x86_64",
+      features = ["+amx-tile", "+amx-bf16"],
+      extension = "AMX-BF16",
+      mnemonic = "tdpbf16ps",
+      registers = [
+        {class = "amx.tile", type = vector<16x32xbf16>, layout = affine_map<(m, k) -> (m, k)>},
+        {class = "amx.tile", type = vector<16x32xbf16>, layout = affine_map<(k, n) -> (k floordiv 2, n * 2 + k mod 2)>},
+        {class = "amx.tile", type = vector<16x16xf32>, layout = affine_map<(m, n) -> (m, n)>}],
+      fp = {accumulation = "sequential", rounding = "nearest-even", input_denormals = "zero",
+            output_denormals = "flush", nan = "propagate"},
+      bounds = {rows = 16, bytes_per_row = 64},
+      config = "amx-palette1",
+      lowering = {intrinsic = "llvm.x86.tdpbf16ps.internal",
+                  operands = [{rows = 2}, {colsb = 2}, {colsb = 0}, 2, 0, 1]},
+      reference = "Intel SDM Vol. 2C, TDPBF16PS (Dot Product of BF16 Tiles Accumulated into Packed Single Precision Tile)"}} {
+  %r = linalg.generic {
+      indexing_maps = [affine_map<(m, n, k) -> (m, k)>,
+                     affine_map<(m, n, k) -> (k, n)>,
+                     affine_map<(m, n, k) -> (m, n)>],
+      iterator_types = ["parallel", "parallel", "reduction"]}
+      ins(%a, %b : tensor<16x32xbf16>, tensor<32x16xbf16>) outs(%acc : tensor<16x16xf32>) {
+    ^bb0(%x: bf16, %y: bf16, %s: f32):
+      %xw = arith.extf %x : bf16 to f32
+      %yw = arith.extf %y : bf16 to f32
+      %p = arith.mulf %xw, %yw : f32
+      %t = arith.addf %s, %p : f32
+      linalg.yield %t : f32
+  } -> tensor<16x16xf32>
+  return %r : tensor<16x16xf32>
+}
