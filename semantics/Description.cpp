@@ -1,8 +1,9 @@
 //===- Description.cpp - schema and semantics checks of a description ----===//
 //
-// Every check of a description file lives here, and each failure is a located diagnostic that
-// names what is wrong and the offending value. The dialect's attribute verifier and the loader both
-// call parseDescription, so a file `tisa-opt` accepts is exactly a file `tisa isa verify` accepts.
+// Every check of a description file lives here, and each failure is a located
+// diagnostic that names what is wrong and the offending value. The dialect's
+// attribute verifier and the loader both call parseDescription, so a file
+// `tisa-opt` accepts is exactly a file `tisa isa verify` accepts.
 //
 //===----------------------------------------------------------------------===//
 
@@ -54,17 +55,21 @@ Type Description::operandElementType(unsigned i) const {
 }
 
 bool Description::isScalable() const {
-  return llvm::any_of(registers, [](const OperandRegister &r) { return r.type.isScalable(); });
+  return llvm::any_of(
+      registers, [](const OperandRegister &r) { return r.type.isScalable(); });
 }
 
-std::string Description::featureString() const { return llvm::join(features, ","); }
+std::string Description::featureString() const {
+  return llvm::join(features, ",");
+}
 
 //===----------------------------------------------------------------------===//
 // Body: a multiply-accumulate the matcher can read
 //===----------------------------------------------------------------------===//
 
 namespace {
-/// Peels an optional widening cast off `v`; returns the value beneath and the kind of cast.
+/// Peels an optional widening cast off `v`; returns the value beneath and the
+/// kind of cast.
 std::pair<Value, MulAcc::Ext> peelExt(Value v) {
   if (auto op = v.getDefiningOp<arith::ExtSIOp>())
     return {op.getIn(), MulAcc::Ext::Sign};
@@ -91,15 +96,17 @@ FailureOr<MulAcc> readMulAcc(linalg::GenericOp op) {
 
   Operation *add = yield.getOperand(0).getDefiningOp();
   if (!add || !isa<arith::AddIOp, arith::AddFOp>(add))
-    return yield.emitError("the body is not a multiply-accumulate: the yielded value must be an "
-                           "arith.addi or arith.addf of the accumulator and a product");
+    return yield.emitError(
+        "the body is not a multiply-accumulate: the yielded value must be an "
+        "arith.addi or arith.addf of the accumulator and a product");
   Value product;
   if (add->getOperand(0) == acc)
     product = add->getOperand(1);
   else if (add->getOperand(1) == acc)
     product = add->getOperand(0);
   else
-    return add->emitError("the body is not a multiply-accumulate: neither operand of the addition "
+    return add->emitError("the body is not a multiply-accumulate: neither "
+                          "operand of the addition "
                           "is the accumulator block argument");
 
   MulAcc result;
@@ -109,21 +116,26 @@ FailureOr<MulAcc> readMulAcc(linalg::GenericOp op) {
   result.productExt = productExt;
   Operation *mul = mulValue.getDefiningOp();
   if (!mul || !isa<arith::MulIOp, arith::MulFOp>(mul))
-    return add->emitError("the body is not a multiply-accumulate: the value added to the "
-                          "accumulator must be an arith.muli or arith.mulf (optionally widened)");
+    return add->emitError(
+        "the body is not a multiply-accumulate: the value added to the "
+        "accumulator must be an arith.muli or arith.mulf (optionally widened)");
   if (isa<arith::MulFOp>(mul) != result.isFloat)
-    return mul->emitError("the multiplication and the accumulation mix integer and floating point");
+    return mul->emitError("the multiplication and the accumulation mix integer "
+                          "and floating point");
   result.mulType = mul->getResult(0).getType();
 
   auto [lhs, lhsExt] = peelExt(mul->getOperand(0));
   auto [rhs, rhsExt] = peelExt(mul->getOperand(1));
   auto lhsArg = dyn_cast<BlockArgument>(lhs);
   auto rhsArg = dyn_cast<BlockArgument>(rhs);
-  if (!lhsArg || !rhsArg || lhsArg.getOwner() != &block || rhsArg.getOwner() != &block ||
-      lhsArg.getArgNumber() >= 2 || rhsArg.getArgNumber() >= 2 ||
+  if (!lhsArg || !rhsArg || lhsArg.getOwner() != &block ||
+      rhsArg.getOwner() != &block || lhsArg.getArgNumber() >= 2 ||
+      rhsArg.getArgNumber() >= 2 ||
       lhsArg.getArgNumber() == rhsArg.getArgNumber())
-    return mul->emitError("the body is not a multiply-accumulate: each factor must be one of the two "
-                          "inputs, optionally widened by arith.extsi/extui/extf");
+    return mul->emitError(
+        "the body is not a multiply-accumulate: each factor must be one of the "
+        "two "
+        "inputs, optionally widened by arith.extsi/extui/extf");
   result.lhsInput = lhsArg.getArgNumber();
   result.rhsInput = rhsArg.getArgNumber();
   result.lhsExt = lhsExt;
@@ -131,20 +143,26 @@ FailureOr<MulAcc> readMulAcc(linalg::GenericOp op) {
   result.lhsType = lhs.getType();
   result.rhsType = rhs.getType();
 
-  // Anything else in the body would be silently ignored by the evaluator and the matcher.
-  unsigned expected = 2 + (lhsExt != MulAcc::Ext::None) + (rhsExt != MulAcc::Ext::None) +
+  // Anything else in the body would be silently ignored by the evaluator and
+  // the matcher.
+  unsigned expected = 2 + (lhsExt != MulAcc::Ext::None) +
+                      (rhsExt != MulAcc::Ext::None) +
                       (productExt != MulAcc::Ext::None) + 1;
   if (block.getOperations().size() != expected) {
     for (Operation &other : block.without_terminator())
       if (&other != add && &other != mul && other.getNumResults() == 1 &&
           other.getResult(0).use_empty())
-        return other.emitError("the body is not a multiply-accumulate: this operation is unused");
-    return op.emitError("the body is not a multiply-accumulate: it holds operations besides the "
+        return other.emitError(
+            "the body is not a multiply-accumulate: this operation is unused");
+    return op.emitError("the body is not a multiply-accumulate: it holds "
+                        "operations besides the "
                         "casts, one multiplication and one addition");
   }
-  if (result.isFloat && (lhsExt == MulAcc::Ext::Sign || lhsExt == MulAcc::Ext::Zero ||
-                         rhsExt == MulAcc::Ext::Sign || rhsExt == MulAcc::Ext::Zero))
-    return mul->emitError("integer extension feeding a floating-point multiplication");
+  if (result.isFloat &&
+      (lhsExt == MulAcc::Ext::Sign || lhsExt == MulAcc::Ext::Zero ||
+       rhsExt == MulAcc::Ext::Sign || rhsExt == MulAcc::Ext::Zero))
+    return mul->emitError(
+        "integer extension feeding a floating-point multiplication");
   return result;
 }
 
@@ -154,7 +172,8 @@ FailureOr<MulAcc> readMulAcc(linalg::GenericOp op) {
 
 namespace {
 
-/// Reads one dictionary with a fixed set of keys, reporting unknown, missing and mistyped ones.
+/// Reads one dictionary with a fixed set of keys, reporting unknown, missing
+/// and mistyped ones.
 class DictReader {
 public:
   DictReader(Operation *op, DictionaryAttr dict, StringRef what)
@@ -164,25 +183,28 @@ public:
   LogicalResult checkKeys(ArrayRef<StringRef> allowed) {
     for (NamedAttribute entry : dict) {
       if (!llvm::is_contained(allowed, entry.getName().getValue()))
-        return error() << "unknown key '" << entry.getName().getValue() << "' in " << what
+        return error() << "unknown key '" << entry.getName().getValue()
+                       << "' in " << what
                        << " (allowed: " << llvm::join(allowed, ", ") << ")";
     }
     return success();
   }
 
-  template <typename AttrT> FailureOr<AttrT> get(StringRef key, StringRef expected) {
+  template <typename AttrT>
+  FailureOr<AttrT> get(StringRef key, StringRef expected) {
     Attribute attr = dict.get(key);
     if (!attr)
       return error() << "missing key '" << key << "' in " << what;
     auto typed = dyn_cast<AttrT>(attr);
     if (!typed)
-      return error() << "key '" << key << "' in " << what << " must be " << expected << ", got "
-                     << attr;
+      return error() << "key '" << key << "' in " << what << " must be "
+                     << expected << ", got " << attr;
     return typed;
   }
 
-  template <typename AttrT> FailureOr<std::optional<AttrT>> getOptional(StringRef key,
-                                                                       StringRef expected) {
+  template <typename AttrT>
+  FailureOr<std::optional<AttrT>> getOptional(StringRef key,
+                                              StringRef expected) {
     if (!dict.get(key))
       return std::optional<AttrT>();
     FailureOr<AttrT> value = get<AttrT>(key, expected);
@@ -196,7 +218,8 @@ public:
     if (failed(s))
       return failure();
     if (s->getValue().empty())
-      return error() << "key '" << key << "' in " << what << " must not be empty";
+      return error() << "key '" << key << "' in " << what
+                     << " must not be empty";
     return s->getValue().str();
   }
 
@@ -212,7 +235,9 @@ public:
                    << "', expected one of: " << llvm::join(choices, ", ");
   }
 
-  InFlightDiagnostic error() { return op->emitError() << kInstructionAttrName << ": "; }
+  InFlightDiagnostic error() {
+    return op->emitError() << kInstructionAttrName << ": ";
+  }
 
 private:
   Operation *op;
@@ -221,20 +246,24 @@ private:
 };
 
 FailureOr<TargetArch> parseTarget(DictReader &r) {
-  FailureOr<unsigned> t = r.getChoice("target", {"x86_64", "aarch64", "nvptx64"});
+  FailureOr<unsigned> t =
+      r.getChoice("target", {"x86_64", "aarch64", "nvptx64"});
   if (failed(t))
     return failure();
   return static_cast<TargetArch>(*t);
 }
 
 LogicalResult parseFeatures(DictReader &r, Description &d) {
-  FailureOr<ArrayAttr> list = r.get<ArrayAttr>("features", "an array of strings like \"+avx512vnni\"");
+  FailureOr<ArrayAttr> list =
+      r.get<ArrayAttr>("features", "an array of strings like \"+avx512vnni\"");
   if (failed(list))
     return failure();
   for (Attribute a : *list) {
     auto s = dyn_cast<StringAttr>(a);
-    if (!s || s.getValue().size() < 2 || (s.getValue()[0] != '+' && s.getValue()[0] != '-'))
-      return r.error() << "each feature must be a string starting with '+' or '-' (an LLVM target "
+    if (!s || s.getValue().size() < 2 ||
+        (s.getValue()[0] != '+' && s.getValue()[0] != '-'))
+      return r.error() << "each feature must be a string starting with '+' or "
+                          "'-' (an LLVM target "
                           "feature), got "
                        << a;
     d.features.push_back(s.getValue().str());
@@ -245,13 +274,15 @@ LogicalResult parseFeatures(DictReader &r, Description &d) {
 }
 
 LogicalResult parseRegisters(Operation *op, DictReader &r, Description &d) {
-  FailureOr<ArrayAttr> list = r.get<ArrayAttr>("registers", "an array with one dictionary per operand");
+  FailureOr<ArrayAttr> list =
+      r.get<ArrayAttr>("registers", "an array with one dictionary per operand");
   if (failed(list))
     return failure();
   unsigned numArgs = d.func.getNumArguments();
   if (list->size() != numArgs)
-    return r.error() << "'registers' has " << list->size() << " entries but the semantics take "
-                     << numArgs << " operands";
+    return r.error() << "'registers' has " << list->size()
+                     << " entries but the semantics take " << numArgs
+                     << " operands";
   for (auto [i, a] : llvm::enumerate(*list)) {
     auto dict = dyn_cast<DictionaryAttr>(a);
     std::string what = "registers[" + std::to_string(i) + "]";
@@ -262,7 +293,8 @@ LogicalResult parseRegisters(Operation *op, DictReader &r, Description &d) {
       return failure();
     OperandRegister reg;
     if (dict.get("class")) {
-      FailureOr<unsigned> cls = rr.getChoice("class", {"vector", "amx.tile", "warp.fragment"});
+      FailureOr<unsigned> cls =
+          rr.getChoice("class", {"vector", "amx.tile", "warp.fragment"});
       if (failed(cls))
         return failure();
       reg.cls = static_cast<RegisterClass>(*cls);
@@ -272,8 +304,10 @@ LogicalResult parseRegisters(Operation *op, DictReader &r, Description &d) {
       return failure();
     reg.type = dyn_cast<VectorType>(type->getValue());
     if (!reg.type)
-      return rr.error() << "'type' in " << what << " must be a vector type, got " << type->getValue();
-    FailureOr<AffineMapAttr> layout = rr.get<AffineMapAttr>("layout", "an affine_map");
+      return rr.error() << "'type' in " << what
+                        << " must be a vector type, got " << type->getValue();
+    FailureOr<AffineMapAttr> layout =
+        rr.get<AffineMapAttr>("layout", "an affine_map");
     if (failed(layout))
       return failure();
     reg.layout = layout->getValue();
@@ -282,32 +316,41 @@ LogicalResult parseRegisters(Operation *op, DictReader &r, Description &d) {
     Type elem = tensorType.getElementType();
     if (reg.type.getElementType() != elem)
       return rr.error() << what << " holds " << reg.type.getElementType()
-                        << " elements but operand " << i << " is " << tensorType;
+                        << " elements but operand " << i << " is "
+                        << tensorType;
     unsigned wantRank = reg.cls == RegisterClass::Vector ? 1 : 2;
     if (reg.type.getRank() != wantRank)
       return rr.error() << what << ": a " << stringifyRegisterClass(reg.cls)
-                        << " register must be a rank-" << wantRank << " vector, got " << reg.type;
+                        << " register must be a rank-" << wantRank
+                        << " vector, got " << reg.type;
     if (reg.cls != RegisterClass::Vector && reg.type.isScalable())
       return rr.error() << what << ": only 'vector' registers may be scalable";
     if (reg.cls == RegisterClass::WarpFragment && reg.type.getDimSize(0) != 32)
-      return rr.error() << what << ": a warp fragment has 32 lanes (dimension 0), got "
+      return rr.error() << what
+                        << ": a warp fragment has 32 lanes (dimension 0), got "
                         << reg.type.getDimSize(0);
-    if (reg.layout.getNumSymbols() != 0 || reg.layout.getNumDims() != tensorType.getRank() ||
+    if (reg.layout.getNumSymbols() != 0 ||
+        reg.layout.getNumDims() != tensorType.getRank() ||
         reg.layout.getNumResults() != reg.type.getRank())
-      return rr.error() << what << ": the layout must map the " << tensorType.getRank()
-                        << " semantic indices of operand " << i << " to the " << reg.type.getRank()
-                        << " register indices, got " << AffineMapAttr::get(reg.layout);
+      return rr.error() << what << ": the layout must map the "
+                        << tensorType.getRank()
+                        << " semantic indices of operand " << i << " to the "
+                        << reg.type.getRank() << " register indices, got "
+                        << AffineMapAttr::get(reg.layout);
     d.registers.push_back(reg);
   }
-  // Scalable registers: the semantics describe one 128-bit segment, so every register must be
-  // scalable with exactly 128 bits per vscale.
+  // Scalable registers: the semantics describe one 128-bit segment, so every
+  // register must be scalable with exactly 128 bits per vscale.
   if (d.isScalable()) {
     for (auto [i, reg] : llvm::enumerate(d.registers)) {
-      unsigned bits = reg.type.getNumElements() * reg.type.getElementTypeBitWidth();
+      unsigned bits =
+          reg.type.getNumElements() * reg.type.getElementTypeBitWidth();
       if (!reg.type.isScalable() || bits != 128)
-        return r.error() << "registers[" << i << "] is " << reg.type
-                         << ": when one register is scalable, all must be scalable with 128 bits "
-                            "per vscale (the semantics describe one 128-bit segment)";
+        return r.error()
+               << "registers[" << i << "] is " << reg.type
+               << ": when one register is scalable, all must be scalable with "
+                  "128 bits "
+                  "per vscale (the semantics describe one 128-bit segment)";
     }
   }
   for (auto [i, reg] : llvm::enumerate(d.registers))
@@ -317,8 +360,8 @@ LogicalResult parseRegisters(Operation *op, DictReader &r, Description &d) {
 }
 
 LogicalResult parseLowering(Operation *op, DictReader &r, Description &d) {
-  FailureOr<DictionaryAttr> dict =
-      r.get<DictionaryAttr>("lowering", "a dictionary {intrinsic = \"...\", operands = [...]}");
+  FailureOr<DictionaryAttr> dict = r.get<DictionaryAttr>(
+      "lowering", "a dictionary {intrinsic = \"...\", operands = [...]}");
   if (failed(dict))
     return failure();
   DictReader lr(op, *dict, "'lowering'");
@@ -328,8 +371,8 @@ LogicalResult parseLowering(Operation *op, DictReader &r, Description &d) {
   if (failed(name))
     return failure();
   d.lowering.intrinsic = *name;
-  FailureOr<ArrayAttr> operands =
-      lr.get<ArrayAttr>("operands", "an array of operand indices or {rows = i}/{colsb = i}");
+  FailureOr<ArrayAttr> operands = lr.get<ArrayAttr>(
+      "operands", "an array of operand indices or {rows = i}/{colsb = i}");
   if (failed(operands))
     return failure();
   unsigned numArgs = d.registers.size();
@@ -340,62 +383,73 @@ LogicalResult parseLowering(Operation *op, DictReader &r, Description &d) {
       arg.kind = LoweringArg::Operand;
       arg.operand = i.getInt();
       if (i.getInt() < 0 || i.getInt() >= numArgs)
-        return lr.error() << "lowering operand " << i.getInt() << " is out of range (the semantics "
+        return lr.error() << "lowering operand " << i.getInt()
+                          << " is out of range (the semantics "
                           << "take " << numArgs << " operands)";
       ++uses[arg.operand];
     } else if (auto shape = dyn_cast<DictionaryAttr>(a)) {
       if (shape.size() != 1)
-        return lr.error() << "a shape argument is {rows = i} or {colsb = i}, got " << a;
+        return lr.error()
+               << "a shape argument is {rows = i} or {colsb = i}, got " << a;
       NamedAttribute entry = *shape.begin();
       auto idx = dyn_cast<IntegerAttr>(entry.getValue());
       StringRef kind = entry.getName().getValue();
       if ((kind != "rows" && kind != "colsb") || !idx)
-        return lr.error() << "a shape argument is {rows = i} or {colsb = i}, got " << a;
+        return lr.error()
+               << "a shape argument is {rows = i} or {colsb = i}, got " << a;
       arg.kind = kind == "rows" ? LoweringArg::Rows : LoweringArg::ColsBytes;
       if (idx.getInt() < 0 || idx.getInt() >= numArgs)
-        return lr.error() << "shape argument " << a << " names operand " << idx.getInt()
-                          << ", out of range";
+        return lr.error() << "shape argument " << a << " names operand "
+                          << idx.getInt() << ", out of range";
       arg.operand = idx.getInt();
       if (d.registers[arg.operand].cls != RegisterClass::AMXTile)
-        return lr.error() << "shape argument " << a << " needs operand " << arg.operand
-                          << " to be an amx.tile register";
+        return lr.error() << "shape argument " << a << " needs operand "
+                          << arg.operand << " to be an amx.tile register";
     } else {
-      return lr.error() << "lowering operands are operand indices or {rows = i}/{colsb = i}, got "
+      return lr.error() << "lowering operands are operand indices or {rows = "
+                           "i}/{colsb = i}, got "
                         << a;
     }
     d.lowering.args.push_back(arg);
   }
   for (unsigned i = 0; i < numArgs; ++i)
     if (uses[i] != 1)
-      return lr.error() << "operand " << i << " is passed to the intrinsic " << uses[i]
+      return lr.error() << "operand " << i << " is passed to the intrinsic "
+                        << uses[i]
                         << " times; each operand must be passed exactly once";
   return success();
 }
 
-LogicalResult parseFloatBehaviour(Operation *op, DictReader &r, Description &d) {
+LogicalResult parseFloatBehaviour(Operation *op, DictReader &r,
+                                  Description &d) {
   FailureOr<DictionaryAttr> dict = r.get<DictionaryAttr>("fp", "a dictionary");
   if (failed(dict))
     return failure();
   DictReader fr(op, *dict, "'fp'");
-  if (failed(fr.checkKeys(
-          {"accumulation", "rounding", "input_denormals", "output_denormals", "nan"})))
+  if (failed(fr.checkKeys({"accumulation", "rounding", "input_denormals",
+                           "output_denormals", "nan"})))
     return failure();
   FloatBehaviour fp;
   FailureOr<unsigned> acc =
-      fr.getChoice("accumulation", {"sequential", "reverse", "pairwise", "unordered", "even-odd-fused"});
-  FailureOr<unsigned> rounding = fr.getChoice("rounding", {"nearest-even", "odd"});
+      fr.getChoice("accumulation", {"sequential", "reverse", "pairwise",
+                                    "unordered", "even-odd-fused"});
+  FailureOr<unsigned> rounding =
+      fr.getChoice("rounding", {"nearest-even", "odd"});
   FailureOr<unsigned> in = fr.getChoice("input_denormals", {"keep", "zero"});
   FailureOr<unsigned> out = fr.getChoice("output_denormals", {"keep", "flush"});
   FailureOr<unsigned> nan = fr.getChoice("nan", {"propagate", "default"});
-  if (failed(acc) || failed(rounding) || failed(in) || failed(out) || failed(nan))
+  if (failed(acc) || failed(rounding) || failed(in) || failed(out) ||
+      failed(nan))
     return failure();
   fp.accumulation = static_cast<Accumulation>(*acc);
   fp.rounding = static_cast<Rounding>(*rounding);
   fp.inputDenormalsAreZero = *in == 1;
   fp.flushOutputDenormals = *out == 1;
   fp.defaultNaN = *nan == 1;
-  if (fp.accumulation == Accumulation::Pairwise || fp.accumulation == Accumulation::EvenOddFused) {
-    // Pairs are formed along the innermost reduction dimension; it must have an even extent.
+  if (fp.accumulation == Accumulation::Pairwise ||
+      fp.accumulation == Accumulation::EvenOddFused) {
+    // Pairs are formed along the innermost reduction dimension; it must have an
+    // even extent.
     auto iters = d.body.getIteratorTypesArray();
     int64_t innerExtent = -1;
     SmallVector<int64_t> ranges = d.body.getStaticLoopRanges();
@@ -403,37 +457,45 @@ LogicalResult parseFloatBehaviour(Operation *op, DictReader &r, Description &d) 
       if (it == utils::IteratorType::reduction)
         innerExtent = size;
     if (innerExtent % 2 != 0)
-      return fr.error() << "'" << *fr.getString("accumulation")
-                        << "' accumulation needs an even innermost reduction extent, got "
-                        << innerExtent;
+      return fr.error()
+             << "'" << *fr.getString("accumulation")
+             << "' accumulation needs an even innermost reduction extent, got "
+             << innerExtent;
   }
   d.fp = fp;
   return success();
 }
 
-/// The semantics: `func.func` whose body is exactly one linalg.generic over the arguments and a
-/// return of its result.
+/// The semantics: `func.func` whose body is exactly one linalg.generic over the
+/// arguments and a return of its result.
 LogicalResult parseSemantics(func::FuncOp func, Description &d) {
   if (func.isExternal())
-    return func.emitError("a description needs a body: one linalg.generic stating the semantics");
+    return func.emitError(
+        "a description needs a body: one linalg.generic stating the semantics");
   if (func.getNumArguments() != 3)
-    return func.emitError("the semantics take three operands (two inputs and the accumulator), got ")
+    return func.emitError("the semantics take three operands (two inputs and "
+                          "the accumulator), got ")
            << func.getNumArguments();
   for (auto [i, t] : llvm::enumerate(func.getArgumentTypes())) {
     auto tensor = dyn_cast<RankedTensorType>(t);
     if (!tensor || !tensor.hasStaticShape())
-      return func.emitError("operand ") << i << " must be a statically shaped tensor, got " << t;
+      return func.emitError("operand ")
+             << i << " must be a statically shaped tensor, got " << t;
   }
   Block &entry = func.getBody().front();
   auto ops = entry.without_terminator();
-  if (std::distance(ops.begin(), ops.end()) != 1 || !isa<linalg::GenericOp>(*ops.begin()))
-    return func.emitError("the body must be exactly one linalg.generic followed by func.return");
+  if (std::distance(ops.begin(), ops.end()) != 1 ||
+      !isa<linalg::GenericOp>(*ops.begin()))
+    return func.emitError(
+        "the body must be exactly one linalg.generic followed by func.return");
   auto generic = cast<linalg::GenericOp>(*ops.begin());
   auto ret = cast<func::ReturnOp>(entry.getTerminator());
   if (ret.getNumOperands() != 1 || ret.getOperand(0) != generic->getResult(0))
-    return ret.emitError("the function must return the linalg.generic's result");
+    return ret.emitError(
+        "the function must return the linalg.generic's result");
   if (generic.getNumDpsInputs() != 2 || generic.getNumDpsInits() != 1)
-    return generic.emitError("the semantics must read two inputs and accumulate into one output");
+    return generic.emitError(
+        "the semantics must read two inputs and accumulate into one output");
   for (unsigned i = 0; i < 3; ++i) {
     Value operand = generic->getOperand(i);
     if (operand != entry.getArgument(i))
@@ -444,12 +506,16 @@ LogicalResult parseSemantics(func::FuncOp func, Description &d) {
   FailureOr<MulAcc> mulAcc = readMulAcc(generic);
   if (failed(mulAcc))
     return failure();
-  // The accumulator is read: accumulate-into semantics are part of every description.
+  // The accumulator is read: accumulate-into semantics are part of every
+  // description.
   for (AffineMap map : generic.getIndexingMapsArray())
     if (!map.isProjectedPermutation())
       return generic.emitError("indexing map ")
-             << AffineMapAttr::get(map) << " is not a projected permutation: describe the instruction's logical "
-             << "operands and put the register arrangement in the 'layout' maps";
+             << AffineMapAttr::get(map)
+             << " is not a projected permutation: describe the instruction's "
+                "logical "
+             << "operands and put the register arrangement in the 'layout' "
+                "maps";
   d.func = func;
   d.body = generic;
   d.mulAcc = *mulAcc;
@@ -462,20 +528,23 @@ FailureOr<Description> parseDescription(func::FuncOp func) {
   Description d(func.getLoc());
   auto dict = func->getAttrOfType<DictionaryAttr>(kInstructionAttrName);
   if (!dict)
-    return func.emitError() << "'" << kInstructionAttrName << "' must be a dictionary";
+    return func.emitError()
+           << "'" << kInstructionAttrName << "' must be a dictionary";
   if (failed(parseSemantics(func, d)))
     return failure();
 
   Operation *op = func;
   DictReader r(op, dict, "the metadata block");
-  if (failed(r.checkKeys({"name", "target", "features", "extension", "mnemonic", "registers",
-                          "saturation", "fp", "lowering", "bounds", "config", "reference"})))
+  if (failed(r.checkKeys({"name", "target", "features", "extension", "mnemonic",
+                          "registers", "saturation", "fp", "lowering", "bounds",
+                          "config", "reference"})))
     return failure();
   FailureOr<std::string> name = r.getString("name");
   FailureOr<std::string> extension = r.getString("extension");
   FailureOr<std::string> mnemonic = r.getString("mnemonic");
   FailureOr<std::string> reference = r.getString("reference");
-  if (failed(name) || failed(extension) || failed(mnemonic) || failed(reference))
+  if (failed(name) || failed(extension) || failed(mnemonic) ||
+      failed(reference))
     return failure();
   d.name = *name;
   d.extension = *extension;
@@ -490,24 +559,29 @@ FailureOr<Description> parseDescription(func::FuncOp func) {
 
   if (d.mulAcc.isFloat) {
     if (dict.get("saturation"))
-      return r.error() << "'saturation' applies to integer results; floating-point behaviour goes "
+      return r.error() << "'saturation' applies to integer results; "
+                          "floating-point behaviour goes "
                           "in 'fp'";
     if (failed(parseFloatBehaviour(op, r, d)))
       return failure();
   } else {
     if (dict.get("fp"))
-      return r.error() << "'fp' applies to floating-point results; this instruction accumulates "
+      return r.error() << "'fp' applies to floating-point results; this "
+                          "instruction accumulates "
                        << d.mulAcc.accType;
-    FailureOr<unsigned> sat = r.getChoice("saturation", {"none", "signed", "unsigned"});
+    FailureOr<unsigned> sat =
+        r.getChoice("saturation", {"none", "signed", "unsigned"});
     if (failed(sat))
       return failure();
     d.saturation = static_cast<Saturation>(*sat);
   }
 
-  bool hasTiles = llvm::any_of(
-      d.registers, [](const OperandRegister &reg) { return reg.cls == RegisterClass::AMXTile; });
+  bool hasTiles = llvm::any_of(d.registers, [](const OperandRegister &reg) {
+    return reg.cls == RegisterClass::AMXTile;
+  });
   FailureOr<std::optional<DictionaryAttr>> bounds =
-      r.getOptional<DictionaryAttr>("bounds", "a dictionary {rows = N, bytes_per_row = N}");
+      r.getOptional<DictionaryAttr>(
+          "bounds", "a dictionary {rows = N, bytes_per_row = N}");
   if (failed(bounds))
     return failure();
   if (*bounds) {
@@ -515,7 +589,8 @@ FailureOr<Description> parseDescription(func::FuncOp func) {
     if (failed(br.checkKeys({"rows", "bytes_per_row"})))
       return failure();
     FailureOr<IntegerAttr> rows = br.get<IntegerAttr>("rows", "an integer");
-    FailureOr<IntegerAttr> bytes = br.get<IntegerAttr>("bytes_per_row", "an integer");
+    FailureOr<IntegerAttr> bytes =
+        br.get<IntegerAttr>("bytes_per_row", "an integer");
     if (failed(rows) || failed(bytes))
       return failure();
     if (rows->getInt() <= 0 || bytes->getInt() <= 0)
@@ -523,21 +598,25 @@ FailureOr<Description> parseDescription(func::FuncOp func) {
     d.bounds = ShapeBounds{static_cast<unsigned>(rows->getInt()),
                            static_cast<unsigned>(bytes->getInt())};
   } else if (hasTiles) {
-    return r.error() << "amx.tile registers need 'bounds' (the tile's maximum rows and bytes per row)";
+    return r.error() << "amx.tile registers need 'bounds' (the tile's maximum "
+                        "rows and bytes per row)";
   }
   if (hasTiles) {
     for (auto [i, reg] : llvm::enumerate(d.registers)) {
       if (reg.cls != RegisterClass::AMXTile)
         continue;
       int64_t rows = reg.type.getDimSize(0);
-      int64_t bytes = reg.type.getDimSize(1) * reg.type.getElementTypeBitWidth() / 8;
+      int64_t bytes =
+          reg.type.getDimSize(1) * reg.type.getElementTypeBitWidth() / 8;
       if (rows > d.bounds->rows || bytes > d.bounds->bytesPerRow)
-        return r.error() << "registers[" << i << "] is " << rows << " rows x " << bytes
-                         << " bytes, beyond the bounds of " << d.bounds->rows << " rows x "
+        return r.error() << "registers[" << i << "] is " << rows << " rows x "
+                         << bytes << " bytes, beyond the bounds of "
+                         << d.bounds->rows << " rows x "
                          << d.bounds->bytesPerRow << " bytes";
     }
   }
-  FailureOr<std::optional<unsigned>> config = [&]() -> FailureOr<std::optional<unsigned>> {
+  FailureOr<std::optional<unsigned>> config =
+      [&]() -> FailureOr<std::optional<unsigned>> {
     if (!dict.get("config"))
       return std::optional<unsigned>();
     FailureOr<unsigned> c = r.getChoice("config", {"amx-palette1"});
@@ -550,12 +629,14 @@ FailureOr<Description> parseDescription(func::FuncOp func) {
   if (*config)
     d.config = "amx-palette1";
   if (hasTiles && d.config.empty())
-    return r.error() << "amx.tile registers need 'config' = \"amx-palette1\" (tile configuration)";
+    return r.error() << "amx.tile registers need 'config' = \"amx-palette1\" "
+                        "(tile configuration)";
 
   if (failed(parseLowering(op, r, d)))
     return failure();
   llvm::LLVMContext llvmContext;
-  if (failed(resolveLoweringIntrinsic(d, llvmContext, [&]() { return r.error(); })))
+  if (failed(resolveLoweringIntrinsic(d, llvmContext,
+                                      [&]() { return r.error(); })))
     return failure();
   return d;
 }

@@ -18,31 +18,38 @@ using namespace mlir;
 namespace tisa {
 
 void registerDescriptionDialects(DialectRegistry &registry) {
-  registry.insert<TisaDialect, func::FuncDialect, linalg::LinalgDialect, arith::ArithDialect,
-                  tensor::TensorDialect>();
+  registry.insert<TisaDialect, func::FuncDialect, linalg::LinalgDialect,
+                  arith::ArithDialect, tensor::TensorDialect>();
 }
 
 DescriptionSet::DescriptionSet(MLIRContext &ctx, llvm::raw_ostream &errs)
-    : ctx(ctx),
-      handler(std::make_unique<SourceMgrDiagnosticHandler>(sourceMgr, &ctx, errs)) {
+    : ctx(ctx), handler(std::make_unique<SourceMgrDiagnosticHandler>(
+                    sourceMgr, &ctx, errs)) {
   DialectRegistry registry;
   registerDescriptionDialects(registry);
   ctx.appendDialectRegistry(registry);
   ctx.loadDialect<TisaDialect>();
+  // The located message says what is wrong; a dump of the whole function in
+  // generic form does not help the author of a description.
+  ctx.printOpOnDiagnostic(false);
 }
 
 DescriptionSet::~DescriptionSet() = default;
 
 LogicalResult DescriptionSet::loadFile(StringRef path) {
   ParserConfig config(&ctx);
-  // The parser reads only a source manager's main buffer, so each file gets its own; diagnostics
-  // are rendered by the set's handler, which finds each file's text by its name.
+  // The parser reads only a source manager's main buffer, so each file gets its
+  // own; diagnostics are rendered by the set's handler, which finds each file's
+  // text by its name.
   llvm::SourceMgr fileMgr;
-  OwningOpRef<ModuleOp> module = parseSourceFile<ModuleOp>(path, fileMgr, config);
+  OwningOpRef<ModuleOp> module =
+      parseSourceFile<ModuleOp>(path, fileMgr, config);
   if (!module) {
     if (!llvm::sys::fs::exists(path))
-      return emitError(UnknownLoc::get(&ctx)) << "cannot open description file '" << path << "'";
-    return failure(); // the parser or the verifier has reported it with its location
+      return emitError(UnknownLoc::get(&ctx))
+             << "cannot open description file '" << path << "'";
+    return failure(); // the parser or the verifier has reported it with its
+                      // location
   }
   SmallVector<func::FuncOp> funcs;
   module->walk([&](func::FuncOp f) {
@@ -60,7 +67,8 @@ LogicalResult DescriptionSet::loadFile(StringRef path) {
   if (failed(d))
     return failure();
   if (const Description *prev = lookup(d->name)) {
-    InFlightDiagnostic diag = emitError(d->loc) << "duplicate instruction name '" << d->name << "'";
+    InFlightDiagnostic diag =
+        emitError(d->loc) << "duplicate instruction name '" << d->name << "'";
     diag.attachNote(prev->loc) << "first defined here";
     return failure();
   }
@@ -73,15 +81,16 @@ LogicalResult DescriptionSet::loadFile(StringRef path) {
 LogicalResult DescriptionSet::loadDirectory(StringRef dir) {
   std::vector<std::string> files;
   std::error_code ec;
-  for (llvm::sys::fs::recursive_directory_iterator it(dir, ec), end; it != end && !ec;
-       it.increment(ec)) {
+  for (llvm::sys::fs::recursive_directory_iterator it(dir, ec), end;
+       it != end && !ec; it.increment(ec)) {
     if (llvm::sys::path::extension(it->path()) == ".mlir" &&
         it->type() != llvm::sys::fs::file_type::directory_file)
       files.push_back(it->path());
   }
   if (ec)
     return emitError(UnknownLoc::get(&ctx))
-           << "cannot read description directory '" << dir << "': " << ec.message();
+           << "cannot read description directory '" << dir
+           << "': " << ec.message();
   std::sort(files.begin(), files.end());
   bool ok = true;
   for (const std::string &f : files)
@@ -98,7 +107,8 @@ const Description *DescriptionSet::lookup(StringRef name) const {
 
 std::vector<std::string> isaSearchPath(ArrayRef<std::string> extraDirs) {
   std::vector<std::string> dirs(extraDirs.begin(), extraDirs.end());
-  if (std::optional<std::string> env = llvm::sys::Process::GetEnv("TISA_ISA_PATH")) {
+  if (std::optional<std::string> env =
+          llvm::sys::Process::GetEnv("TISA_ISA_PATH")) {
     SmallVector<StringRef> parts;
     StringRef(*env).split(parts, ':', -1, false);
     for (StringRef p : parts)

@@ -11,7 +11,9 @@ using llvm::APInt;
 
 namespace tisa {
 
-const llvm::fltSemantics &semanticsOf(Type t) { return cast<FloatType>(t).getFloatSemantics(); }
+const llvm::fltSemantics &semanticsOf(Type t) {
+  return cast<FloatType>(t).getFloatSemantics();
+}
 
 //===----------------------------------------------------------------------===//
 // FloatModel
@@ -38,24 +40,28 @@ APFloat FloatModel::finish(APFloat r, APFloat::opStatus status) const {
   return r;
 }
 
-/// Round to odd: truncate, and make the last bit 1 when anything was discarded (a sticky bit that
-/// keeps a later rounding to a narrower format exact); a magnitude of 2^(emax+1) or more becomes
-/// infinity (Arm FPRound with FPRounding_ODD). APFloat has no such mode, and its toward-zero
-/// rounding returns the largest finite value both on overflow and just below it, so the operation
-/// runs exactly enough in double (operands of at most single precision: products are exact, sums
-/// truncate the same way) and is then truncated to the operand format.
+/// Round to odd: truncate, and make the last bit 1 when anything was discarded
+/// (a sticky bit that keeps a later rounding to a narrower format exact); a
+/// magnitude of 2^(emax+1) or more becomes infinity (Arm FPRound with
+/// FPRounding_ODD). APFloat has no such mode, and its toward-zero rounding
+/// returns the largest finite value both on overflow and just below it, so the
+/// operation runs exactly enough in double (operands of at most single
+/// precision: products are exact, sums truncate the same way) and is then
+/// truncated to the operand format.
 static APFloat roundToOdd(APFloat wide, APFloat::opStatus wideStatus,
                           const llvm::fltSemantics &sem) {
   if (wide.isNaN())
     return APFloat::getQNaN(sem, wide.isNegative());
   if (wide.isInfinity())
     return APFloat::getInf(sem, wide.isNegative());
-  APFloat threshold = scalbn(APFloat(1.0),
-                             APFloat::semanticsMaxExponent(sem) + 1, APFloat::rmTowardZero);
+  APFloat threshold =
+      scalbn(APFloat(1.0), APFloat::semanticsMaxExponent(sem) + 1,
+             APFloat::rmTowardZero);
   if (abs(wide).compare(threshold) != APFloat::cmpLessThan)
     return APFloat::getInf(sem, wide.isNegative());
   bool losesInfo = false;
-  APFloat::opStatus status = wide.convert(sem, APFloat::rmTowardZero, &losesInfo);
+  APFloat::opStatus status =
+      wide.convert(sem, APFloat::rmTowardZero, &losesInfo);
   if ((wideStatus & APFloat::opInexact) || (status & APFloat::opInexact)) {
     APInt bits = wide.bitcastToAPInt();
     bits.setBit(0);
@@ -66,44 +72,55 @@ static APFloat roundToOdd(APFloat wide, APFloat::opStatus wideStatus,
 
 APFloat FloatModel::extend(APFloat x, const llvm::fltSemantics &to) const {
   bool losesInfo = false;
-  APFloat::opStatus status =
-      x.convert(to, APFloat::rmNearestTiesToEven, &losesInfo); // widening: exact
+  APFloat::opStatus status = x.convert(to, APFloat::rmNearestTiesToEven,
+                                       &losesInfo); // widening: exact
   return finish(x, status);
+}
+
+/// One binary operation under the model: `op(lhs, rhs, mode)` updates lhs and
+/// returns the status.
+template <typename Op>
+static APFloat
+binary(const FloatBehaviour &b, APFloat x, const APFloat &y, Op op,
+       llvm::function_ref<APFloat(APFloat, APFloat::opStatus)> finish) {
+  if (b.rounding != Rounding::Odd) {
+    APFloat::opStatus status = op(x, y, APFloat::rmNearestTiesToEven);
+    return finish(x, status);
+  }
+  const llvm::fltSemantics &sem = x.getSemantics();
+  bool losesInfo = false;
+  APFloat wy = y;
+  x.convert(APFloat::IEEEdouble(), APFloat::rmNearestTiesToEven, &losesInfo);
+  wy.convert(APFloat::IEEEdouble(), APFloat::rmNearestTiesToEven, &losesInfo);
+  APFloat::opStatus status = op(x, wy, APFloat::rmTowardZero);
+  return finish(roundToOdd(x, status, sem), status);
 }
 
 APFloat FloatModel::mul(APFloat x, const APFloat &y) const {
-  if (b.rounding == Rounding::Odd) {
-    const llvm::fltSemantics &sem = x.getSemantics();
-    bool losesInfo = false;
-    APFloat wy = y;
-    x.convert(APFloat::IEEEdouble(), APFloat::rmNearestTiesToEven, &losesInfo);
-    wy.convert(APFloat::IEEEdouble(), APFloat::rmNearestTiesToEven, &losesInfo);
-    APFloat::opStatus status = x.multiply(wy, APFloat::rmTowardZero);
-    return finish(roundToOdd(x, status, sem), status);
-  }
-  APFloat::opStatus status = x.multiply(y, APFloat::rmNearestTiesToEven);
-  return finish(x, status);
+  return binary(
+      b, x, y,
+      [](APFloat &l, const APFloat &r, APFloat::roundingMode m) {
+        return l.multiply(r, m);
+      },
+      [&](APFloat r, APFloat::opStatus s) { return finish(r, s); });
 }
 
 APFloat FloatModel::add(APFloat x, const APFloat &y) const {
-  if (b.rounding == Rounding::Odd) {
-    const llvm::fltSemantics &sem = x.getSemantics();
-    bool losesInfo = false;
-    APFloat wy = y;
-    x.convert(APFloat::IEEEdouble(), APFloat::rmNearestTiesToEven, &losesInfo);
-    wy.convert(APFloat::IEEEdouble(), APFloat::rmNearestTiesToEven, &losesInfo);
-    APFloat::opStatus status = x.add(wy, APFloat::rmTowardZero);
-    return finish(roundToOdd(x, status, sem), status);
-  }
-  APFloat::opStatus status = x.add(y, APFloat::rmNearestTiesToEven);
-  return finish(x, status);
+  return binary(
+      b, x, y,
+      [](APFloat &l, const APFloat &r, APFloat::roundingMode m) {
+        return l.add(r, m);
+      },
+      [&](APFloat r, APFloat::opStatus s) { return finish(r, s); });
 }
 
 APFloat FloatModel::fma(APFloat acc, const APFloat &x, const APFloat &y) const {
-  assert(b.rounding == Rounding::NearestEven && "fused round-to-odd is not modelled");
+  assert(b.rounding == Rounding::NearestEven &&
+         "fused round-to-odd is not modelled");
   // APFloat's fusedMultiplyAdd computes this * multiplicand + addend.
   APFloat r = x;
-  APFloat::opStatus status = r.fusedMultiplyAdd(y, acc, APFloat::rmNearestTiesToEven);
+  APFloat::opStatus status =
+      r.fusedMultiplyAdd(y, acc, APFloat::rmNearestTiesToEven);
   return finish(r, status);
 }
 
@@ -130,10 +147,11 @@ APInt extendInt(const APInt &v, MulAcc::Ext ext, unsigned width) {
   return ext == MulAcc::Ext::Sign ? v.sext(width) : v.zext(width);
 }
 
-/// The products of every output element in the order the description's loops visit them, plus
-/// where each output element sits.
+/// The products of every output element in the order the description's loops
+/// visit them, plus where each output element sits.
 struct Products {
-  /// products[o] = the product values for output element o, ascending reduction order.
+  /// products[o] = the product values for output element o, ascending reduction
+  /// order.
   std::vector<std::vector<APInt>> ints;
   std::vector<std::vector<APFloat>> floats;
 };
@@ -161,7 +179,8 @@ TensorValue evaluate(const Description &d, ArrayRef<TensorValue> operands) {
   for (unsigned seg = 0; seg < segments; ++seg) {
     std::vector<std::vector<APInt>> intProducts(outPerSegment);
     std::vector<std::vector<APFloat>> floatProducts(outPerSegment);
-    std::vector<std::vector<std::pair<APFloat, APFloat>>> floatFactors(outPerSegment);
+    std::vector<std::vector<std::pair<APFloat, APFloat>>> floatFactors(
+        outPerSegment);
     forEachIndex(ranges, [&](ArrayRef<int64_t> point) {
       auto read = [&](unsigned op) {
         const TensorValue &v = operands[op];
@@ -172,15 +191,20 @@ TensorValue evaluate(const Description &d, ArrayRef<TensorValue> operands) {
       uint64_t lhsBits = read(m.lhsInput), rhsBits = read(m.rhsInput);
       if (!m.isFloat) {
         unsigned mw = m.mulType.getIntOrFloatBitWidth();
-        APInt lhs = extendInt(APInt(m.lhsType.getIntOrFloatBitWidth(), lhsBits), m.lhsExt, mw);
-        APInt rhs = extendInt(APInt(m.rhsType.getIntOrFloatBitWidth(), rhsBits), m.rhsExt, mw);
-        APInt p = lhs * rhs; // wraps at the multiplication's width, as arith.muli does
+        APInt lhs = extendInt(APInt(m.lhsType.getIntOrFloatBitWidth(), lhsBits),
+                              m.lhsExt, mw);
+        APInt rhs = extendInt(APInt(m.rhsType.getIntOrFloatBitWidth(), rhsBits),
+                              m.rhsExt, mw);
+        APInt p =
+            lhs *
+            rhs; // wraps at the multiplication's width, as arith.muli does
         intProducts[out].push_back(
             extendInt(p, m.productExt, m.accType.getIntOrFloatBitWidth()));
         return;
       }
       auto operand = [&](uint64_t bits, Type t, MulAcc::Ext ext) {
-        APFloat x = fm->input(APFloat(semanticsOf(t), APInt(t.getIntOrFloatBitWidth(), bits)));
+        APFloat x = fm->input(
+            APFloat(semanticsOf(t), APInt(t.getIntOrFloatBitWidth(), bits)));
         if (ext == MulAcc::Ext::Float)
           x = fm->extend(x, semanticsOf(m.mulType));
         return x;
@@ -214,7 +238,8 @@ TensorValue evaluate(const Description &d, ArrayRef<TensorValue> operands) {
         APInt sum = isSigned ? acc.sext(wide) : acc.zext(wide);
         for (const APInt &p : intProducts[o])
           sum += isSigned ? p.sext(wide) : p.zext(wide);
-        APInt lo = isSigned ? APInt::getSignedMinValue(accWidth).sext(wide) : APInt(wide, 0);
+        APInt lo = isSigned ? APInt::getSignedMinValue(accWidth).sext(wide)
+                            : APInt(wide, 0);
         APInt hi = isSigned ? APInt::getSignedMaxValue(accWidth).sext(wide)
                             : APInt::getMaxValue(accWidth).zext(wide);
         bool below = isSigned ? sum.slt(lo) : sum.isNegative();
@@ -223,7 +248,8 @@ TensorValue evaluate(const Description &d, ArrayRef<TensorValue> operands) {
         slot = clamped.trunc(accWidth).getZExtValue();
         continue;
       }
-      APFloat acc = fm->input(APFloat(semanticsOf(m.accType), APInt(accWidth, slot)));
+      APFloat acc =
+          fm->input(APFloat(semanticsOf(m.accType), APInt(accWidth, slot)));
       std::vector<APFloat> &ps = floatProducts[o];
       switch (d.fp->accumulation) {
       case Accumulation::Sequential:

@@ -34,12 +34,14 @@ std::string print(llvm::Type *t) {
 }
 
 /// The type a whole-register operand has at the intrinsic boundary.
-llvm::Type *registerLLVMType(const OperandRegister &reg, llvm::LLVMContext &ctx) {
+llvm::Type *registerLLVMType(const OperandRegister &reg,
+                             llvm::LLVMContext &ctx) {
   if (reg.cls == RegisterClass::AMXTile)
     return llvm::Type::getX86_AMXTy(ctx);
   llvm::Type *elem = toLLVMElementType(reg.type.getElementType(), ctx);
   if (reg.cls == RegisterClass::WarpFragment)
-    return llvm::FixedVectorType::get(elem, reg.type.getDimSize(1)); // one lane's elements
+    return llvm::FixedVectorType::get(
+        elem, reg.type.getDimSize(1)); // one lane's elements
   if (reg.type.isScalable())
     return llvm::ScalableVectorType::get(elem, reg.type.getDimSize(0));
   return llvm::FixedVectorType::get(elem, reg.type.getDimSize(0));
@@ -66,23 +68,31 @@ resolveLoweringIntrinsic(const Description &d, llvm::LLVMContext &ctx,
   };
 
   if (llvm::Intrinsic::isOverloaded(r.id)) {
-    // An overloaded intrinsic's name encodes its types: the registers must be exactly those types.
+    // An overloaded intrinsic's name encodes its types: the registers must be
+    // exactly those types.
     SmallVector<llvm::Type *> params;
     for (const LoweringArg &a : d.lowering.args) {
-      if (d.registers[a.operand].cls == RegisterClass::WarpFragment && a.kind == LoweringArg::Operand)
-        return emitError() << "'" << name << "' is overloaded; warp fragments need an intrinsic "
-                           << "with a fixed signature";
+      if (d.registers[a.operand].cls == RegisterClass::WarpFragment &&
+          a.kind == LoweringArg::Operand)
+        return emitError()
+               << "'" << name
+               << "' is overloaded; warp fragments need an intrinsic "
+               << "with a fixed signature";
       params.push_back(argType(a));
       r.params.push_back({params.size() - 1, params.size()});
     }
-    llvm::FunctionType *fty = llvm::FunctionType::get(registerLLVMType(accReg, ctx), params, false);
+    llvm::FunctionType *fty =
+        llvm::FunctionType::get(registerLLVMType(accReg, ctx), params, false);
     SmallVector<llvm::Type *> overloads;
     if (!llvm::Intrinsic::getIntrinsicSignature(r.id, fty, overloads))
-      return emitError() << "intrinsic '" << name << "' does not accept the registers' types "
+      return emitError() << "intrinsic '" << name
+                         << "' does not accept the registers' types "
                          << print(fty);
-    std::string mangled = llvm::Intrinsic::getNameNoUnnamedTypes(r.id, overloads);
+    std::string mangled =
+        llvm::Intrinsic::getNameNoUnnamedTypes(r.id, overloads);
     if (mangled != name)
-      return emitError() << "intrinsic '" << name << "' does not fit the registers: their types "
+      return emitError() << "intrinsic '" << name
+                         << "' does not fit the registers: their types "
                          << print(fty) << " select '" << mangled << "'";
     r.type = fty;
     return r;
@@ -93,15 +103,16 @@ resolveLoweringIntrinsic(const Description &d, llvm::LLVMContext &ctx,
   for (auto [k, a] : llvm::enumerate(d.lowering.args)) {
     unsigned first = next;
     auto missing = [&]() {
-      return emitError() << "intrinsic '" << name << "' takes " << fty->getNumParams()
-                         << " parameters " << print(fty) << ", fewer than the lowering passes";
+      return emitError() << "intrinsic '" << name << "' takes "
+                         << fty->getNumParams() << " parameters " << print(fty)
+                         << ", fewer than the lowering passes";
     };
     if (a.kind != LoweringArg::Operand) {
       if (next >= fty->getNumParams())
         return missing();
       if (!fty->getParamType(next)->isIntegerTy())
-        return emitError() << "intrinsic '" << name << "' parameter " << next << " is "
-                           << print(fty->getParamType(next))
+        return emitError() << "intrinsic '" << name << "' parameter " << next
+                           << " is " << print(fty->getParamType(next))
                            << ", not an integer shape immediate";
       r.params.push_back({first, ++next});
       continue;
@@ -112,14 +123,16 @@ resolveLoweringIntrinsic(const Description &d, llvm::LLVMContext &ctx,
       if (next >= fty->getNumParams())
         return missing();
       llvm::Type *have = fty->getParamType(next);
-      if (sizeOf(have) != sizeOf(want) || have->isX86_AMXTy() != want->isX86_AMXTy())
-        return emitError() << "intrinsic '" << name << "' parameter " << next << " is "
-                           << print(have) << " but operand " << a.operand << " is held in "
-                           << print(want);
+      if (sizeOf(have) != sizeOf(want) ||
+          have->isX86_AMXTy() != want->isX86_AMXTy())
+        return emitError() << "intrinsic '" << name << "' parameter " << next
+                           << " is " << print(have) << " but operand "
+                           << a.operand << " is held in " << print(want);
       r.params.push_back({first, ++next});
       continue;
     }
-    // A warp fragment fills consecutive parameters until one lane's elements are used up.
+    // A warp fragment fills consecutive parameters until one lane's elements
+    // are used up.
     uint64_t need = sizeOf(want).getFixedValue(), got = 0;
     while (got < need) {
       if (next >= fty->getNumParams())
@@ -128,14 +141,16 @@ resolveLoweringIntrinsic(const Description &d, llvm::LLVMContext &ctx,
       ++next;
     }
     if (got != need)
-      return emitError() << "intrinsic '" << name << "' parameters " << first << ".." << next - 1
-                         << " hold " << got << " bits per lane but operand " << a.operand
+      return emitError() << "intrinsic '" << name << "' parameters " << first
+                         << ".." << next - 1 << " hold " << got
+                         << " bits per lane but operand " << a.operand
                          << "'s fragment holds " << need;
     r.params.push_back({first, next});
   }
   if (next != fty->getNumParams())
-    return emitError() << "intrinsic '" << name << "' takes " << fty->getNumParams()
-                       << " parameters " << print(fty) << " but the lowering passes " << next;
+    return emitError() << "intrinsic '" << name << "' takes "
+                       << fty->getNumParams() << " parameters " << print(fty)
+                       << " but the lowering passes " << next;
 
   llvm::Type *ret = fty->getReturnType();
   llvm::Type *wantRet = registerLLVMType(accReg, ctx);
@@ -144,9 +159,11 @@ resolveLoweringIntrinsic(const Description &d, llvm::LLVMContext &ctx,
     for (llvm::Type *e : st->elements())
       retBits += sizeOf(e).getFixedValue();
   }
-  bool fits = accReg.cls == RegisterClass::WarpFragment && isa<llvm::StructType>(ret)
-                  ? retBits == sizeOf(wantRet).getFixedValue()
-                  : (sizeOf(ret) == sizeOf(wantRet) && ret->isX86_AMXTy() == wantRet->isX86_AMXTy());
+  bool fits =
+      accReg.cls == RegisterClass::WarpFragment && isa<llvm::StructType>(ret)
+          ? retBits == sizeOf(wantRet).getFixedValue()
+          : (sizeOf(ret) == sizeOf(wantRet) &&
+             ret->isX86_AMXTy() == wantRet->isX86_AMXTy());
   if (!fits)
     return emitError() << "intrinsic '" << name << "' returns " << print(ret)
                        << " but the accumulator is held in " << print(wantRet);

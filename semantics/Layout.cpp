@@ -16,7 +16,8 @@ int64_t TensorValue::elementsPerSegment() const {
   return n;
 }
 
-void forEachIndex(ArrayRef<int64_t> shape, llvm::function_ref<void(ArrayRef<int64_t>)> fn) {
+void forEachIndex(ArrayRef<int64_t> shape,
+                  llvm::function_ref<void(ArrayRef<int64_t>)> fn) {
   for (int64_t s : shape)
     if (s <= 0)
       return;
@@ -35,10 +36,15 @@ void forEachIndex(ArrayRef<int64_t> shape, llvm::function_ref<void(ArrayRef<int6
 }
 
 namespace {
-unsigned elementBytes(const OperandRegister &reg) { return reg.type.getElementTypeBitWidth() / 8; }
+unsigned elementBytes(const OperandRegister &reg) {
+  return reg.type.getElementTypeBitWidth() / 8;
+}
 
-/// Register elements per segment (a scalable register's known-minimum size is one segment).
-int64_t registerElements(const OperandRegister &reg) { return reg.type.getNumElements(); }
+/// Register elements per segment (a scalable register's known-minimum size is
+/// one segment).
+int64_t registerElements(const OperandRegister &reg) {
+  return reg.type.getNumElements();
+}
 } // namespace
 
 size_t registerImageBytes(const Description &d, unsigned i, unsigned segments) {
@@ -46,7 +52,8 @@ size_t registerImageBytes(const Description &d, unsigned i, unsigned segments) {
   return registerElements(reg) * elementBytes(reg) * segments;
 }
 
-int64_t registerElementIndex(const Description &d, unsigned i, ArrayRef<int64_t> idx) {
+int64_t registerElementIndex(const Description &d, unsigned i,
+                             ArrayRef<int64_t> idx) {
   const OperandRegister &reg = d.registers[i];
   SmallVector<int64_t> r = reg.layout.compose(idx);
   int64_t linear = 0;
@@ -55,7 +62,8 @@ int64_t registerElementIndex(const Description &d, unsigned i, ArrayRef<int64_t>
   return linear;
 }
 
-std::vector<uint8_t> packOperand(const Description &d, unsigned i, const TensorValue &value) {
+std::vector<uint8_t> packOperand(const Description &d, unsigned i,
+                                 const TensorValue &value) {
   const OperandRegister &reg = d.registers[i];
   unsigned bytes = elementBytes(reg);
   int64_t perSegment = registerElements(reg) * bytes;
@@ -82,8 +90,8 @@ TensorValue zeroOperand(const Description &d, unsigned i, unsigned segments) {
   return v;
 }
 
-TensorValue unpackOperand(const Description &d, unsigned i, ArrayRef<uint8_t> image,
-                          unsigned segments) {
+TensorValue unpackOperand(const Description &d, unsigned i,
+                          ArrayRef<uint8_t> image, unsigned segments) {
   const OperandRegister &reg = d.registers[i];
   unsigned bytes = elementBytes(reg);
   int64_t perSegment = registerElements(reg) * bytes;
@@ -102,11 +110,13 @@ TensorValue unpackOperand(const Description &d, unsigned i, ArrayRef<uint8_t> im
   return v;
 }
 
-LogicalResult checkLayoutInjective(const Description &d, unsigned i,
-                                   llvm::function_ref<InFlightDiagnostic()> emitError) {
+LogicalResult
+checkLayoutInjective(const Description &d, unsigned i,
+                     llvm::function_ref<InFlightDiagnostic()> emitError) {
   const OperandRegister &reg = d.registers[i];
   if (reg.type.getElementTypeBitWidth() % 8 != 0)
-    return emitError() << "registers[" << i << "]: elements of " << reg.type.getElementTypeBitWidth()
+    return emitError() << "registers[" << i << "]: elements of "
+                       << reg.type.getElementTypeBitWidth()
                        << " bits are not supported (whole bytes only)";
   llvm::DenseMap<int64_t, SmallVector<int64_t>> seen;
   LogicalResult result = success();
@@ -116,7 +126,8 @@ LogicalResult checkLayoutInjective(const Description &d, unsigned i,
     SmallVector<int64_t> r = reg.layout.compose(idx);
     for (auto [k, v] : llvm::enumerate(r)) {
       if (v < 0 || v >= reg.type.getDimSize(k)) {
-        auto diag = emitError() << "registers[" << i << "]: the layout puts semantic element (";
+        auto diag = emitError() << "registers[" << i
+                                << "]: the layout puts semantic element (";
         llvm::interleaveComma(idx, diag);
         diag << ") at register index (";
         llvm::interleaveComma(r, diag);
@@ -128,7 +139,8 @@ LogicalResult checkLayoutInjective(const Description &d, unsigned i,
     int64_t linear = registerElementIndex(d, i, idx);
     auto [it, inserted] = seen.try_emplace(linear, SmallVector<int64_t>(idx));
     if (!inserted) {
-      auto diag = emitError() << "registers[" << i << "]: the layout puts semantic elements (";
+      auto diag = emitError() << "registers[" << i
+                              << "]: the layout puts semantic elements (";
       llvm::interleaveComma(it->second, diag);
       diag << ") and (";
       llvm::interleaveComma(idx, diag);

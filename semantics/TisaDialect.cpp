@@ -11,14 +11,18 @@ namespace tisa {
 
 void TisaDialect::initialize() {}
 
-LogicalResult TisaDialect::verifyOperationAttribute(Operation *op, NamedAttribute attr) {
+LogicalResult TisaDialect::verifyOperationAttribute(Operation *op,
+                                                    NamedAttribute attr) {
   if (attr.getName() != kInstructionAttrName)
-    return op->emitError() << "unknown tisa attribute '" << attr.getName().getValue()
-                           << "' (the tisa dialect defines '" << kInstructionAttrName << "')";
+    return op->emitError() << "unknown tisa attribute '"
+                           << attr.getName().getValue()
+                           << "' (the tisa dialect defines '"
+                           << kInstructionAttrName << "')";
   auto func = dyn_cast<func::FuncOp>(op);
   if (!func)
     return op->emitError() << "'" << kInstructionAttrName
-                           << "' belongs on the func.func that states the instruction's semantics";
+                           << "' belongs on the func.func that states the "
+                              "instruction's semantics";
   return parseDescription(func);
 }
 

@@ -35,7 +35,9 @@ llvm::StringRef stringifyCheckStatus(CheckStatus s) {
 }
 
 bool VerifyReport::passed() const {
-  return llvm::none_of(checks, [](const CheckResult &c) { return c.status == CheckStatus::Failed; });
+  return llvm::none_of(checks, [](const CheckResult &c) {
+    return c.status == CheckStatus::Failed;
+  });
 }
 
 llvm::StringRef stringifyExecutionMode(ExecutionMode m) {
@@ -55,8 +57,9 @@ llvm::StringRef stringifyExecutionMode(ExecutionMode m) {
 namespace {
 
 bool hasTiles(const Description &d) {
-  return llvm::any_of(d.registers,
-                      [](const OperandRegister &r) { return r.cls == RegisterClass::AMXTile; });
+  return llvm::any_of(d.registers, [](const OperandRegister &r) {
+    return r.cls == RegisterClass::AMXTile;
+  });
 }
 
 /// Features of the description the host CPU lacks, as LLVM names them.
@@ -84,7 +87,8 @@ ExecutionMode executionMode(const Description &d, std::string *why) {
     if (missing.empty())
       return ExecutionMode::Native;
     if (hasTiles(d)) {
-      say("host lacks " + llvm::join(missing, ", ") + ": runs under the AMX trap-and-emulate library");
+      say("host lacks " + llvm::join(missing, ", ") +
+          ": runs under the AMX trap-and-emulate library");
       return ExecutionMode::Emulated;
     }
     say("host lacks " + llvm::join(missing, ", "));
@@ -110,12 +114,15 @@ ExecutionMode executionMode(const Description &d, std::string *why) {
 
 namespace {
 
-/// Bit patterns worth testing for a floating-point type: zeros, denormals, the smallest normal,
-/// ones, the largest finite, infinities and NaNs (quiet and signalling).
+/// Bit patterns worth testing for a floating-point type: zeros, denormals, the
+/// smallest normal, ones, the largest finite, infinities and NaNs (quiet and
+/// signalling).
 std::vector<uint64_t> floatEdges(Type t) {
   const llvm::fltSemantics &sem = semanticsOf(t);
   std::vector<uint64_t> out;
-  auto add = [&](const llvm::APFloat &f) { out.push_back(f.bitcastToAPInt().getZExtValue()); };
+  auto add = [&](const llvm::APFloat &f) {
+    out.push_back(f.bitcastToAPInt().getZExtValue());
+  };
   for (bool neg : {false, true}) {
     add(llvm::APFloat::getZero(sem, neg));
     add(llvm::APFloat::getSmallest(sem, neg));
@@ -136,7 +143,8 @@ std::vector<uint64_t> floatEdges(Type t) {
   return out;
 }
 
-/// A finite value of moderate magnitude: random sign and mantissa, exponent near 1.
+/// A finite value of moderate magnitude: random sign and mantissa, exponent
+/// near 1.
 uint64_t moderateFloat(Type t, std::mt19937_64 &rng) {
   const llvm::fltSemantics &sem = semanticsOf(t);
   unsigned width = t.getIntOrFloatBitWidth();
@@ -145,14 +153,16 @@ uint64_t moderateFloat(Type t, std::mt19937_64 &rng) {
   uint64_t bias = (1ull << (expBits - 1)) - 1;
   uint64_t exponent = bias - 6 + rng() % 12;
   uint64_t sign = rng() & 1;
-  return (sign << (width - 1)) | (exponent << mant) | (rng() & ((1ull << mant) - 1));
+  return (sign << (width - 1)) | (exponent << mant) |
+         (rng() & ((1ull << mant) - 1));
 }
 
 TensorValue fillOperand(const Description &d, unsigned i, unsigned segments,
                         llvm::function_ref<uint64_t(int64_t)> gen) {
   TensorValue v = zeroOperand(d, i, segments);
   for (int64_t k = 0; k < (int64_t)v.bits.size(); ++k)
-    v.bits[k] = gen(k) & (v.bitWidth == 64 ? ~0ull : ((1ull << v.bitWidth) - 1));
+    v.bits[k] =
+        gen(k) & (v.bitWidth == 64 ? ~0ull : ((1ull << v.bitWidth) - 1));
   return v;
 }
 
@@ -165,15 +175,18 @@ std::string hex(uint64_t v, unsigned bits) {
 
 } // namespace
 
-std::vector<TestCase> makeTestCases(const Description &d, unsigned segments, uint64_t seed) {
+std::vector<TestCase> makeTestCases(const Description &d, unsigned segments,
+                                    uint64_t seed) {
   std::mt19937_64 rng(seed);
   std::vector<TestCase> cases;
   const MulAcc &m = d.mulAcc;
-  auto make = [&](std::string label, llvm::function_ref<uint64_t(unsigned, int64_t)> gen) {
+  auto make = [&](std::string label,
+                  llvm::function_ref<uint64_t(unsigned, int64_t)> gen) {
     TestCase c;
     c.label = std::move(label);
     for (unsigned i = 0; i < 3; ++i)
-      c.operands[i] = fillOperand(d, i, segments, [&](int64_t k) { return gen(i, k); });
+      c.operands[i] =
+          fillOperand(d, i, segments, [&](int64_t k) { return gen(i, k); });
     cases.push_back(std::move(c));
   };
   for (unsigned r = 0; r < 16; ++r) {
@@ -182,27 +195,36 @@ std::vector<TestCase> makeTestCases(const Description &d, unsigned segments, uin
         return moderateFloat(d.operandElementType(i), rng);
       });
     else
-      make("random #" + std::to_string(r), [&](unsigned, int64_t) { return rng(); });
+      make("random #" + std::to_string(r),
+           [&](unsigned, int64_t) { return rng(); });
   }
   if (!m.isFloat) {
-    // The extremes of every operand: products and sums that overflow in both directions.
+    // The extremes of every operand: products and sums that overflow in both
+    // directions.
     unsigned accBits = m.accType.getIntOrFloatBitWidth();
-    uint64_t accMax = (1ull << (accBits - 1)) - 1, accMin = 1ull << (accBits - 1);
+    uint64_t accMax = (1ull << (accBits - 1)) - 1,
+             accMin = 1ull << (accBits - 1);
     struct Edge {
       uint64_t a, b;
     };
-    for (Edge e : {Edge{0xff, 0x80}, Edge{0x80, 0x80}, Edge{0x7f, 0x7f}, Edge{0xff, 0xff},
-                   Edge{0x80, 0x7f}}) {
+    for (Edge e : {Edge{0xff, 0x80}, Edge{0x80, 0x80}, Edge{0x7f, 0x7f},
+                   Edge{0xff, 0xff}, Edge{0x80, 0x7f}}) {
       for (uint64_t acc : {accMax, accMin, uint64_t(0)}) {
         std::string label = "a=all " + hex(e.a, 8) + ", b=all " + hex(e.b, 8) +
-                            ", acc=" + (acc == accMax ? "INT_MAX" : acc == accMin ? "INT_MIN" : "0");
-        make(label, [&](unsigned i, int64_t) { return i == 0 ? e.a : i == 1 ? e.b : acc; });
+                            ", acc=" +
+                            (acc == accMax   ? "INT_MAX"
+                             : acc == accMin ? "INT_MIN"
+                                             : "0");
+        make(label, [&](unsigned i, int64_t) {
+          return i == 0 ? e.a : i == 1 ? e.b : acc;
+        });
       }
     }
     return cases;
   }
-  // Floating point: every operand drawn from the edge values (denormals, NaNs, infinities, the
-  // largest finite value), mixed with ordinary values so products also meet normal sums.
+  // Floating point: every operand drawn from the edge values (denormals, NaNs,
+  // infinities, the largest finite value), mixed with ordinary values so
+  // products also meet normal sums.
   std::vector<std::vector<uint64_t>> pools;
   for (unsigned i = 0; i < 3; ++i)
     pools.push_back(floatEdges(d.operandElementType(i)));
@@ -213,11 +235,17 @@ std::vector<TestCase> makeTestCases(const Description &d, unsigned segments, uin
       return pools[i][rng() % pools[i].size()];
     });
   }
-  make("denormal inputs, normal accumulator", [&](unsigned i, int64_t) -> uint64_t {
-    if (i == 2)
-      return moderateFloat(d.operandElementType(i), rng);
-    return uint64_t(1 + rng() % 0x3f) | (rng() & 1 ? 1ull << (d.operandElementType(i).getIntOrFloatBitWidth() - 1) : 0);
-  });
+  make("denormal inputs, normal accumulator",
+       [&](unsigned i, int64_t) -> uint64_t {
+         if (i == 2)
+           return moderateFloat(d.operandElementType(i), rng);
+         return uint64_t(1 + rng() % 0x3f) |
+                (rng() & 1
+                     ? 1ull
+                           << (d.operandElementType(i).getIntOrFloatBitWidth() -
+                               1)
+                     : 0);
+       });
   make("random bit patterns", [&](unsigned, int64_t) { return rng(); });
   return cases;
 }
@@ -251,58 +279,70 @@ private:
     report.checks.push_back({std::move(name), s, std::move(detail)});
   }
 
-  /// Invariants any correct evaluation has: zero inputs leave the accumulator unchanged, and every
-  /// input element reaches the output.
+  /// Invariants any correct evaluation has: zero inputs leave the accumulator
+  /// unchanged, and every input element reaches the output.
   void checkEvaluator() {
     const MulAcc &m = d.mulAcc;
     std::mt19937_64 rng(options.seed);
-    TensorValue a = zeroOperand(d, 0, 1), b = zeroOperand(d, 1, 1), acc = zeroOperand(d, 2, 1);
+    TensorValue a = zeroOperand(d, 0, 1), b = zeroOperand(d, 1, 1),
+                acc = zeroOperand(d, 2, 1);
     for (uint64_t &x : acc.bits)
       x = m.isFloat ? moderateFloat(m.accType, rng) : rng() & 0xffffffffu;
     TensorValue r = evaluate(d, {a, b, acc});
     if (r.bits != acc.bits)
-      return add("evaluator", CheckStatus::Failed, "zero inputs changed the accumulator");
-    // One-hot: a single nonzero element of one input, ones in the other, zero accumulator.
+      return add("evaluator", CheckStatus::Failed,
+                 "zero inputs changed the accumulator");
+    // One-hot: a single nonzero element of one input, ones in the other, zero
+    // accumulator.
     auto one = [&](Type t) -> uint64_t {
       if (!m.isFloat)
         return 1;
-      return llvm::APFloat(semanticsOf(t), "1.0").bitcastToAPInt().getZExtValue();
+      return llvm::APFloat(semanticsOf(t), "1.0")
+          .bitcastToAPInt()
+          .getZExtValue();
     };
     for (unsigned input = 0; input < 2; ++input) {
       int64_t n = (input == 0 ? a : b).bits.size();
       for (unsigned trial = 0; trial < 8 && trial < n; ++trial) {
         int64_t pos = rng() % n;
-        TensorValue x = zeroOperand(d, 0, 1), y = zeroOperand(d, 1, 1), z = zeroOperand(d, 2, 1);
+        TensorValue x = zeroOperand(d, 0, 1), y = zeroOperand(d, 1, 1),
+                    z = zeroOperand(d, 2, 1);
         (input == 0 ? x : y).bits[pos] = one(d.operandElementType(input));
         for (uint64_t &v : (input == 0 ? y : x).bits)
           v = one(d.operandElementType(1 - input));
         TensorValue out = evaluate(d, {x, y, z});
         if (llvm::all_of(out.bits, [](uint64_t v) { return v == 0; }))
           return add("evaluator", CheckStatus::Failed,
-                     "input " + std::to_string(input) + " element " + std::to_string(pos) +
-                         " does not reach the result");
+                     "input " + std::to_string(input) + " element " +
+                         std::to_string(pos) + " does not reach the result");
       }
     }
-    add("evaluator", CheckStatus::Passed, "accumulate-into identity and one-hot reachability hold");
+    add("evaluator", CheckStatus::Passed,
+        "accumulate-into identity and one-hot reachability hold");
   }
 
-  /// Builds the probe (and its batch driver over `count` cases) and translates it to LLVM IR.
-  llvm::Expected<std::unique_ptr<llvm::Module>> lower(llvm::LLVMContext &llvmCtx, unsigned count) {
+  /// Builds the probe (and its batch driver over `count` cases) and translates
+  /// it to LLVM IR.
+  llvm::Expected<std::unique_ptr<llvm::Module>>
+  lower(llvm::LLVMContext &llvmCtx, unsigned count) {
     module = ModuleOp::create(UnknownLoc::get(d.func.getContext()));
     FailureOr<LLVM::LLVMFuncOp> probe = buildProbe(d, *module);
     if (failed(probe))
-      return llvm::createStringError("cannot build the probe (see the diagnostic above)");
+      return llvm::createStringError(
+          "cannot build the probe (see the diagnostic above)");
     if (count && failed(buildBatchProbe(d, *module, *probe, count)))
       return llvm::createStringError("cannot build the batch probe");
     return translateToLLVMIR(*module, llvmCtx);
   }
 
-  /// Compiles the probe for its CPU target and checks the emitted code holds the instruction.
+  /// Compiles the probe for its CPU target and checks the emitted code holds
+  /// the instruction.
   std::unique_ptr<llvm::MemoryBuffer> compileAndInspect(unsigned count) {
     llvm::LLVMContext llvmCtx;
     auto llvmModule = lower(llvmCtx, count);
     if (!llvmModule) {
-      add("lowering", CheckStatus::Failed, llvm::toString(llvmModule.takeError()));
+      add("lowering", CheckStatus::Failed,
+          llvm::toString(llvmModule.takeError()));
       return nullptr;
     }
     CodegenTarget target = codegenTargetFor(d);
@@ -311,7 +351,8 @@ private:
       add("lowering", CheckStatus::Failed, llvm::toString(object.takeError()));
       return nullptr;
     }
-    auto insts = disassembleFunction((*object)->getMemBufferRef(), probeSymbol(d), target.features);
+    auto insts = disassembleFunction((*object)->getMemBufferRef(),
+                                     probeSymbol(d), target.features);
     if (!insts) {
       add("lowering", CheckStatus::Failed, llvm::toString(insts.takeError()));
       return nullptr;
@@ -323,18 +364,21 @@ private:
       return nullptr;
     }
     add("lowering", CheckStatus::Passed,
-        d.lowering.intrinsic + " -> " + target.triple + " object; '" + d.mnemonic +
-            "' found in the probe's " + std::to_string(insts->size()) + " instructions");
+        d.lowering.intrinsic + " -> " + target.triple + " object; '" +
+            d.mnemonic + "' found in the probe's " +
+            std::to_string(insts->size()) + " instructions");
     return std::move(*object);
   }
 
-  /// Compares every case's result image with the evaluator; `where` names how it ran.
-  void compare(const std::vector<TestCase> &cases, ArrayRef<uint8_t> accImages, unsigned segments,
-               const std::string &where) {
+  /// Compares every case's result image with the evaluator; `where` names how
+  /// it ran.
+  void compare(const std::vector<TestCase> &cases, ArrayRef<uint8_t> accImages,
+               unsigned segments, const std::string &where) {
     unsigned acc = d.accumulatorOperand();
     size_t stride = registerImageBytes(d, acc, segments);
     for (auto [c, tc] : llvm::enumerate(cases)) {
-      TensorValue got = unpackOperand(d, acc, accImages.slice(c * stride, stride), segments);
+      TensorValue got =
+          unpackOperand(d, acc, accImages.slice(c * stride, stride), segments);
       TensorValue want =
           evaluate(d, {tc.operands[0], tc.operands[1], tc.operands[2]});
       unsigned bad = 0;
@@ -348,21 +392,24 @@ private:
       if (bad) {
         unsigned w = want.bitWidth;
         add("differential", CheckStatus::Failed,
-            where + ": case '" + tc.label + "': " + std::to_string(bad) + " of " +
-                std::to_string(want.bits.size()) + " result elements differ; element " +
-                std::to_string(first) + ": evaluator " + hex(want.bits[first], w) +
-                ", instruction " + hex(got.bits[first], w) + "; " + contributions(tc, first));
+            where + ": case '" + tc.label + "': " + std::to_string(bad) +
+                " of " + std::to_string(want.bits.size()) +
+                " result elements differ; element " + std::to_string(first) +
+                ": evaluator " + hex(want.bits[first], w) + ", instruction " +
+                hex(got.bits[first], w) + "; " + contributions(tc, first));
         return;
       }
     }
     add("differential", CheckStatus::Passed,
-        where + ": " + std::to_string(cases.size()) + " cases (random and edge values) " +
-            (d.mulAcc.isFloat && !d.fp->defaultNaN ? "bit-exact (NaN payloads not compared)"
-                                                    : "bit-exact"));
+        where + ": " + std::to_string(cases.size()) +
+            " cases (random and edge values) " +
+            (d.mulAcc.isFloat && !d.fp->defaultNaN
+                 ? "bit-exact (NaN payloads not compared)"
+                 : "bit-exact"));
   }
 
-  /// The operand values that feed result element `out` (flattened, first segment), for a
-  /// mismatch report a person can reproduce by hand.
+  /// The operand values that feed result element `out` (flattened, first
+  /// segment), for a mismatch report a person can reproduce by hand.
   std::string contributions(const TestCase &tc, int64_t out) {
     SmallVector<AffineMap> maps = d.body.getIndexingMapsArray();
     const TensorValue &acc = tc.operands[2];
@@ -384,8 +431,8 @@ private:
       ++shown;
       for (unsigned i = 0; i < 2; ++i) {
         const TensorValue &v = tc.operands[i];
-        uint64_t bits =
-            v.bits[segment * v.elementsPerSegment() + linear(v.shape, maps[i].compose(point))];
+        uint64_t bits = v.bits[segment * v.elementsPerSegment() +
+                               linear(v.shape, maps[i].compose(point))];
         os << (i ? "*" : " ") << hex(bits, v.bitWidth);
       }
     });
@@ -417,34 +464,41 @@ private:
     runInProcess(*object, probeCases, mode);
   }
 
-  void runInProcess(llvm::MemoryBuffer &object, const std::vector<TestCase> &cases,
-                    ExecutionMode mode) {
+  void runInProcess(llvm::MemoryBuffer &object,
+                    const std::vector<TestCase> &cases, ExecutionMode mode) {
     auto jit = llvm::orc::LLJITBuilder().create();
     if (!jit)
       return add("differential", CheckStatus::Failed,
                  "cannot create the JIT: " + llvm::toString(jit.takeError()));
-    if (llvm::Error e = (*jit)->addObjectFile(
-            llvm::MemoryBuffer::getMemBufferCopy(object.getBuffer(), "probe.o")))
-      return add("differential", CheckStatus::Failed, "JIT: " + llvm::toString(std::move(e)));
+    if (llvm::Error e =
+            (*jit)->addObjectFile(llvm::MemoryBuffer::getMemBufferCopy(
+                object.getBuffer(), "probe.o")))
+      return add("differential", CheckStatus::Failed,
+                 "JIT: " + llvm::toString(std::move(e)));
     auto sym = (*jit)->lookup(probeSymbol(d) + "_batch");
     if (!sym)
-      return add("differential", CheckStatus::Failed, "JIT: " + llvm::toString(sym.takeError()));
+      return add("differential", CheckStatus::Failed,
+                 "JIT: " + llvm::toString(sym.takeError()));
     auto *fn = sym->toPtr<void (*)(void *, void *, void *)>();
-    std::vector<uint8_t> a = images(cases, 0), b = images(cases, 1), c = images(cases, 2);
+    std::vector<uint8_t> a = images(cases, 0), b = images(cases, 1),
+                         c = images(cases, 2);
     std::string where = "native " + std::string(llvm::sys::getHostCPUName());
     if (mode == ExecutionMode::Emulated) {
       std::string why;
       if (!amx::installEmulator(&why))
-        return add("differential", CheckStatus::Skipped, "AMX emulator unavailable: " + why);
+        return add("differential", CheckStatus::Skipped,
+                   "AMX emulator unavailable: " + why);
       amx::resetCounts();
       fn(a.data(), b.data(), c.data());
       uint64_t executed = amx::emulatedCount(d.mnemonic.c_str());
       amx::uninstallEmulator();
       if (executed < cases.size())
         return add("differential", CheckStatus::Failed,
-                   "the emulator executed " + std::to_string(executed) + " '" + d.mnemonic +
-                       "' instructions for " + std::to_string(cases.size()) + " cases");
-      where = "AMX trap-and-emulate (" + std::to_string(amx::emulatedInstructionCount()) +
+                   "the emulator executed " + std::to_string(executed) + " '" +
+                       d.mnemonic + "' instructions for " +
+                       std::to_string(cases.size()) + " cases");
+      where = "AMX trap-and-emulate (" +
+              std::to_string(amx::emulatedInstructionCount()) +
               " AMX instructions emulated)";
     } else {
       fn(a.data(), b.data(), c.data());
@@ -453,21 +507,28 @@ private:
   }
 
   void runQemu(llvm::MemoryBuffer &object, unsigned count) {
-    std::vector<unsigned> lengths = d.isScalable() ? options.sveBits : std::vector<unsigned>{0};
+    std::vector<unsigned> lengths =
+        d.isScalable() ? options.sveBits : std::vector<unsigned>{0};
     std::vector<std::string> done;
     for (unsigned bits : lengths) {
       unsigned segments = bits ? bits / 128 : 1;
-      std::vector<TestCase> cases = makeTestCases(d, segments, options.seed + bits);
-      assert(cases.size() == count && "the batch size does not depend on the vector length");
-      std::vector<std::vector<uint8_t>> buffers = {images(cases, 0), images(cases, 1),
-                                                   images(cases, 2)};
-      llvm::ArrayRef<uint8_t> bytes(reinterpret_cast<const uint8_t *>(object.getBufferStart()),
-                                    object.getBufferSize());
-      auto result = aarch64::runProbe(bytes, probeSymbol(d) + "_batch", buffers, bits);
+      std::vector<TestCase> cases =
+          makeTestCases(d, segments, options.seed + bits);
+      assert(cases.size() == count &&
+             "the batch size does not depend on the vector length");
+      std::vector<std::vector<uint8_t>> buffers = {
+          images(cases, 0), images(cases, 1), images(cases, 2)};
+      llvm::ArrayRef<uint8_t> bytes(
+          reinterpret_cast<const uint8_t *>(object.getBufferStart()),
+          object.getBufferSize());
+      auto result =
+          aarch64::runProbe(bytes, probeSymbol(d) + "_batch", buffers, bits);
       if (!result)
         return add("differential", CheckStatus::Failed,
                    "qemu-aarch64: " + llvm::toString(result.takeError()));
-      std::string where = bits ? "qemu-aarch64, SVE " + std::to_string(bits) + "-bit" : "qemu-aarch64";
+      std::string where =
+          bits ? "qemu-aarch64, SVE " + std::to_string(bits) + "-bit"
+               : "qemu-aarch64";
       size_t before = report.checks.size();
       compare(cases, result->buffers[2], segments, where);
       if (report.checks.back().status == CheckStatus::Failed)
@@ -476,31 +537,41 @@ private:
       done.push_back(bits ? std::to_string(bits) : "NEON");
     }
     add("differential", CheckStatus::Passed,
-        "qemu-aarch64" + std::string(d.isScalable() ? " at SVE " + llvm::join(done, "/") + " bits" : "") +
-            ": " + std::to_string(count) + " cases per run (random and edge values) " +
-            (d.mulAcc.isFloat && !d.fp->defaultNaN ? "bit-exact (NaN payloads not compared)"
-                                                    : "bit-exact"));
+        "qemu-aarch64" +
+            std::string(d.isScalable()
+                            ? " at SVE " + llvm::join(done, "/") + " bits"
+                            : "") +
+            ": " + std::to_string(count) +
+            " cases per run (random and edge values) " +
+            (d.mulAcc.isFloat && !d.fp->defaultNaN
+                 ? "bit-exact (NaN payloads not compared)"
+                 : "bit-exact"));
   }
 
   void checkNVPTX() {
-    // PTX for every architecture, holding the instruction and accepted by ptxas.
+    // PTX for every architecture, holding the instruction and accepted by
+    // ptxas.
     std::string ptxasWhy = nvptx::ptxasUnavailableReason();
     std::vector<std::string> accepted;
     for (const std::string &arch : options.ptxArchs) {
       llvm::LLVMContext llvmCtx;
       auto llvmModule = lower(llvmCtx, 0);
       if (!llvmModule)
-        return add("lowering", CheckStatus::Failed, llvm::toString(llvmModule.takeError()));
+        return add("lowering", CheckStatus::Failed,
+                   llvm::toString(llvmModule.takeError()));
       CodegenTarget target = codegenTargetFor(d, arch);
       auto ptx = emitMachineCode(**llvmModule, target, /*assembly=*/true);
       if (!ptx)
-        return add("lowering", CheckStatus::Failed, llvm::toString(ptx.takeError()));
+        return add("lowering", CheckStatus::Failed,
+                   llvm::toString(ptx.takeError()));
       if (!(*ptx)->getBuffer().contains(d.mnemonic))
         return add("lowering", CheckStatus::Failed,
-                   "PTX for " + arch + " does not contain '" + d.mnemonic + "'");
+                   "PTX for " + arch + " does not contain '" + d.mnemonic +
+                       "'");
       if (ptxasWhy.empty()) {
         if (llvm::Error e = nvptx::runPtxas((*ptx)->getBuffer(), arch))
-          return add("lowering", CheckStatus::Failed, llvm::toString(std::move(e)));
+          return add("lowering", CheckStatus::Failed,
+                     llvm::toString(std::move(e)));
         accepted.push_back(arch);
       }
     }
@@ -510,21 +581,24 @@ private:
     if (accepted.empty())
       add("ptxas", CheckStatus::Skipped, ptxasWhy);
     else
-      add("ptxas", CheckStatus::Passed, "accepted for " + llvm::join(accepted, ", "));
+      add("ptxas", CheckStatus::Passed,
+          "accepted for " + llvm::join(accepted, ", "));
     checkWarpReference();
   }
 
-  /// The evaluator against the independent warp-level reference, through the description's
-  /// fragment layouts.
+  /// The evaluator against the independent warp-level reference, through the
+  /// description's fragment layouts.
   void checkWarpReference() {
     std::optional<nvptx::MmaShape> shape;
-    for (nvptx::MmaShape s : {nvptx::MmaShape::M16N8K16_F16_F32, nvptx::MmaShape::M16N8K16_BF16_F32,
-                              nvptx::MmaShape::M16N8K32_S8_S32})
+    for (nvptx::MmaShape s :
+         {nvptx::MmaShape::M16N8K16_F16_F32, nvptx::MmaShape::M16N8K16_BF16_F32,
+          nvptx::MmaShape::M16N8K32_S8_S32})
       if (nvptx::ptxMnemonic(s) == d.mnemonic)
         shape = s;
     if (!shape)
       return add("differential", CheckStatus::Skipped,
-                 "no independent warp-level reference for '" + d.mnemonic + "'");
+                 "no independent warp-level reference for '" + d.mnemonic +
+                     "'");
     std::vector<TestCase> cases = makeTestCases(d, 1, options.seed);
     auto toElements = [&](unsigned op, ArrayRef<uint8_t> img) {
       unsigned bytes = d.registers[op].type.getElementTypeBitWidth() / 8;
@@ -541,18 +615,20 @@ private:
       std::vector<uint8_t> ia = packOperand(d, 0, c.operands[0]);
       std::vector<uint8_t> ib = packOperand(d, 1, c.operands[1]);
       std::vector<uint8_t> ic = packOperand(d, 2, c.operands[2]);
-      std::vector<uint32_t> out =
-          nvptx::warpMma(*shape, toElements(0, ia), toElements(1, ib), toElements(2, ic));
+      std::vector<uint32_t> out = nvptx::warpMma(
+          *shape, toElements(0, ia), toElements(1, ib), toElements(2, ic));
       if (out.size() * accBytes != ic.size())
         return add("differential", CheckStatus::Failed,
-                   "the description's accumulator fragment has " + std::to_string(ic.size()) +
-                       " bytes; the warp reference produced " + std::to_string(out.size()) +
-                       " elements");
+                   "the description's accumulator fragment has " +
+                       std::to_string(ic.size()) +
+                       " bytes; the warp reference produced " +
+                       std::to_string(out.size()) + " elements");
       for (uint32_t v : out)
         for (unsigned b = 0; b < accBytes; ++b)
           results.push_back(static_cast<uint8_t>(v >> (8 * b)));
     }
-    compare(cases, results, 1, "warp-level mma reference (PTX fragment tables)");
+    compare(cases, results, 1,
+            "warp-level mma reference (PTX fragment tables)");
   }
 
   const Description &d;
@@ -563,7 +639,8 @@ private:
 
 } // namespace
 
-VerifyReport verifyDescription(const Description &d, const VerifyOptions &options) {
+VerifyReport verifyDescription(const Description &d,
+                               const VerifyOptions &options) {
   return Checker(d, options).run();
 }
 

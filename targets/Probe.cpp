@@ -37,16 +37,20 @@ FailureOr<LLVM::LLVMFuncOp> buildProbe(const Description &d, ModuleOp module) {
   if (failed(intrinsic))
     return failure();
   LLVM::TypeFromLLVMIRTranslator fromLLVM(*ctx);
-  auto paramType = [&](unsigned k) { return fromLLVM.translateType(intrinsic->type->getParamType(k)); };
+  auto paramType = [&](unsigned k) {
+    return fromLLVM.translateType(intrinsic->type->getParamType(k));
+  };
   Type resultType = fromLLVM.translateType(intrinsic->type->getReturnType());
 
   OpBuilder b(ctx);
   b.setInsertionPointToEnd(module.getBody());
   auto ptrTy = LLVM::LLVMPointerType::get(ctx);
   SmallVector<Type> argTypes(d.registers.size(), ptrTy);
-  auto fnTy = LLVM::LLVMFunctionType::get(LLVM::LLVMVoidType::get(ctx), argTypes);
+  auto fnTy =
+      LLVM::LLVMFunctionType::get(LLVM::LLVMVoidType::get(ctx), argTypes);
   auto fn = LLVM::LLVMFuncOp::create(b, loc, probeSymbol(d), fnTy);
-  fn.setTargetFeaturesAttr(LLVM::TargetFeaturesAttr::get(ctx, d.featureString()));
+  fn.setTargetFeaturesAttr(
+      LLVM::TargetFeaturesAttr::get(ctx, d.featureString()));
   bool warp = d.target == TargetArch::NVPTX;
   if (warp)
     fn.setCConv(LLVM::cconv::CConv::PTX_Kernel);
@@ -68,17 +72,20 @@ FailureOr<LLVM::LLVMFuncOp> buildProbe(const Description &d, ModuleOp module) {
   // The lane's slice of every warp fragment starts at lane * bytes-per-lane.
   Value lane;
   if (warp) {
-    Value tid = LLVM::CallIntrinsicOp::create(b, loc, b.getI32Type(),
-                                              b.getStringAttr("llvm.nvvm.read.ptx.sreg.tid.x"),
-                                              ValueRange{})
-                    .getResult(0);
+    Value tid =
+        LLVM::CallIntrinsicOp::create(
+            b, loc, b.getI32Type(),
+            b.getStringAttr("llvm.nvvm.read.ptx.sreg.tid.x"), ValueRange{})
+            .getResult(0);
     lane = LLVM::ZExtOp::create(b, loc, i64, tid);
   }
   auto laneAddress = [&](unsigned op, int64_t offset) -> Value {
     Value base = fn.getArgument(op);
-    Value index = LLVM::MulOp::create(b, loc, lane, constant(i64, perLaneBytes(op)));
+    Value index =
+        LLVM::MulOp::create(b, loc, lane, constant(i64, perLaneBytes(op)));
     index = LLVM::AddOp::create(b, loc, index, constant(i64, offset));
-    return LLVM::GEPOp::create(b, loc, ptrTy, b.getI8Type(), base, ValueRange{index});
+    return LLVM::GEPOp::create(b, loc, ptrTy, b.getI8Type(), base,
+                               ValueRange{index});
   };
 
   SmallVector<Value> args;
@@ -105,12 +112,13 @@ FailureOr<LLVM::LLVMFuncOp> buildProbe(const Description &d, ModuleOp module) {
       break;
     }
     case RegisterClass::AMXTile: {
-      Value tile = LLVM::CallIntrinsicOp::create(
-                       b, loc, amxTy, b.getStringAttr("llvm.x86.tileloadd64.internal"),
-                       ValueRange{constant(i16, rows(arg.operand)),
-                                  constant(i16, colsBytes(arg.operand)), ptr,
-                                  constant(i64, colsBytes(arg.operand))})
-                       .getResult(0);
+      Value tile =
+          LLVM::CallIntrinsicOp::create(
+              b, loc, amxTy, b.getStringAttr("llvm.x86.tileloadd64.internal"),
+              ValueRange{constant(i16, rows(arg.operand)),
+                         constant(i16, colsBytes(arg.operand)), ptr,
+                         constant(i64, colsBytes(arg.operand))})
+              .getResult(0);
       args.push_back(tile);
       break;
     }
@@ -118,17 +126,20 @@ FailureOr<LLVM::LLVMFuncOp> buildProbe(const Description &d, ModuleOp module) {
       int64_t offset = 0;
       for (unsigned p = first; p < last; ++p) {
         Type t = paramType(p);
-        args.push_back(LLVM::LoadOp::create(b, loc, t, laneAddress(arg.operand, offset)));
-        offset += intrinsic->type->getParamType(p)->getPrimitiveSizeInBits() / 8;
+        args.push_back(
+            LLVM::LoadOp::create(b, loc, t, laneAddress(arg.operand, offset)));
+        offset +=
+            intrinsic->type->getParamType(p)->getPrimitiveSizeInBits() / 8;
       }
       break;
     }
     }
   }
 
-  Value result = LLVM::CallIntrinsicOp::create(b, loc, resultType,
-                                               b.getStringAttr(d.lowering.intrinsic), args)
-                     .getResult(0);
+  Value result =
+      LLVM::CallIntrinsicOp::create(b, loc, resultType,
+                                    b.getStringAttr(d.lowering.intrinsic), args)
+          .getResult(0);
   unsigned acc = d.accumulatorOperand();
   const OperandRegister &accReg = d.registers[acc];
   Value accPtr = fn.getArgument(acc);
@@ -139,17 +150,18 @@ FailureOr<LLVM::LLVMFuncOp> buildProbe(const Description &d, ModuleOp module) {
     LLVM::StoreOp::create(b, loc, result, accPtr, /*alignment=*/1);
     break;
   case RegisterClass::AMXTile:
-    LLVM::CallIntrinsicOp::create(b, loc, TypeRange{},
-                                  b.getStringAttr("llvm.x86.tilestored64.internal"),
-                                  ValueRange{constant(i16, rows(acc)), constant(i16, colsBytes(acc)),
-                                             accPtr, constant(i64, colsBytes(acc)), result},
-                                  LLVM::FastmathFlagsAttr());
+    LLVM::CallIntrinsicOp::create(
+        b, loc, TypeRange{}, b.getStringAttr("llvm.x86.tilestored64.internal"),
+        ValueRange{constant(i16, rows(acc)), constant(i16, colsBytes(acc)),
+                   accPtr, constant(i64, colsBytes(acc)), result},
+        LLVM::FastmathFlagsAttr());
     break;
   case RegisterClass::WarpFragment: {
     auto parts = cast<LLVM::LLVMStructType>(result.getType()).getBody();
     int64_t offset = 0;
     for (auto [i, t] : llvm::enumerate(parts)) {
-      Value part = LLVM::ExtractValueOp::create(b, loc, result, ArrayRef<int64_t>{(int64_t)i});
+      Value part = LLVM::ExtractValueOp::create(b, loc, result,
+                                                ArrayRef<int64_t>{(int64_t)i});
       LLVM::StoreOp::create(b, loc, part, laneAddress(acc, offset));
       offset += t.getIntOrFloatBitWidth() / 8;
     }
@@ -160,39 +172,45 @@ FailureOr<LLVM::LLVMFuncOp> buildProbe(const Description &d, ModuleOp module) {
   return fn;
 }
 
-FailureOr<LLVM::LLVMFuncOp> buildBatchProbe(const Description &d, ModuleOp module,
-                                           LLVM::LLVMFuncOp probe, unsigned count) {
+FailureOr<LLVM::LLVMFuncOp> buildBatchProbe(const Description &d,
+                                            ModuleOp module,
+                                            LLVM::LLVMFuncOp probe,
+                                            unsigned count) {
   MLIRContext *ctx = module.getContext();
   Location loc = d.loc;
   OpBuilder b(ctx);
   b.setInsertionPointToEnd(module.getBody());
   auto ptrTy = LLVM::LLVMPointerType::get(ctx);
-  auto fnTy = LLVM::LLVMFunctionType::get(LLVM::LLVMVoidType::get(ctx),
-                                          SmallVector<Type>(d.registers.size(), ptrTy));
+  auto fnTy =
+      LLVM::LLVMFunctionType::get(LLVM::LLVMVoidType::get(ctx),
+                                  SmallVector<Type>(d.registers.size(), ptrTy));
   auto fn = LLVM::LLVMFuncOp::create(b, loc, probeSymbol(d) + "_batch", fnTy);
-  fn.setTargetFeaturesAttr(LLVM::TargetFeaturesAttr::get(ctx, d.featureString()));
+  fn.setTargetFeaturesAttr(
+      LLVM::TargetFeaturesAttr::get(ctx, d.featureString()));
   Block *entry = fn.addEntryBlock(b);
   b.setInsertionPointToStart(entry);
   auto i64 = b.getI64Type();
   auto constant = [&](int64_t v) -> Value {
     return LLVM::ConstantOp::create(b, loc, i64, b.getIntegerAttr(i64, v));
   };
-  // A scalable register image grows with the vector length: vscale segments per case.
+  // A scalable register image grows with the vector length: vscale segments per
+  // case.
   Value segments = constant(1);
   if (d.isScalable())
-    segments = LLVM::CallIntrinsicOp::create(b, loc, i64, b.getStringAttr("llvm.vscale.i64"),
+    segments = LLVM::CallIntrinsicOp::create(b, loc, i64,
+                                             b.getStringAttr("llvm.vscale.i64"),
                                              ValueRange{})
                    .getResult(0);
   SmallVector<Value> strides;
   for (unsigned i = 0; i < d.registers.size(); ++i)
-    strides.push_back(
-        LLVM::MulOp::create(b, loc, segments, constant(registerImageBytes(d, i, 1))));
+    strides.push_back(LLVM::MulOp::create(
+        b, loc, segments, constant(registerImageBytes(d, i, 1))));
   for (unsigned c = 0; c < count; ++c) {
     SmallVector<Value> args;
     for (unsigned i = 0; i < d.registers.size(); ++i) {
       Value offset = LLVM::MulOp::create(b, loc, strides[i], constant(c));
-      args.push_back(LLVM::GEPOp::create(b, loc, ptrTy, b.getI8Type(), fn.getArgument(i),
-                                         ValueRange{offset}));
+      args.push_back(LLVM::GEPOp::create(
+          b, loc, ptrTy, b.getI8Type(), fn.getArgument(i), ValueRange{offset}));
     }
     LLVM::CallOp::create(b, loc, probe, args);
   }
@@ -203,25 +221,29 @@ FailureOr<LLVM::LLVMFuncOp> buildBatchProbe(const Description &d, ModuleOp modul
 CodegenTarget codegenTargetFor(const Description &d, StringRef cpu) {
   switch (d.target) {
   case TargetArch::X86_64:
-    return {"x86_64-unknown-linux-gnu", cpu.empty() ? "x86-64" : cpu.str(), d.featureString()};
+    return {"x86_64-unknown-linux-gnu", cpu.empty() ? "x86-64" : cpu.str(),
+            d.featureString()};
   case TargetArch::AArch64:
-    return {"aarch64-unknown-linux-gnu", cpu.empty() ? "generic" : cpu.str(), d.featureString()};
+    return {"aarch64-unknown-linux-gnu", cpu.empty() ? "generic" : cpu.str(),
+            d.featureString()};
   case TargetArch::NVPTX:
-    // The CPU (sm_XX) is the architecture. The PTX version is left to LLVM's default for that
-    // architecture: a fixed one (the description's minimum) would be too old for newer ones, and
-    // LLVM aborts on that combination instead of reporting it.
+    // The CPU (sm_XX) is the architecture. The PTX version is left to LLVM's
+    // default for that architecture: a fixed one (the description's minimum)
+    // would be too old for newer ones, and LLVM aborts on that combination
+    // instead of reporting it.
     return {"nvptx64-nvidia-cuda", cpu.empty() ? "sm_80" : cpu.str(), ""};
   }
   llvm_unreachable("unknown target");
 }
 
-llvm::Expected<std::unique_ptr<llvm::Module>> translateToLLVMIR(ModuleOp module,
-                                                               llvm::LLVMContext &ctx) {
+llvm::Expected<std::unique_ptr<llvm::Module>>
+translateToLLVMIR(ModuleOp module, llvm::LLVMContext &ctx) {
   DialectRegistry registry;
   registerBuiltinDialectTranslation(registry);
   registerLLVMDialectTranslation(registry);
   module.getContext()->appendDialectRegistry(registry);
-  std::unique_ptr<llvm::Module> llvmModule = translateModuleToLLVMIR(module, ctx);
+  std::unique_ptr<llvm::Module> llvmModule =
+      translateModuleToLLVMIR(module, ctx);
   if (!llvmModule)
     return llvm::createStringError("cannot translate the probe to LLVM IR");
   return llvmModule;
@@ -240,19 +262,22 @@ static void initializeTargets() {
 }
 
 llvm::Expected<std::unique_ptr<llvm::MemoryBuffer>>
-emitMachineCode(llvm::Module &module, const CodegenTarget &target, bool assembly) {
+emitMachineCode(llvm::Module &module, const CodegenTarget &target,
+                bool assembly) {
   initializeTargets();
   llvm::Triple triple(target.triple);
   std::string error;
   const llvm::Target *t = llvm::TargetRegistry::lookupTarget(triple, error);
   if (!t)
-    return llvm::createStringError("no LLVM target for '" + target.triple + "': " + error);
+    return llvm::createStringError("no LLVM target for '" + target.triple +
+                                   "': " + error);
   llvm::TargetOptions options;
   std::unique_ptr<llvm::TargetMachine> tm(t->createTargetMachine(
-      triple, target.cpu, target.features, options, llvm::Reloc::PIC_, std::nullopt,
-      llvm::CodeGenOptLevel::Default));
+      triple, target.cpu, target.features, options, llvm::Reloc::PIC_,
+      std::nullopt, llvm::CodeGenOptLevel::Default));
   if (!tm)
-    return llvm::createStringError("cannot create a target machine for " + target.triple);
+    return llvm::createStringError("cannot create a target machine for " +
+                                   target.triple);
   module.setTargetTriple(triple);
   module.setDataLayout(tm->createDataLayout());
   llvm::SmallVector<char, 0> out;
@@ -261,9 +286,11 @@ emitMachineCode(llvm::Module &module, const CodegenTarget &target, bool assembly
   if (tm->addPassesToEmitFile(pm, os, nullptr,
                               assembly ? llvm::CodeGenFileType::AssemblyFile
                                        : llvm::CodeGenFileType::ObjectFile))
-    return llvm::createStringError("the " + target.triple + " backend cannot emit this file type");
+    return llvm::createStringError("the " + target.triple +
+                                   " backend cannot emit this file type");
   pm.run(module);
-  return llvm::MemoryBuffer::getMemBufferCopy(StringRef(out.data(), out.size()), "probe");
+  return llvm::MemoryBuffer::getMemBufferCopy(StringRef(out.data(), out.size()),
+                                              "probe");
 }
 
 } // namespace tisa

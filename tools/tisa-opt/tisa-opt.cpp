@@ -1,7 +1,8 @@
 //===- tisa-opt.cpp - mlir-opt with tisa's dialect and passes -------------===//
 //
-// Every upstream dialect, extension and pass plus tisa's own, so tisa's passes can be used inside
-// any MLIR pipeline and description files can be checked with -verify-diagnostics.
+// Every upstream dialect, extension and pass plus tisa's own, so tisa's passes
+// can be used inside any MLIR pipeline and description files can be checked
+// with -verify-diagnostics.
 //
 //===----------------------------------------------------------------------===//
 

@@ -1,8 +1,9 @@
 //===- tisa.cpp - the tisa driver -----------------------------------------===//
 //
-//   tisa isa list                 one line per description: name, features, how it runs here
-//   tisa isa show NAME            everything a description says
-//   tisa isa verify [FILE...]     schema, evaluator and differential checks; verdict per file
+//   tisa isa list                 one line per description: name, features, how
+//   it runs here tisa isa show NAME            everything a description says
+//   tisa isa verify [FILE...]     schema, evaluator and differential checks;
+//   verdict per file
 //
 //===----------------------------------------------------------------------===//
 
@@ -57,7 +58,8 @@ int usageError(const llvm::Twine &msg) {
   return 2;
 }
 
-/// Loads every description on the search path; reports bad files and returns false if any.
+/// Loads every description on the search path; reports bad files and returns
+/// false if any.
 bool loadAll(tisa::DescriptionSet &set, const Options &o) {
   bool ok = true;
   for (const std::string &dir : tisa::isaSearchPath(o.isaDirs))
@@ -74,29 +76,32 @@ int isaList(const Options &o) {
     nameWidth = std::max(nameWidth, d->name.size());
     featWidth = std::max(featWidth, d->featureString().size());
   }
-  llvm::outs() << llvm::formatv("{0} {1} {2}\n", llvm::left_justify("NAME", nameWidth),
-                                llvm::left_justify("FEATURES", featWidth),
-                                "EXECUTION");
+  llvm::outs() << llvm::formatv(
+      "{0} {1} {2}\n", llvm::left_justify("NAME", nameWidth),
+      llvm::left_justify("FEATURES", featWidth), "EXECUTION");
   for (const auto &d : set.descriptions()) {
     std::string why;
     tisa::ExecutionMode mode = tisa::executionMode(*d, &why);
-    llvm::outs() << llvm::formatv("{0} {1} {2}{3}\n",
-                                  llvm::left_justify(d->name, nameWidth),
-                                  llvm::left_justify(d->featureString(), featWidth),
-                                  tisa::stringifyExecutionMode(mode),
-                                  why.empty() ? "" : " (" + why + ")");
+    llvm::outs() << llvm::formatv(
+        "{0} {1} {2}{3}\n", llvm::left_justify(d->name, nameWidth),
+        llvm::left_justify(d->featureString(), featWidth),
+        tisa::stringifyExecutionMode(mode),
+        why.empty() ? "" : " (" + why + ")");
   }
   return ok ? 0 : 1;
 }
 
 std::string describeFloat(const tisa::FloatBehaviour &fp) {
-  static const char *acc[] = {"sequential (ascending)", "reverse (descending)",
-                              "pairwise, then accumulated", "unordered (vendor-unspecified)",
-                              "even and odd partial sums by fused multiply-add, then accumulated"};
-  return llvm::formatv("accumulation {0}; rounding {1}; denormal inputs {2}; denormal results {3}; "
+  static const char *acc[] = {
+      "sequential (ascending)", "reverse (descending)",
+      "pairwise, then accumulated", "unordered (vendor-unspecified)",
+      "even and odd partial sums by fused multiply-add, then accumulated"};
+  return llvm::formatv("accumulation {0}; rounding {1}; denormal inputs {2}; "
+                       "denormal results {3}; "
                        "NaN {4}",
                        acc[static_cast<int>(fp.accumulation)],
-                       fp.rounding == tisa::Rounding::Odd ? "to odd" : "to nearest even",
+                       fp.rounding == tisa::Rounding::Odd ? "to odd"
+                                                          : "to nearest even",
                        fp.inputDenormalsAreZero ? "read as zero" : "kept",
                        fp.flushOutputDenormals ? "flushed" : "kept",
                        fp.defaultNaN ? "default NaN" : "propagated")
@@ -115,8 +120,8 @@ int isaShow(const Options &o) {
     for (const auto &x : set.descriptions())
       names.push_back(x->name);
     llvm::WithColor::error(llvm::errs(), "tisa")
-        << "no description named '" << o.positional[0] << "' (known: " << llvm::join(names, ", ")
-        << ")\n";
+        << "no description named '" << o.positional[0]
+        << "' (known: " << llvm::join(names, ", ") << ")\n";
     return 1;
   }
   auto &os = llvm::outs();
@@ -127,8 +132,8 @@ int isaShow(const Options &o) {
   os << "extension:   " << d->extension << "\n";
   os << "target:      " << tisa::stringifyTargetArch(d->target) << "\n";
   os << "features:    " << d->featureString() << "\n";
-  os << "execution:   " << tisa::stringifyExecutionMode(mode) << (why.empty() ? "" : " (" + why + ")")
-     << "\n";
+  os << "execution:   " << tisa::stringifyExecutionMode(mode)
+     << (why.empty() ? "" : " (" + why + ")") << "\n";
   os << "mnemonic:    " << d->mnemonic << "\n";
   os << "reference:   " << d->reference << "\n";
   os << "semantics:   ";
@@ -146,8 +151,9 @@ int isaShow(const Options &o) {
     }
     return "";
   };
-  os << "acc(" << m.accType << ") += " << ext(m.lhsExt) << "(in" << m.lhsInput << ": " << m.lhsType
-     << ") * " << ext(m.rhsExt) << "(in" << m.rhsInput << ": " << m.rhsType << ")";
+  os << "acc(" << m.accType << ") += " << ext(m.lhsExt) << "(in" << m.lhsInput
+     << ": " << m.lhsType << ") * " << ext(m.rhsExt) << "(in" << m.rhsInput
+     << ": " << m.rhsType << ")";
   os << ", multiplied in " << m.mulType << "\n";
   os << "loops:       ";
   SmallVector<int64_t> ranges = d->body.getStaticLoopRanges();
@@ -158,22 +164,23 @@ int isaShow(const Options &o) {
   os << (d->isScalable() ? " per 128-bit segment (scalable)" : "") << "\n";
   for (auto [i, reg] : llvm::enumerate(d->registers)) {
     auto maps = d->body.getIndexingMapsArray();
-    os << "operand " << i << ":   " << d->func.getArgumentTypes()[i] << " indexed "
-       << AffineMapAttr::get(maps[i]) << (i == d->accumulatorOperand() ? " (accumulator)" : "")
-       << "\n             held in " << tisa::stringifyRegisterClass(reg.cls) << " " << reg.type
-       << " at " << AffineMapAttr::get(reg.layout) << "\n";
+    os << "operand " << i << ":   " << d->func.getArgumentTypes()[i]
+       << " indexed " << AffineMapAttr::get(maps[i])
+       << (i == d->accumulatorOperand() ? " (accumulator)" : "")
+       << "\n             held in " << tisa::stringifyRegisterClass(reg.cls)
+       << " " << reg.type << " at " << AffineMapAttr::get(reg.layout) << "\n";
   }
   if (m.isFloat)
     os << "fp:          " << describeFloat(*d->fp) << "\n";
   else
     os << "saturation:  "
-       << (d->saturation == tisa::Saturation::None
-               ? "none (wraps)"
-               : d->saturation == tisa::Saturation::Signed ? "signed" : "unsigned")
+       << (d->saturation == tisa::Saturation::None     ? "none (wraps)"
+           : d->saturation == tisa::Saturation::Signed ? "signed"
+                                                       : "unsigned")
        << "\n";
   if (d->bounds)
-    os << "bounds:      " << d->bounds->rows << " rows x " << d->bounds->bytesPerRow
-       << " bytes per row\n";
+    os << "bounds:      " << d->bounds->rows << " rows x "
+       << d->bounds->bytesPerRow << " bytes per row\n";
   if (!d->config.empty())
     os << "config:      " << d->config << "\n";
   os << "lowering:    " << d->lowering.intrinsic << "(";
@@ -204,13 +211,15 @@ int isaVerify(const Options &o) {
   };
   std::vector<Entry> entries;
   if (o.positional.empty()) {
-    // Everything on the search path; files that fail to load are reported by the loader.
+    // Everything on the search path; files that fail to load are reported by
+    // the loader.
     size_t before = 0;
     for (const std::string &dir : tisa::isaSearchPath(o.isaDirs)) {
       if (failed(set.loadDirectory(dir)))
         entries.push_back({dir, nullptr});
       for (size_t i = before; i < set.descriptions().size(); ++i)
-        entries.push_back({set.descriptions()[i]->path, set.descriptions()[i].get()});
+        entries.push_back(
+            {set.descriptions()[i]->path, set.descriptions()[i].get()});
       before = set.descriptions().size();
     }
   } else {
@@ -236,8 +245,8 @@ int isaVerify(const Options &o) {
     os << "  schema        pass\n";
     tisa::VerifyReport report = tisa::verifyDescription(*e.d, options);
     for (const tisa::CheckResult &c : report.checks)
-      os << llvm::formatv("  {0,-13} {1,-7} {2}\n", c.name, tisa::stringifyCheckStatus(c.status),
-                          c.detail);
+      os << llvm::formatv("  {0,-13} {1,-7} {2}\n", c.name,
+                          tisa::stringifyCheckStatus(c.status), c.detail);
     os << (report.passed() ? "PASS " : "FAIL ") << e.d->name << "\n\n";
     skipped += llvm::count_if(report.checks, [](const tisa::CheckResult &c) {
       return c.status == tisa::CheckStatus::Skipped;
@@ -267,7 +276,8 @@ int main(int argc, char **argv) {
       return 0;
     }
     if (a == "--version") {
-      llvm::outs() << "tisa " << TISA_VERSION << " (LLVM/MLIR " << LLVM_VERSION_STRING << ")\n";
+      llvm::outs() << "tisa " << TISA_VERSION << " (LLVM/MLIR "
+                   << LLVM_VERSION_STRING << ")\n";
       return 0;
     }
     if (a == "--isa-dir" || a == "--seed" || a == "--skip-exit-code") {
@@ -277,8 +287,10 @@ int main(int argc, char **argv) {
       if (a == "--isa-dir") {
         o.isaDirs.push_back(v.str());
       } else if (a == "--skip-exit-code") {
-        if (v.getAsInteger(0, o.skipExitCode) || o.skipExitCode <= 0 || o.skipExitCode > 255)
-          return usageError("--skip-exit-code expects an integer in 1..255, got '" + v + "'");
+        if (v.getAsInteger(0, o.skipExitCode) || o.skipExitCode <= 0 ||
+            o.skipExitCode > 255)
+          return usageError(
+              "--skip-exit-code expects an integer in 1..255, got '" + v + "'");
       } else if (v.getAsInteger(0, o.seed)) {
         return usageError("--seed expects an integer, got '" + v + "'");
       }

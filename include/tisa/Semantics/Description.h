@@ -1,8 +1,9 @@
 //===- Description.h - an instruction description, checked -----*- C++ -*-===//
 //
-// A description file holds one `func.func` whose body is a single `linalg.generic` (the semantics)
-// and whose `tisa.instruction` attribute is the metadata block. `parseDescription` turns that pair
-// into a `Description`, emitting a located diagnostic for every problem. The same function backs the
+// A description file holds one `func.func` whose body is a single
+// `linalg.generic` (the semantics) and whose `tisa.instruction` attribute is
+// the metadata block. `parseDescription` turns that pair into a `Description`,
+// emitting a located diagnostic for every problem. The same function backs the
 // dialect's attribute verifier, so there is exactly one schema.
 //
 //===----------------------------------------------------------------------===//
@@ -22,7 +23,8 @@ namespace tisa {
 /// Name of the metadata attribute on a description function.
 inline constexpr llvm::StringLiteral kInstructionAttrName = "tisa.instruction";
 
-/// Which machine a description targets; decides how its probe is compiled and checked.
+/// Which machine a description targets; decides how its probe is compiled and
+/// checked.
 enum class TargetArch { X86_64, AArch64, NVPTX };
 llvm::StringRef stringifyTargetArch(TargetArch arch);
 
@@ -32,7 +34,8 @@ enum class RegisterClass {
   Vector,
   /// An AMX tile: the register type is rows x bytes-per-row, row-major.
   AMXTile,
-  /// A warp-distributed fragment: the register type is lanes x elements-per-lane.
+  /// A warp-distributed fragment: the register type is lanes x
+  /// elements-per-lane.
   WarpFragment,
 };
 llvm::StringRef stringifyRegisterClass(RegisterClass cls);
@@ -41,25 +44,32 @@ llvm::StringRef stringifyRegisterClass(RegisterClass cls);
 struct OperandRegister {
   RegisterClass cls = RegisterClass::Vector;
   mlir::VectorType type;
-  /// Semantic tensor index -> register index (one result per register dimension).
+  /// Semantic tensor index -> register index (one result per register
+  /// dimension).
   mlir::AffineMap layout;
 };
 
 enum class Saturation { None, Signed, Unsigned };
 enum class Rounding { NearestEven, Odd };
-/// The order in which the products of one output element are combined with the accumulator.
+/// The order in which the products of one output element are combined with the
+/// accumulator.
 enum class Accumulation {
   /// acc = acc + p0, acc = acc + p1, ... in ascending reduction order.
   Sequential,
-  /// The same, in descending reduction order (x86 VDPBF16PS: odd element first).
+  /// The same, in descending reduction order (x86 VDPBF16PS: odd element
+  /// first).
   Reverse,
   /// acc = acc + (p0 + p1), acc = acc + (p2 + p3), ... (Arm BFDOT/BFMMLA).
   Pairwise,
-  /// The vendor leaves the order unspecified (PTX mma); evaluated as Sequential, and a relaxation for
+  /// The vendor leaves the order unspecified (PTX mma); evaluated as
+  /// Sequential, and a relaxation
+  /// for
   /// the matcher.
   Unordered,
-  /// Two partial sums, over the even and over the odd elements of the innermost reduction
-  /// dimension, each starting at +0 and updated by fused multiply-adds in ascending order; then
+  /// Two partial sums, over the even and over the odd elements of the innermost
+  /// reduction
+  /// dimension, each starting at +0 and updated by fused multiply-adds in
+  /// ascending order; then
   /// acc + (even + odd) (Intel AMX TDPBF16PS/TDPFP16PS pseudocode).
   EvenOddFused,
 };
@@ -71,12 +81,14 @@ struct FloatBehaviour {
   bool inputDenormalsAreZero = false;
   /// Denormal results of every operation are flushed to zero.
   bool flushOutputDenormals = false;
-  /// Every NaN result is the default NaN (Arm FPCR.DN); otherwise NaNs propagate.
+  /// Every NaN result is the default NaN (Arm FPCR.DN); otherwise NaNs
+  /// propagate.
   bool defaultNaN = false;
 };
 
-/// One argument of the lowering intrinsic: a semantic operand's register, or a shape immediate
-/// taken from an operand's register geometry (AMX tile rows and bytes per row, as i16).
+/// One argument of the lowering intrinsic: a semantic operand's register, or a
+/// shape immediate taken from an operand's register geometry (AMX tile rows and
+/// bytes per row, as i16).
 struct LoweringArg {
   enum Kind { Operand, Rows, ColsBytes } kind = Operand;
   unsigned operand = 0;
@@ -94,10 +106,12 @@ struct ShapeBounds {
 };
 
 /// The arithmetic of the body, as the matcher and evaluator read it:
-///   acc' = acc + ext3(mul(ext1(a), ext2(b)))   (or the saturating/float variants)
+///   acc' = acc + ext3(mul(ext1(a), ext2(b)))   (or the saturating/float
+///   variants)
 struct MulAcc {
   enum class Ext { None, Sign, Zero, Float };
-  /// Index of the `ins` operands that feed the multiplication's left and right sides.
+  /// Index of the `ins` operands that feed the multiplication's left and right
+  /// sides.
   unsigned lhsInput = 0, rhsInput = 1;
   Ext lhsExt = Ext::None, rhsExt = Ext::None, productExt = Ext::None;
   mlir::Type lhsType, rhsType; ///< element types of the inputs
@@ -113,17 +127,21 @@ struct Description {
   TargetArch target = TargetArch::X86_64;
   llvm::SmallVector<std::string> features;
   std::string extension; ///< human-readable feature family, e.g. "AVX512_VNNI"
-  std::string mnemonic;  ///< what the emitted code must contain (asm mnemonic or PTX opcode)
+  std::string mnemonic; ///< what the emitted code must contain (asm mnemonic or
+                        ///< PTX opcode)
   std::string reference; ///< vendor manual section
-  llvm::SmallVector<OperandRegister> registers; ///< one per semantic operand (function argument)
+  llvm::SmallVector<OperandRegister>
+      registers; ///< one per semantic operand (function argument)
   Saturation saturation = Saturation::None;
   std::optional<FloatBehaviour> fp;
   Lowering lowering;
   std::optional<ShapeBounds> bounds;
-  std::string config; ///< configuration state the instruction needs ("" or "amx-palette1")
+  std::string config; ///< configuration state the instruction needs ("" or
+                      ///< "amx-palette1")
   MulAcc mulAcc;
 
-  mutable mlir::func::FuncOp func; // op handles are value types with non-const accessors
+  mutable mlir::func::FuncOp
+      func; // op handles are value types with non-const accessors
   mutable mlir::linalg::GenericOp body;
   mlir::Location loc;
 
@@ -134,19 +152,20 @@ struct Description {
   /// Semantic shape of operand `i` (one segment for scalable registers).
   llvm::ArrayRef<int64_t> operandShape(unsigned i) const;
   mlir::Type operandElementType(unsigned i) const;
-  /// True when the registers are scalable: the semantics describe one 128-bit segment and the
-  /// instruction applies them to every segment of the vector.
+  /// True when the registers are scalable: the semantics describe one 128-bit
+  /// segment and the instruction applies them to every segment of the vector.
   bool isScalable() const;
   /// Comma-separated LLVM feature string ("+avx512f,+avx512vnni").
   std::string featureString() const;
 };
 
-/// Checks the metadata block and semantics of `func`, emitting located diagnostics; returns the
-/// description or failure.
+/// Checks the metadata block and semantics of `func`, emitting located
+/// diagnostics; returns the description or failure.
 mlir::FailureOr<Description> parseDescription(mlir::func::FuncOp func);
 
-/// The arithmetic of a linalg.generic body, or a diagnostic saying why it is not a
-/// multiply-accumulate (shared with the matcher, so both read bodies the same way).
+/// The arithmetic of a linalg.generic body, or a diagnostic saying why it is
+/// not a multiply-accumulate (shared with the matcher, so both read bodies the
+/// same way).
 mlir::FailureOr<MulAcc> readMulAcc(mlir::linalg::GenericOp op);
 
 } // namespace tisa

@@ -1,16 +1,16 @@
 //===- DescriptionSet.h - load descriptions from disk -----------*- C++ -*-===//
 //
-// Descriptions are loaded at run time (no rebuild): from every `--isa-dir`, the directories in
-// TISA_ISA_PATH, and the installed directory. Each file holds exactly one instruction; names are
-// unique across the whole set.
+// Descriptions are loaded at run time (no rebuild): from every `--isa-dir`, the
+// directories in TISA_ISA_PATH, and the installed directory. Each file holds
+// exactly one instruction; names are unique across the whole set.
 //
 //===----------------------------------------------------------------------===//
 #ifndef TISA_SEMANTICS_DESCRIPTIONSET_H
 #define TISA_SEMANTICS_DESCRIPTIONSET_H
 
-#include "tisa/Semantics/Description.h"
 #include "mlir/IR/BuiltinOps.h"
 #include "mlir/IR/OwningOpRef.h"
+#include "tisa/Semantics/Description.h"
 #include "llvm/Support/SourceMgr.h"
 #include <memory>
 #include <vector>
@@ -21,23 +21,27 @@ class SourceMgrDiagnosticHandler;
 
 namespace tisa {
 
-/// Registers what a description file may contain (func, linalg, arith, tensor and tisa).
+/// Registers what a description file may contain (func, linalg, arith, tensor
+/// and tisa).
 void registerDescriptionDialects(mlir::DialectRegistry &registry);
 
 class DescriptionSet {
 public:
-  /// Diagnostics go to `errs` as file:line:col: error: ... with the source line.
+  /// Diagnostics go to `errs` as file:line:col: error: ... with the source
+  /// line.
   DescriptionSet(mlir::MLIRContext &ctx, llvm::raw_ostream &errs);
   ~DescriptionSet();
 
-  /// Loads one file: fails (after reporting) on a syntax error, a schema error, a file holding
-  /// no or several descriptions, or a name already loaded.
+  /// Loads one file: fails (after reporting) on a syntax error, a schema error,
+  /// a file holding no or several descriptions, or a name already loaded.
   mlir::LogicalResult loadFile(llvm::StringRef path);
-  /// Loads every *.mlir below `dir` in sorted order; keeps going after a bad file and fails if any
-  /// file failed.
+  /// Loads every *.mlir below `dir` in sorted order; keeps going after a bad
+  /// file and fails if any file failed.
   mlir::LogicalResult loadDirectory(llvm::StringRef dir);
 
-  llvm::ArrayRef<std::unique_ptr<Description>> descriptions() const { return loaded; }
+  llvm::ArrayRef<std::unique_ptr<Description>> descriptions() const {
+    return loaded;
+  }
   const Description *lookup(llvm::StringRef name) const;
 
 private:
@@ -48,8 +52,10 @@ private:
   std::vector<std::unique_ptr<Description>> loaded;
 };
 
-/// Directories searched for descriptions, in order: `extraDirs`, then TISA_ISA_PATH (':'-separated),
-/// then the installed directory (or the source tree's when the installed one does not exist).
+/// Directories searched for descriptions, in order: `extraDirs`, then
+/// TISA_ISA_PATH
+/// (':'-separated), then the installed directory (or the source tree's when the
+/// installed one does not exist).
 std::vector<std::string> isaSearchPath(llvm::ArrayRef<std::string> extraDirs);
 
 } // namespace tisa

@@ -1,12 +1,13 @@
 //===- Check.h - executable, hardware-checked descriptions -----*- C++ -*-===//
 //
-// `verifyDescription` runs every check a description must pass: the evaluator's own invariants, the
-// lowering compiled for its target with the expected instruction present in the emitted code, and
-// a differential run of that compiled lowering against the evaluator on random and edge inputs:
-// natively (x86 VNNI/BF16), under qemu-aarch64 at several SVE vector lengths (Arm), under the AMX
-// trap-and-emulate library (AMX), or against the independent warp-level mma reference with the
-// PTX accepted by ptxas (Tensor Cores). A check that cannot run here is reported as skipped with
-// the reason.
+// `verifyDescription` runs every check a description must pass: the evaluator's
+// own invariants, the lowering compiled for its target with the expected
+// instruction present in the emitted code, and a differential run of that
+// compiled lowering against the evaluator on random and edge inputs: natively
+// (x86 VNNI/BF16), under qemu-aarch64 at several SVE vector lengths (Arm),
+// under the AMX trap-and-emulate library (AMX), or against the independent
+// warp-level mma reference with the PTX accepted by ptxas (Tensor Cores). A
+// check that cannot run here is reported as skipped with the reason.
 //
 //===----------------------------------------------------------------------===//
 #ifndef TISA_TARGETS_CHECK_H
@@ -30,7 +31,8 @@ struct CheckResult {
 
 struct VerifyReport {
   std::vector<CheckResult> checks;
-  /// Passed when no check failed (skipped checks are reported, not counted as failures).
+  /// Passed when no check failed (skipped checks are reported, not counted as
+  /// failures).
   bool passed() const;
 };
 
@@ -46,7 +48,8 @@ struct TestCase {
   std::array<TensorValue, 3> operands;
 };
 /// Random cases from `seed` plus the edge values of the operand types.
-std::vector<TestCase> makeTestCases(const Description &d, unsigned segments, uint64_t seed);
+std::vector<TestCase> makeTestCases(const Description &d, unsigned segments,
+                                    uint64_t seed);
 
 struct VerifyOptions {
   uint64_t seed = 0x7153a;
@@ -57,7 +60,8 @@ struct VerifyOptions {
   std::vector<std::string> ptxArchs = {"sm_80", "sm_90"};
 };
 
-VerifyReport verifyDescription(const Description &d, const VerifyOptions &options = {});
+VerifyReport verifyDescription(const Description &d,
+                               const VerifyOptions &options = {});
 
 } // namespace tisa
 

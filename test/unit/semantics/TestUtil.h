@@ -31,8 +31,8 @@ private:
   bool loaded = false;
 };
 
-inline TensorValue operand(const Description &d, unsigned i, std::vector<uint64_t> bits,
-                           unsigned segments = 1) {
+inline TensorValue operand(const Description &d, unsigned i,
+                           std::vector<uint64_t> bits, unsigned segments = 1) {
   TensorValue v = zeroOperand(d, i, segments);
   EXPECT_EQ(v.bits.size(), bits.size());
   v.bits = std::move(bits);
