@@ -147,15 +147,6 @@ APInt extendInt(const APInt &v, MulAcc::Ext ext, unsigned width) {
   return ext == MulAcc::Ext::Sign ? v.sext(width) : v.zext(width);
 }
 
-/// The products of every output element in the order the description's loops
-/// visit them, plus where each output element sits.
-struct Products {
-  /// products[o] = the product values for output element o, ascending reduction
-  /// order.
-  std::vector<std::vector<APInt>> ints;
-  std::vector<std::vector<APFloat>> floats;
-};
-
 } // namespace
 
 TensorValue evaluate(const Description &d, ArrayRef<TensorValue> operands) {

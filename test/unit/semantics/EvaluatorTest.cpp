@@ -49,12 +49,9 @@ TEST(Evaluator, Vdpbf16psAddsOddProductFirst) {
   ShippedDescription s("intel/avx512-bf16/vdpbf16ps.zmm.mlir");
   ASSERT_TRUE(s.ok()) << s.diagnosticsText();
   const Description &d = s.get();
-  // Lane 0: acc = 1.0, even product 2^-24 (1.0 * 2^-24), odd product 2^-24 *
-  // ... chosen so the order matters: acc + odd first: 1 + 2^-24 rounds to 1
-  // (tie to even), then + 2^-24 -> 1 again; even-first would give the same, so
-  // use odd = 1.0 * 1.0 = 1.0, even = -1.0 * 1.0 and acc = 2^-24: odd first:
-  // 2^-24 + 1 = 1 (rounded), then + -1 = 0. Even first: 2^-24 - 1 = -1 + 2^-24
-  // exactly (representable), then + 1 = 2^-24.
+  // Lane 0: acc = 2^-24, odd product 1 * 1, even product -1 * 1. Odd first (the
+  // manual): 2^-24 + 1 rounds to 1, then 1 - 1 = 0. Even first would keep
+  // 2^-24.
   const uint64_t one = 0x3f80, minusOne = 0xbf80;
   std::vector<uint64_t> abits(32, 0), bbits(32, 0), accbits(16, 0);
   abits[0] = minusOne; // (n=0, k=0): even element
