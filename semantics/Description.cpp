@@ -81,14 +81,14 @@ std::pair<Value, MulAcc::Ext> peelExt(Value v) {
 }
 } // namespace
 
-FailureOr<MulAcc> readMulAcc(linalg::GenericOp op) {
+FailureOr<MulAcc> readMulAcc(linalg::LinalgOp op) {
   if (op.getNumDpsInits() != 1)
-    return op.emitError("the body must produce exactly one accumulator, found ")
+    return op->emitError("the body must produce exactly one accumulator, found ")
            << op.getNumDpsInits() << " outs operands";
   if (op.getNumDpsInputs() != 2)
-    return op.emitError("the body must multiply exactly two inputs, found ")
+    return op->emitError("the body must multiply exactly two inputs, found ")
            << op.getNumDpsInputs() << " ins operands";
-  Block &block = op.getRegion().front();
+  Block &block = *op.getBlock();
   auto yield = cast<linalg::YieldOp>(block.getTerminator());
   if (yield.getNumOperands() != 1)
     return yield.emitError("the body must yield one value");
@@ -154,7 +154,7 @@ FailureOr<MulAcc> readMulAcc(linalg::GenericOp op) {
           other.getResult(0).use_empty())
         return other.emitError(
             "the body is not a multiply-accumulate: this operation is unused");
-    return op.emitError("the body is not a multiply-accumulate: it holds "
+    return op->emitError("the body is not a multiply-accumulate: it holds "
                         "operations besides the "
                         "casts, one multiplication and one addition");
   }

@@ -1,12 +1,15 @@
 //===- tisa.cpp - the tisa driver -----------------------------------------===//
 //
-//   tisa isa list                 one line per description: name, features, how
-//   it runs here tisa isa show NAME            everything a description says
-//   tisa isa verify [FILE...]     schema, evaluator and differential checks;
-//   verdict per file
+//   tisa isa list              one line per description: name, features, how
+//                              it runs here
+//   tisa isa show NAME         everything a description says
+//   tisa isa verify [FILE...]  schema, evaluator and differential checks
+//   tisa match FILE...         which instructions implement each contraction
+//   tisa target list|show      the machines tisa knows (targets/data)
 //
 //===----------------------------------------------------------------------===//
 
+#include "Driver.h"
 #include "tisa/Config.h"
 #include "tisa/Semantics/DescriptionSet.h"
 #include "tisa/Targets/Check.h"
@@ -23,6 +26,26 @@
 using namespace mlir;
 using llvm::StringRef;
 
+namespace tisa::driver {
+
+/// Reports a usage error on stderr; returns the exit code 2.
+int usageError(const llvm::Twine &msg) {
+  llvm::WithColor::error(llvm::errs(), "tisa") << msg << "\n";
+  llvm::errs() << "run 'tisa --help' for usage\n";
+  return 2;
+}
+
+bool loadAll(tisa::DescriptionSet &set, const Options &o) {
+  bool ok = true;
+  for (const std::string &dir : tisa::isaSearchPath(o.isaDirs))
+    ok &= succeeded(set.loadDirectory(dir));
+  return ok;
+}
+
+} // namespace tisa::driver
+
+using namespace tisa::driver;
+
 namespace {
 
 constexpr const char *kUsage = R"(usage: tisa <command> [options]
@@ -34,6 +57,11 @@ commands:
   isa verify [FILE...]     check descriptions: schema, evaluator, the lowering compiled with the
                            instruction present, and a differential run against the evaluator
                            (all loaded descriptions when no FILE is given); exit 0 only if all pass
+  match FILE.mlir...       for every linalg contraction in the files: the best tensorization plan
+                           for the target (loop mapping, packing, repairs, relaxations, tiles,
+                           cost); exit 0 whenever the input is valid, even when nothing applies
+  target list              the known targets (targets/data/*.json and 'host')
+  target show NAME         everything tisa knows about a target
 
 options:
   --isa-dir DIR            also load descriptions from DIR (repeatable); TISA_ISA_PATH adds more
@@ -41,31 +69,19 @@ options:
   --seed N                 seed of the random differential inputs (default 0x7153a)
   --skip-exit-code N       'isa verify': exit N when nothing failed but a check was skipped
                            (for test drivers such as ctest's SKIP_RETURN_CODE)
+  --target NAME            'match': rank for this target and keep only the descriptions it
+                           executes (default: host; 'any' keeps every description)
+  --features LIST          'match': the target's features replaced by LIST, e.g.
+                           +avx512f,+avx512vnni (the architecture stays the target's)
+  --target-dir DIR         read target files from DIR instead of the shipped ones
+  --all                    'match': also list every candidate plan and why each other
+                           description was rejected
+  --strict-fp              'match': reject floating-point instructions whose accumulation
+                           order, rounding or denormal handling differ from the program's
+  --no-fuse                'match': never fuse adjacent program loops (no im2col-style plans)
   -h, --help               this text
   --version                print the version
 )";
-
-struct Options {
-  std::vector<std::string> isaDirs;
-  std::vector<std::string> positional;
-  uint64_t seed = tisa::VerifyOptions().seed;
-  int skipExitCode = 0;
-};
-
-int usageError(const llvm::Twine &msg) {
-  llvm::WithColor::error(llvm::errs(), "tisa") << msg << "\n";
-  llvm::errs() << "run 'tisa --help' for usage\n";
-  return 2;
-}
-
-/// Loads every description on the search path; reports bad files and returns
-/// false if any.
-bool loadAll(tisa::DescriptionSet &set, const Options &o) {
-  bool ok = true;
-  for (const std::string &dir : tisa::isaSearchPath(o.isaDirs))
-    ok &= succeeded(set.loadDirectory(dir));
-  return ok;
-}
 
 int isaList(const Options &o) {
   MLIRContext ctx;
@@ -280,12 +296,32 @@ int main(int argc, char **argv) {
                    << LLVM_VERSION_STRING << ")\n";
       return 0;
     }
-    if (a == "--isa-dir" || a == "--seed" || a == "--skip-exit-code") {
-      if (i + 1 >= argc)
+    if (a == "--all" || a == "--strict-fp" || a == "--no-fuse") {
+      (a == "--all" ? o.all : a == "--strict-fp" ? o.strictFp : o.noFuse) =
+          true;
+      continue;
+    }
+    // --opt=value is the same as --opt value.
+    std::string inlineValue;
+    bool hasInline = false;
+    if (a.starts_with("--") && a.contains('=')) {
+      inlineValue = a.split('=').second.str();
+      a = a.split('=').first;
+      hasInline = true;
+    }
+    if (a == "--isa-dir" || a == "--seed" || a == "--skip-exit-code" ||
+        a == "--target" || a == "--features" || a == "--target-dir") {
+      if (!hasInline && i + 1 >= argc)
         return usageError("option '" + a + "' needs a value");
-      StringRef v = argv[++i];
+      StringRef v = hasInline ? StringRef(inlineValue) : StringRef(argv[++i]);
       if (a == "--isa-dir") {
         o.isaDirs.push_back(v.str());
+      } else if (a == "--target") {
+        o.target = v.str();
+      } else if (a == "--features") {
+        o.features = v.str();
+      } else if (a == "--target-dir") {
+        o.targetDir = v.str();
       } else if (a == "--skip-exit-code") {
         if (v.getAsInteger(0, o.skipExitCode) || o.skipExitCode <= 0 ||
             o.skipExitCode > 255)
@@ -296,10 +332,8 @@ int main(int argc, char **argv) {
       }
       continue;
     }
-    if (a.starts_with("--isa-dir=")) {
-      o.isaDirs.push_back(a.drop_front(10).str());
-      continue;
-    }
+    if (hasInline)
+      return usageError("option '" + a + "' takes no value");
     if (a.starts_with("-") && a.size() > 1)
       return usageError("unknown option '" + a + "'");
     words.push_back(a.str());
@@ -307,6 +341,20 @@ int main(int argc, char **argv) {
   if (words.empty()) {
     llvm::errs() << kUsage;
     return 2;
+  }
+  if (words[0] == "match") {
+    o.positional.assign(words.begin() + 1, words.end());
+    return tisa::driver::match(o);
+  }
+  if (words[0] == "target") {
+    if (words.size() < 2)
+      return usageError("'target' needs a subcommand: list or show");
+    o.positional.assign(words.begin() + 2, words.end());
+    if (words[1] == "list")
+      return targetList(o);
+    if (words[1] == "show")
+      return targetShow(o);
+    return usageError("unknown subcommand 'target " + words[1] + "'");
   }
   if (words[0] != "isa")
     return usageError("unknown command '" + words[0] + "'");

@@ -163,10 +163,10 @@ struct Description {
 /// diagnostics; returns the description or failure.
 mlir::FailureOr<Description> parseDescription(mlir::func::FuncOp func);
 
-/// The arithmetic of a linalg.generic body, or a diagnostic saying why it is
-/// not a multiply-accumulate (shared with the matcher, so both read bodies the
-/// same way).
-mlir::FailureOr<MulAcc> readMulAcc(mlir::linalg::GenericOp op);
+/// The arithmetic of a linalg operation's body (generic or named), or a
+/// diagnostic saying why it is not a multiply-accumulate (shared with the
+/// matcher, so descriptions and programs are read the same way).
+mlir::FailureOr<MulAcc> readMulAcc(mlir::linalg::LinalgOp op);
 
 } // namespace tisa
 

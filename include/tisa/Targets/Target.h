@@ -1,0 +1,115 @@
+//===- Target.h - machines as data ------------------------------*- C++ -*-===//
+//
+// A target is what the matcher and the transforms need to know about a machine:
+// which LLVM features it has (so which descriptions it can execute), how many
+// registers of each kind, how wide, cache sizes, and how fast each instruction
+// issues. Targets are JSON files in targets/data/, one per machine; `host` is
+// the machine tisa runs on (LLVM's host CPU detection), completed from the
+// data file of the same CPU when there is one.
+//
+//===----------------------------------------------------------------------===//
+#ifndef TISA_TARGETS_TARGET_H
+#define TISA_TARGETS_TARGET_H
+
+#include "tisa/Semantics/Description.h"
+#include "llvm/ADT/StringMap.h"
+#include "llvm/ADT/StringSet.h"
+#include "llvm/Support/Error.h"
+#include <optional>
+#include <string>
+#include <vector>
+
+namespace tisa {
+
+struct Target {
+  std::string name;        ///< "znver4", "sm_80", "host", ...
+  std::string description; ///< one line for `tisa target list`
+  TargetArch arch = TargetArch::X86_64;
+  std::string cpu; ///< LLVM CPU name ("znver4", "neoverse-v1", "sm_80")
+  /// LLVM feature names without '+' ("avx512vnni", "sve", "i8mm", "sm_80",
+  /// "ptx70"). A description runs on the target when every one of its features
+  /// is in this set.
+  llvm::StringSet<> features;
+
+  /// Widest SIMD register in bits (512 on znver4; the SVE vector length on
+  /// neoverse-v1 = 256; 0 for GPUs).
+  unsigned vectorBits = 0;
+  /// Architectural SIMD registers (32 for AVX-512 and AArch64).
+  unsigned vectorRegisters = 0;
+  /// AMX tile registers (8 on sapphirerapids, 0 elsewhere).
+  unsigned tileRegisters = 0;
+  /// GPU: 32-bit registers available to one thread (255 on sm_80/sm_90), and
+  /// threads per warp.
+  unsigned registersPerThread = 0;
+  unsigned warpSize = 0;
+
+  /// Bytes; per core for L1/L2, the whole cache for L3 (0 when unknown).
+  uint64_t l1dBytes = 0, l2Bytes = 0, l3Bytes = 0;
+  /// GPU shared memory per block in bytes.
+  uint64_t sharedMemoryBytes = 0;
+  /// Cores the figures are for: 1 in the shipped CPU files (per-core figures),
+  /// the detected physical cores for "host", 0 when unknown (GPUs).
+  unsigned cores = 0;
+
+  /// Per description name: instructions issued per cycle (reciprocal
+  /// throughput inverted) and latency in cycles, as measured or documented for
+  /// this machine. Missing entries mean "unknown"; use issueRate()/latency().
+  llvm::StringMap<double> issuePerCycle;
+  llvm::StringMap<double> latencyCycles;
+
+  /// Where the numbers come from (file path, "LLVM host detection", ...).
+  std::string source;
+  /// The data file's "notes": which manual or measurement each figure is from.
+  std::string notes;
+
+  /// True when `d` targets this machine's architecture and every feature it
+  /// requires is present.
+  bool canExecute(const Description &d) const;
+  /// The features of `d` this target lacks (empty when canExecute or when the
+  /// architecture differs).
+  std::vector<std::string> missingFeatures(const Description &d) const;
+  /// Issue rate of `d` on this target, 1.0 when the data file does not say.
+  double issueRate(const Description &d) const;
+  /// Latency of `d` on this target, 4.0 when the data file does not say.
+  double latency(const Description &d) const;
+};
+
+/// "x86_64", "aarch64" or "nvptx64" (the spellings of stringifyTargetArch).
+std::optional<TargetArch> parseTargetArch(llvm::StringRef name);
+
+/// Directory of the shipped target files: the installed one when it exists,
+/// else the source tree's targets/data.
+std::string defaultTargetDir();
+
+/// Names of the targets in `dir` (file stems, sorted), plus "host".
+std::vector<std::string> listTargets(llvm::StringRef dir = "");
+
+/// Loads target `name` from `dir` (default: defaultTargetDir()); a name ending
+/// in ".json" or containing '/' is read as that file instead. "host" detects
+/// the running machine with LLVM (CPU name and features), then takes register
+/// counts, widths, caches and rates from the data file named after the
+/// detected CPU when it exists; otherwise it fills what can be derived from the
+/// features (e.g. AVX-512 => 32 x 512-bit) and says so in `source`.
+/// Errors name the file and what is wrong (unknown key, wrong type, missing
+/// field, unknown target with the list of known ones).
+llvm::Expected<Target> loadTarget(llvm::StringRef name,
+                                  llvm::StringRef dir = "");
+
+/// Parses a target from JSON text; `path` is used in error messages.
+llvm::Expected<Target> parseTarget(llvm::StringRef json, llvm::StringRef path);
+
+/// Checks `target` against LLVM's own tables for its architecture: `cpu` is a
+/// CPU LLVM knows, every feature is an LLVM feature, and every feature a listed
+/// one implies is listed too (so "+avx512vnni" without "avx512f" is an error).
+/// The shipped files pass (a unit test checks it); tools can run it on
+/// user-written files.
+llvm::Error verifyAgainstLLVM(const Target &target);
+
+/// A target made only from a feature list ("+avx512vnni,+avx512f" or without
+/// '+'), for `--features`: architecture `arch`, vector registers derived from
+/// the features as for "host" (AVX-512 => 32 x 512-bit), no cache or rate data.
+Target targetFromFeatures(TargetArch arch, llvm::StringRef features);
+
+} // namespace tisa
+
+#endif // TISA_TARGETS_TARGET_H

@@ -1,0 +1,190 @@
+//===- Arithmetic.cpp - arithmetic isomorphism, repairs, relaxations ------===//
+//
+// The program's multiply-accumulate and the instruction's must agree up to
+// the order of the two factors. Integer signedness differences of 8-bit
+// factors are repaired exactly (bias by 128, subtract a compensation term;
+// everything wraps modulo 2^32 on both sides); saturating instructions admit
+// no repair. Floating-point instructions whose accumulation order, rounding,
+// denormal or NaN handling differ from the program's sequential sum are
+// relaxations, listed in the plan, or rejected with --strict-fp.
+//
+//===----------------------------------------------------------------------===//
+
+#include "MatcherImpl.h"
+
+#include "llvm/Support/FormatVariadic.h"
+
+using namespace mlir;
+
+namespace tisa::detail {
+
+namespace {
+
+SmallVector<std::string> floatRelaxations(const FloatBehaviour &fp) {
+  SmallVector<std::string> r;
+  switch (fp.accumulation) {
+  case Accumulation::Sequential:
+    break;
+  case Accumulation::Reverse:
+    r.push_back("accumulation order: each group's products in descending "
+                "order (the program sums in ascending order)");
+    break;
+  case Accumulation::Pairwise:
+    r.push_back("accumulation order: products added in pairs before they "
+                "reach the accumulator");
+    break;
+  case Accumulation::Unordered:
+    r.push_back("accumulation order: unspecified by the vendor");
+    break;
+  case Accumulation::EvenOddFused:
+    r.push_back("accumulation order: separate even and odd partial sums by "
+                "fused multiply-add, then added");
+    break;
+  }
+  if (fp.rounding == Rounding::Odd)
+    r.push_back("intermediate sums rounded to odd");
+  if (fp.inputDenormalsAreZero)
+    r.push_back("denormal inputs read as zero");
+  if (fp.flushOutputDenormals)
+    r.push_back("denormal results flushed to zero");
+  if (fp.defaultNaN)
+    r.push_back("NaN results replaced by the default NaN");
+  return r;
+}
+
+/// Sum over the program's reduction loops, as text: "sum_k B".
+std::string sumText(const Contraction &c, unsigned input) {
+  std::string loops;
+  for (const ProgramLoop &l : c.loops)
+    if (l.reduction)
+      loops += (loops.empty() ? "" : ",") + l.name;
+  return "sum_" + loops + " " + c.operands[input].name;
+}
+
+int64_t operandElements(const ProgramOperand &po) {
+  int64_t n = 1;
+  for (int64_t s : po.shape)
+    n *= s == kDynamic ? 256 : s;
+  return n;
+}
+
+} // namespace
+
+FailureOr<SmallVector<ArithMatch, 2>>
+matchArithmetic(const Contraction &c, const Description &d,
+                const MatchOptions &options, std::string &why) {
+  const NormalArith &p = c.arith;
+  NormalArith in = normalizeArith(d.mulAcc);
+  auto reject = [&](std::string reason) {
+    why = std::move(reason);
+    return failure();
+  };
+  if (p.isFloat != in.isFloat)
+    return reject(llvm::formatv("the program is {0} ({1}), the instruction {2} "
+                                "({3})",
+                                p.isFloat ? "floating point" : "integer",
+                                p.text,
+                                in.isFloat ? "floating point" : "integer",
+                                in.text));
+  if (p.accType != in.accType)
+    return reject(llvm::formatv("the program accumulates in {0}, the "
+                                "instruction in {1}",
+                                typeText(p.accType, true),
+                                typeText(in.accType, true)));
+  if (!p.exactProduct)
+    return reject("the program's product is " +
+                  std::string(p.isFloat ? "rounded" : "wrapped") +
+                  " before it is accumulated (" + p.text +
+                  "); the instruction's is exact");
+  if (d.saturation != Saturation::None)
+    return reject("the instruction saturates its accumulator; the program's "
+                  "sum wraps");
+
+  SmallVector<ArithMatch, 2> matches;
+  std::string firstReason;
+  // Both orders, also for symmetric types: feeding program B to the
+  // instruction's A computes transposed tiles, which can be the better plan.
+  for (unsigned swap = 0; swap < 2; ++swap) {
+    ArithMatch m;
+    m.programInputOf[0] = swap;
+    m.programInputOf[1] = 1 - swap;
+    std::string reason;
+    int64_t bias[2] = {0, 0};
+    for (unsigned j = 0; j < 2 && reason.empty(); ++j) {
+      unsigned pi = m.programInputOf[j];
+      Type pt = p.factorType[pi], it = in.factorType[j];
+      const std::string &name = c.operands[pi].name;
+      if (pt != it) {
+        reason = llvm::formatv("{0} is {1}, the instruction's operand {2} "
+                               "needs {3}",
+                               name, typeText(pt, p.factorSigned[pi]), j,
+                               typeText(it, in.factorSigned[j]));
+        continue;
+      }
+      if (p.isFloat || p.factorSigned[pi] == in.factorSigned[j])
+        continue;
+      if (pt.getIntOrFloatBitWidth() != 8) {
+        reason = llvm::formatv("{0} is {1}, the instruction's operand {2} "
+                               "needs {3}, and only 8-bit operands are "
+                               "repaired",
+                               name, typeText(pt, p.factorSigned[pi]), j,
+                               typeText(it, in.factorSigned[j]));
+        continue;
+      }
+      bias[pi] = p.factorSigned[pi] ? 128 : -128;
+    }
+    if (!reason.empty()) {
+      if (firstReason.empty())
+        firstReason = reason;
+      continue;
+    }
+    if (bias[0] || bias[1]) {
+      // sum a*b = sum (a+ba)(b+bb) - bb*sum a - ba*sum b - K*ba*bb
+      Repair r;
+      r.bias[0] = bias[0];
+      r.bias[1] = bias[1];
+      std::string text;
+      for (unsigned pi = 0; pi < 2; ++pi)
+        if (bias[pi])
+          text += llvm::formatv(
+              "{0}{1} is {2}, the instruction takes {3}: add {4} to {1} (xor "
+              "0x80)",
+              text.empty() ? "" : "; ", c.operands[pi].name,
+              typeText(p.factorType[pi], p.factorSigned[pi]),
+              typeText(p.factorType[pi], !p.factorSigned[pi]), bias[pi]);
+      std::string comp;
+      auto term = [&](int64_t coefficient, std::string what) {
+        if (!coefficient)
+          return;
+        comp += llvm::formatv(" {0} {1} * {2}", coefficient > 0 ? "-" : "+",
+                              std::abs(coefficient), what);
+      };
+      term(bias[1], sumText(c, 0));
+      term(bias[0], sumText(c, 1));
+      if (bias[0] && bias[1])
+        term(bias[0] * bias[1], "K (reduction length)");
+      text += "; then " + c.operands[2].name + " = instruction result" + comp +
+              " (exact modulo 2^32); padding of a biased operand holds the "
+              "value that biases to 0";
+      r.text = text;
+      if (bias[1])
+        r.compensationElements += operandElements(c.operands[0]);
+      if (bias[0])
+        r.compensationElements += operandElements(c.operands[1]);
+      m.repair = r;
+    }
+    if (d.fp) {
+      m.relaxations = floatRelaxations(*d.fp);
+      if (options.strictFloat && !m.relaxations.empty())
+        return reject("the instruction's floating-point arithmetic differs "
+                      "from the program's sequential sum (" +
+                      m.relaxations.front() + ") and --strict-fp is set");
+    }
+    matches.push_back(m);
+  }
+  if (matches.empty())
+    return reject(firstReason);
+  return matches;
+}
+
+} // namespace tisa::detail

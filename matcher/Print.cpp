@@ -1,0 +1,134 @@
+//===- Print.cpp - plans as text ------------------------------------------===//
+
+#include "MatcherImpl.h"
+
+#include "mlir/IR/Location.h"
+#include "llvm/Support/FormatVariadic.h"
+
+using namespace mlir;
+
+namespace tisa {
+
+namespace {
+
+std::string accessName(OperandPlan::Access a) {
+  switch (a) {
+  case OperandPlan::Access::Direct:
+    return "direct";
+  case OperandPlan::Access::Broadcast:
+    return "broadcast";
+  case OperandPlan::Access::Strided:
+    return "strided";
+  case OperandPlan::Access::Packed:
+    return "packed";
+  case OperandPlan::Access::Gathered:
+    return "gathered";
+  }
+  llvm_unreachable("unknown access");
+}
+
+std::string extentText(int64_t e) {
+  return e == kDynamic ? "?" : std::to_string(e);
+}
+
+/// "n<-n(16) k<-k(4)": instruction loop <- program loops (instruction extent).
+std::string mappingText(const Contraction &c, const TensorizePlan &p) {
+  std::string s;
+  for (const LoopAssignment &la : p.loops) {
+    if (!s.empty())
+      s += " ";
+    s += la.instrName + "<-";
+    if (la.sharesWith >= 0)
+      s += detail::unitName(c, la.programLoops) + "(outer)";
+    else
+      s += detail::unitName(c, la.programLoops);
+    s += "(" + std::to_string(la.instrExtent) + ")";
+  }
+  return s;
+}
+
+std::string shortAccess(const Contraction &c, const OperandPlan &op) {
+  const std::string &name = c.operands[op.programOperand].name;
+  switch (op.access) {
+  case OperandPlan::Access::Packed:
+    return name + " pack " + op.packedShape;
+  case OperandPlan::Access::Broadcast:
+    return llvm::formatv("{0} broadcast {1}B", name, op.runBytes);
+  default:
+    return name + " " + accessName(op.access);
+  }
+}
+
+} // namespace
+
+void printContraction(const Contraction &c, llvm::raw_ostream &os) {
+  os << c.opName << " (";
+  for (auto [i, l] : llvm::enumerate(c.loops))
+    os << (i ? " " : "") << l.name << "=" << extentText(l.extent)
+       << (l.reduction ? "r" : "");
+  os << "; " << c.arith.text << ")";
+}
+
+void printPlanSummary(const Contraction &c, const TensorizePlan &p,
+                      llvm::raw_ostream &os) {
+  os << llvm::formatv("{0,-22} {1} | ", p.desc->name, mappingText(c, p));
+  for (auto [j, op] : llvm::enumerate(p.operands))
+    os << (j ? ", " : "") << shortAccess(c, op);
+  os << llvm::formatv(" | {0:P0} lanes, {1} instr, ~{2:E2} cycles",
+                      p.cost.utilization, p.cost.instructions, p.cost.cycles);
+  if (p.repair)
+    os << ", repair";
+  if (!p.relaxations.empty())
+    os << ", relaxed fp";
+}
+
+void printPlan(const Contraction &c, const TensorizePlan &p,
+               llvm::raw_ostream &os, unsigned indent) {
+  std::string pad(indent, ' ');
+  const Description &d = *p.desc;
+  os << pad << "instruction: " << d.name << " (" << d.extension << ", "
+     << d.mnemonic << ")\n";
+  os << pad << "loops:";
+  for (const LoopAssignment &la : p.loops) {
+    os << " " << la.instrName << "(" << la.instrExtent
+       << (la.scalable ? " segments" : "") << ") <- ";
+    if (la.programLoops.empty())
+      os << "padding";
+    else
+      os << detail::unitName(c, la.programLoops)
+         << (la.sharesWith >= 0 ? " (outer digit)" : "") << "("
+         << extentText(la.sharesWith >= 0 ? c.loops[la.programLoops[0]].extent
+                                          : la.programExtent)
+         << ")";
+    os << ";";
+  }
+  os << "\n";
+  for (const OperandPlan &op : p.operands) {
+    const ProgramOperand &po = c.operands[op.programOperand];
+    os << pad << "  " << po.name << " -> operand " << op.instrOperand << " ("
+       << d.registers[op.instrOperand].type << "): " << op.detail;
+    if (op.packBytes)
+      os << " (" << op.packBytes << " bytes written)";
+    os << "\n";
+  }
+  if (p.repair)
+    os << pad << "repair: " << p.repair->text << "\n";
+  for (const std::string &r : p.relaxations)
+    os << pad << "relaxation: " << r << "\n";
+  for (const std::string &n : p.notes)
+    os << pad << "note: " << n << "\n";
+  os << pad << "tiles (instruction/register/cache):";
+  for (const auto &t : p.tiles)
+    os << " " << t.name << "=" << t.instr << "/" << t.reg << "/" << t.cache;
+  os << "\n";
+  os << pad
+     << llvm::formatv("cost: {0} instructions, {1:P1} of the lanes useful, "
+                      "{2:F1} bytes loaded per instruction, {3} bytes "
+                      "relaid out, ~{4:E2} cycles",
+                      p.cost.instructions, p.cost.utilization,
+                      p.cost.bytesPerInstruction, p.cost.packBytes,
+                      p.cost.cycles)
+     << "\n";
+}
+
+} // namespace tisa

@@ -1,0 +1,582 @@
+//===- Target.cpp - machines as data --------------------------------------===//
+//
+// Reads the JSON target files (every key checked, unknown keys are errors),
+// detects the host with LLVM, and answers which descriptions a target runs.
+//
+//===----------------------------------------------------------------------===//
+
+#include "tisa/Targets/Target.h"
+#include "tisa/Config.h"
+
+#include "llvm/ADT/STLExtras.h"
+#include "llvm/ADT/StringExtras.h"
+#include "llvm/MC/MCSubtargetInfo.h"
+#include "llvm/MC/TargetRegistry.h"
+#include "llvm/Support/FileSystem.h"
+#include "llvm/Support/JSON.h"
+#include "llvm/Support/MemoryBuffer.h"
+#include "llvm/Support/Path.h"
+#include "llvm/Support/Regex.h"
+#include "llvm/Support/TargetSelect.h"
+#include "llvm/Support/Threading.h"
+#include "llvm/TargetParser/Host.h"
+#include "llvm/TargetParser/Triple.h"
+#include <algorithm>
+#include <cmath>
+#include <limits>
+
+using llvm::Expected;
+using llvm::StringRef;
+using llvm::Twine;
+
+namespace tisa {
+
+namespace {
+
+/// Every key a target file may hold, sorted (the order of the error message).
+constexpr StringRef kAllowedKeys[] = {"arch",
+                                      "cores",
+                                      "cpu",
+                                      "description",
+                                      "features",
+                                      "issue_per_cycle",
+                                      "l1d_bytes",
+                                      "l2_bytes",
+                                      "l3_bytes",
+                                      "latency_cycles",
+                                      "name",
+                                      "notes",
+                                      "registers_per_thread",
+                                      "shared_memory_bytes",
+                                      "tile_registers",
+                                      "vector_bits",
+                                      "vector_registers",
+                                      "warp_size"};
+constexpr StringRef kRequiredKeys[] = {"name", "description", "arch", "cpu",
+                                       "features"};
+
+llvm::Error makeError(const Twine &msg) {
+  return llvm::createStringError(llvm::inconvertibleErrorCode(), msg);
+}
+
+/// Collects the problems of one file, each prefixed with `path:line:col` of the
+/// key it is about. llvm::json keeps no source locations, so a key is found
+/// again in the text: the first `"key":` after the position of its parent.
+class Diagnostics {
+public:
+  Diagnostics(StringRef text, StringRef path) : text(text), path(path) {}
+
+  void error(llvm::ArrayRef<StringRef> keyPath, const Twine &msg) {
+    messages.push_back(location(keyPath) + ": " + msg.str());
+  }
+  bool empty() const { return messages.empty(); }
+  llvm::Error take() { return makeError(llvm::join(messages, "\n")); }
+
+private:
+  std::string location(llvm::ArrayRef<StringRef> keyPath) const {
+    size_t pos = 0;
+    bool found = !keyPath.empty();
+    for (StringRef key : keyPath) {
+      std::optional<size_t> at = findKey(key, pos);
+      if (!at) {
+        found = false;
+        break;
+      }
+      pos = *at;
+    }
+    if (!found)
+      return path.str();
+    StringRef before = text.take_front(pos);
+    size_t line = before.count('\n') + 1;
+    size_t lineStart = before.rfind('\n');
+    size_t column = lineStart == StringRef::npos ? pos + 1 : pos - lineStart;
+    return (path + ":" + Twine(line) + ":" + Twine(column)).str();
+  }
+
+  std::optional<size_t> findKey(StringRef key, size_t from) const {
+    std::string quoted = ("\"" + key + "\"").str();
+    for (size_t at = text.find(quoted, from); at != StringRef::npos;
+         at = text.find(quoted, at + 1)) {
+      StringRef rest = text.drop_front(at + quoted.size()).ltrim();
+      if (rest.starts_with(":"))
+        return at;
+    }
+    return std::nullopt;
+  }
+
+  StringRef text, path;
+  std::vector<std::string> messages;
+};
+
+/// llvm::json::ParseError prints "[line:col, byte=N]: message"; turn it into
+/// "path:line:col: message".
+llvm::Error syntaxError(llvm::Error err, StringRef path) {
+  std::string msg = llvm::toString(std::move(err));
+  llvm::SmallVector<StringRef> groups;
+  llvm::Regex located("^\\[([0-9]+):([0-9]+), byte=[0-9]+\\]: (.*)$");
+  if (located.match(msg, &groups))
+    return makeError(path + ":" + groups[1] + ":" + groups[2] +
+                     ": invalid JSON: " + groups[3]);
+  return makeError(path + ": invalid JSON: " + msg);
+}
+
+bool isNameChar(char c) {
+  return llvm::isAlnum(c) || c == '_' || c == '-' || c == '.';
+}
+
+/// The register facts that follow from a feature list alone.
+void deriveRegistersFromFeatures(Target &t) {
+  switch (t.arch) {
+  case TargetArch::X86_64:
+    if (t.features.contains("avx512f")) {
+      t.vectorBits = 512;
+      t.vectorRegisters = 32;
+    } else if (t.features.contains("avx")) {
+      t.vectorBits = 256;
+      t.vectorRegisters = 16;
+    } else if (t.features.contains("sse2")) {
+      t.vectorBits = 128;
+      t.vectorRegisters = 16;
+    }
+    t.tileRegisters = t.features.contains("amx-tile") ? 8 : 0;
+    break;
+  case TargetArch::AArch64:
+    // SVE's vector length is not a feature: 128 bits is the architectural
+    // minimum and the NEON width.
+    if (t.features.contains("neon") || t.features.contains("sve")) {
+      t.vectorBits = 128;
+      t.vectorRegisters = 32;
+    }
+    break;
+  case TargetArch::NVPTX:
+    t.warpSize = 32;
+    t.registersPerThread = 255;
+    break;
+  }
+}
+
+Expected<Target> loadTargetFile(StringRef path) {
+  llvm::ErrorOr<std::unique_ptr<llvm::MemoryBuffer>> buffer =
+      llvm::MemoryBuffer::getFile(path);
+  if (!buffer)
+    return makeError(path + ": cannot read: " + buffer.getError().message());
+  Expected<Target> t = parseTarget((*buffer)->getBuffer(), path);
+  if (!t)
+    return t.takeError();
+  t->source = path.str();
+  return t;
+}
+
+Expected<Target> detectHost(StringRef dir) {
+  llvm::Triple triple(llvm::sys::getProcessTriple());
+  Target t;
+  switch (triple.getArch()) {
+  case llvm::Triple::x86_64:
+    t.arch = TargetArch::X86_64;
+    break;
+  case llvm::Triple::aarch64:
+    t.arch = TargetArch::AArch64;
+    break;
+  default:
+    return makeError("host: architecture '" + triple.getArchName() +
+                     "' is not one tisa targets (x86_64, aarch64)");
+  }
+  t.name = "host";
+  t.cpu = llvm::sys::getHostCPUName().str();
+  for (const auto &feature : llvm::sys::getHostCPUFeatures())
+    if (feature.second)
+      t.features.insert(feature.first());
+
+  std::string source = "LLVM host detection (cpu '" + t.cpu + "')";
+  llvm::SmallString<256> path(dir);
+  llvm::sys::path::append(path, t.cpu + ".json");
+  if (llvm::sys::fs::exists(path)) {
+    Expected<Target> data = loadTargetFile(path);
+    if (!data)
+      return data.takeError();
+    if (data->arch != t.arch)
+      return makeError(
+          path + ": describes an " + stringifyTargetArch(data->arch) +
+          " machine but the host is " + stringifyTargetArch(t.arch));
+    // Everything but the features: those come from detection, since a VM or
+    // a BIOS setting may hide some of what the CPU model has.
+    t.description = "this machine: " + data->description;
+    t.vectorBits = data->vectorBits;
+    t.vectorRegisters = data->vectorRegisters;
+    t.tileRegisters = data->tileRegisters;
+    t.l1dBytes = data->l1dBytes;
+    t.l2Bytes = data->l2Bytes;
+    t.l3Bytes = data->l3Bytes;
+    t.issuePerCycle = data->issuePerCycle;
+    t.latencyCycles = data->latencyCycles;
+    t.notes = data->notes;
+    source += " with registers, caches and rates from " + path.str().str();
+    // On x86 the register file follows from the detected features exactly;
+    // prefer that over the file when they disagree (AVX-512 disabled).
+    if (t.arch == TargetArch::X86_64) {
+      Target derived = t;
+      deriveRegistersFromFeatures(derived);
+      if (derived.vectorBits != t.vectorBits ||
+          derived.vectorRegisters != t.vectorRegisters ||
+          derived.tileRegisters != t.tileRegisters) {
+        t.vectorBits = derived.vectorBits;
+        t.vectorRegisters = derived.vectorRegisters;
+        t.tileRegisters = derived.tileRegisters;
+        source += "; vector and tile registers from the detected features, "
+                  "which differ from the file";
+      }
+    }
+  } else {
+    t.description = "this machine (" + t.cpu + ", no data file)";
+    deriveRegistersFromFeatures(t);
+    source += "; no " + t.cpu + ".json in " + dir.str() +
+              ": vector registers derived from the features (" +
+              std::to_string(t.vectorRegisters) + " x " +
+              std::to_string(t.vectorBits) +
+              "-bit), caches and issue rates unknown";
+  }
+  int cores = llvm::get_physical_cores();
+  t.cores = cores > 0 ? cores : 1;
+  t.source = std::move(source);
+  return t;
+}
+
+llvm::Triple tripleFor(TargetArch arch) {
+  switch (arch) {
+  case TargetArch::X86_64:
+    return llvm::Triple("x86_64-unknown-linux-gnu");
+  case TargetArch::AArch64:
+    return llvm::Triple("aarch64-unknown-linux-gnu");
+  case TargetArch::NVPTX:
+    return llvm::Triple("nvptx64-nvidia-cuda");
+  }
+  llvm_unreachable("unknown TargetArch");
+}
+
+} // namespace
+
+//===----------------------------------------------------------------------===//
+// Target
+//===----------------------------------------------------------------------===//
+
+std::vector<std::string> Target::missingFeatures(const Description &d) const {
+  std::vector<std::string> missing;
+  if (d.target != arch)
+    return missing;
+  for (StringRef feature : d.features) {
+    feature.consume_front("+");
+    // A '-' feature switches something off; it never makes a machine unfit.
+    if (feature.empty() || feature.starts_with("-"))
+      continue;
+    if (!features.contains(feature))
+      missing.push_back(feature.str());
+  }
+  return missing;
+}
+
+bool Target::canExecute(const Description &d) const {
+  return d.target == arch && missingFeatures(d).empty();
+}
+
+double Target::issueRate(const Description &d) const {
+  auto it = issuePerCycle.find(d.name);
+  return it == issuePerCycle.end() ? 1.0 : it->second;
+}
+
+double Target::latency(const Description &d) const {
+  auto it = latencyCycles.find(d.name);
+  return it == latencyCycles.end() ? 4.0 : it->second;
+}
+
+//===----------------------------------------------------------------------===//
+// Parsing
+//===----------------------------------------------------------------------===//
+
+std::optional<TargetArch> parseTargetArch(StringRef name) {
+  for (TargetArch arch :
+       {TargetArch::X86_64, TargetArch::AArch64, TargetArch::NVPTX})
+    if (name == stringifyTargetArch(arch))
+      return arch;
+  return std::nullopt;
+}
+
+Expected<Target> parseTarget(StringRef json, StringRef path) {
+  Expected<llvm::json::Value> value = llvm::json::parse(json);
+  if (!value)
+    return syntaxError(value.takeError(), path);
+  const llvm::json::Object *root = value->getAsObject();
+  if (!root)
+    return makeError(path + ": the top level must be an object");
+
+  Diagnostics diag(json, path);
+  std::string allowed = llvm::join(llvm::ArrayRef(kAllowedKeys), ", ");
+  std::vector<std::string> keys;
+  for (const auto &entry : *root)
+    keys.push_back(entry.first.str());
+  llvm::sort(keys);
+  for (StringRef key : keys)
+    if (!llvm::is_contained(kAllowedKeys, key))
+      diag.error({key}, "unknown key '" + key + "' (allowed: " + allowed + ")");
+  for (StringRef key : kRequiredKeys)
+    if (!root->get(key))
+      diag.error({}, "missing required key '" + key + "'");
+
+  Target t;
+  auto getString = [&](StringRef key, std::string &out) {
+    const llvm::json::Value *v = root->get(key);
+    if (!v)
+      return false;
+    std::optional<StringRef> s = v->getAsString();
+    if (!s || s->empty()) {
+      diag.error({key}, "key '" + key + "' must be a non-empty string");
+      return false;
+    }
+    out = s->str();
+    return true;
+  };
+  auto getCount = [&](StringRef key, auto &out) {
+    using T = std::remove_reference_t<decltype(out)>;
+    const llvm::json::Value *v = root->get(key);
+    if (!v)
+      return;
+    std::optional<uint64_t> n = v->getAsUINT64();
+    if (!n) {
+      diag.error({key}, "key '" + key + "' must be a non-negative integer");
+      return;
+    }
+    if (*n > std::numeric_limits<T>::max()) {
+      diag.error({key}, "key '" + key + "' is too large (" + Twine(*n) + ")");
+      return;
+    }
+    out = static_cast<T>(*n);
+  };
+  auto getRates = [&](StringRef key, llvm::StringMap<double> &out) {
+    const llvm::json::Value *v = root->get(key);
+    if (!v)
+      return;
+    const llvm::json::Object *rates = v->getAsObject();
+    if (!rates) {
+      diag.error({key}, "key '" + key +
+                            "' must be an object from description names to "
+                            "numbers");
+      return;
+    }
+    std::vector<std::string> names;
+    for (const auto &entry : *rates)
+      names.push_back(entry.first.str());
+    llvm::sort(names);
+    for (StringRef name : names) {
+      std::optional<double> x = rates->get(name)->getAsNumber();
+      if (name.empty())
+        diag.error({key}, key + ": description names must not be empty");
+      else if (!x || !std::isfinite(*x) || *x <= 0)
+        diag.error({key, name},
+                   key + ": '" + name + "' must be a positive number");
+      else
+        out[name] = *x;
+    }
+  };
+
+  if (getString("name", t.name)) {
+    if (!llvm::all_of(t.name, isNameChar))
+      diag.error({"name"}, "key 'name' is '" + t.name +
+                               "': use letters, digits, '_', '-' and '.'");
+    else if (t.name == "host")
+      diag.error({"name"},
+                 "key 'name': 'host' is reserved for the detected machine");
+  }
+  getString("description", t.description);
+  std::string archName;
+  if (getString("arch", archName)) {
+    if (std::optional<TargetArch> arch = parseTargetArch(archName))
+      t.arch = *arch;
+    else
+      diag.error({"arch"}, "key 'arch' is '" + archName +
+                               "' (allowed: x86_64, aarch64, nvptx64)");
+  }
+  getString("cpu", t.cpu);
+  if (const llvm::json::Value *v = root->get("features")) {
+    const llvm::json::Array *list = v->getAsArray();
+    if (!list) {
+      diag.error({"features"}, "key 'features' must be an array of strings");
+    } else {
+      for (auto [i, item] : llvm::enumerate(*list)) {
+        std::optional<StringRef> s = item.getAsString();
+        std::string where = "features[" + std::to_string(i) + "]";
+        if (!s) {
+          diag.error({"features"}, where + " must be a string");
+          continue;
+        }
+        StringRef feature = *s;
+        feature.consume_front("+");
+        if (feature.empty() || feature.starts_with("-") ||
+            !llvm::all_of(feature, isNameChar))
+          diag.error({"features"},
+                     where + " is '" + *s +
+                         "': list the LLVM features the machine has, e.g. "
+                         "\"avx512vnni\"");
+        else if (!t.features.insert(feature).second)
+          diag.error({"features"}, "feature '" + feature + "' is listed twice");
+      }
+    }
+  }
+  getCount("vector_bits", t.vectorBits);
+  if (t.vectorBits % 128 != 0)
+    diag.error({"vector_bits"}, "key 'vector_bits' is " + Twine(t.vectorBits) +
+                                    ": must be 0 or a multiple of 128");
+  getCount("vector_registers", t.vectorRegisters);
+  getCount("tile_registers", t.tileRegisters);
+  getCount("registers_per_thread", t.registersPerThread);
+  getCount("warp_size", t.warpSize);
+  getCount("l1d_bytes", t.l1dBytes);
+  getCount("l2_bytes", t.l2Bytes);
+  getCount("l3_bytes", t.l3Bytes);
+  getCount("shared_memory_bytes", t.sharedMemoryBytes);
+  getCount("cores", t.cores);
+  getRates("issue_per_cycle", t.issuePerCycle);
+  getRates("latency_cycles", t.latencyCycles);
+  if (root->get("notes"))
+    getString("notes", t.notes);
+
+  if (!diag.empty())
+    return diag.take();
+  t.source = path.str();
+  return t;
+}
+
+//===----------------------------------------------------------------------===//
+// Loading
+//===----------------------------------------------------------------------===//
+
+std::string defaultTargetDir() {
+  if (llvm::sys::fs::is_directory(TISA_INSTALLED_TARGET_DIR))
+    return TISA_INSTALLED_TARGET_DIR;
+  return TISA_SOURCE_TARGET_DIR;
+}
+
+std::vector<std::string> listTargets(StringRef dir) {
+  std::string root = dir.empty() ? defaultTargetDir() : dir.str();
+  std::vector<std::string> names;
+  std::error_code ec;
+  for (llvm::sys::fs::directory_iterator it(root, ec), end; it != end && !ec;
+       it.increment(ec))
+    if (llvm::sys::path::extension(it->path()) == ".json")
+      names.push_back(llvm::sys::path::stem(it->path()).str());
+  llvm::sort(names);
+  names.insert(names.begin(), "host");
+  return names;
+}
+
+Expected<Target> loadTarget(StringRef name, StringRef dir) {
+  std::string root = dir.empty() ? defaultTargetDir() : dir.str();
+  if (name == "host")
+    return detectHost(root);
+  if (name.ends_with(".json") || name.contains('/'))
+    return loadTargetFile(name);
+
+  llvm::SmallString<256> path(root);
+  llvm::sys::path::append(path, name + ".json");
+  if (!llvm::sys::fs::exists(path))
+    return makeError("unknown target '" + name +
+                     "' (known: " + llvm::join(listTargets(root), ", ") +
+                     "; target files are read from " + root + ")");
+  Expected<Target> t = loadTargetFile(path);
+  if (!t)
+    return t.takeError();
+  if (t->name != name)
+    return makeError(path + ": key 'name' is '" + t->name +
+                     "' but the file is named '" + name + ".json'");
+  return t;
+}
+
+Target targetFromFeatures(TargetArch arch, StringRef features) {
+  Target t;
+  t.name = "features";
+  t.description = "a feature list";
+  t.arch = arch;
+  t.source = "--features " + features.str();
+  llvm::SmallVector<StringRef> parts;
+  features.split(parts, ',', -1, /*KeepEmpty=*/false);
+  for (StringRef part : parts) {
+    StringRef feature = part.trim();
+    feature.consume_front("+");
+    if (!feature.empty() && !feature.starts_with("-"))
+      t.features.insert(feature);
+  }
+  if (arch == TargetArch::NVPTX) {
+    // The newest sm_XX level named is the GPU the list stands for.
+    unsigned best = 0;
+    for (const auto &feature : t.features) {
+      unsigned sm = 0;
+      StringRef key = feature.getKey();
+      if (key.consume_front("sm_") && !key.getAsInteger(10, sm) && sm > best) {
+        best = sm;
+        t.cpu = feature.getKey().str();
+      }
+    }
+  } else {
+    t.cpu = "generic";
+  }
+  deriveRegistersFromFeatures(t);
+  return t;
+}
+
+//===----------------------------------------------------------------------===//
+// Checking against LLVM
+//===----------------------------------------------------------------------===//
+
+llvm::Error verifyAgainstLLVM(const Target &target) {
+  static const bool initialized = [] {
+    llvm::InitializeAllTargetInfos();
+    llvm::InitializeAllTargetMCs();
+    return true;
+  }();
+  (void)initialized;
+
+  llvm::Triple triple = tripleFor(target.arch);
+  std::string where = target.source.empty() ? target.name : target.source;
+  std::string lookupError;
+  const llvm::Target *backend =
+      llvm::TargetRegistry::lookupTarget(triple, lookupError);
+  if (!backend)
+    return makeError(where + ": LLVM has no " + triple.str() +
+                     " backend: " + lookupError);
+  // An empty CPU: a wrong one would print a warning; it is reported below.
+  std::unique_ptr<llvm::MCSubtargetInfo> sti(
+      backend->createMCSubtargetInfo(triple, "", ""));
+  if (!sti)
+    return makeError(where + ": cannot create LLVM subtarget info for " +
+                     triple.str());
+
+  std::vector<std::string> problems;
+  if (!sti->isCPUStringValid(target.cpu))
+    problems.push_back("cpu '" + target.cpu + "' is not an LLVM " +
+                       stringifyTargetArch(target.arch).str() + " CPU");
+  llvm::ArrayRef<llvm::SubtargetFeatureKV> table =
+      sti->getAllProcessorFeatures();
+  std::vector<std::string> names;
+  for (const auto &feature : target.features)
+    names.push_back(feature.getKey().str());
+  llvm::sort(names);
+  for (StringRef name : names) {
+    const auto *kv =
+        llvm::find_if(table, [&](const llvm::SubtargetFeatureKV &e) {
+          return name == e.Key;
+        });
+    if (kv == table.end()) {
+      problems.push_back("feature '" + name.str() + "' is not an LLVM " +
+                         stringifyTargetArch(target.arch).str() + " feature");
+      continue;
+    }
+    llvm::FeatureBitset implied = kv->Implies.getAsBitset();
+    for (const llvm::SubtargetFeatureKV &other : table)
+      if (implied.test(other.Value) && !target.features.contains(other.Key))
+        problems.push_back("feature '" + name.str() + "' implies '" +
+                           other.Key + "', which is not listed");
+  }
+  if (problems.empty())
+    return llvm::Error::success();
+  return makeError(where + ": " + llvm::join(problems, "\n" + where + ": "));
+}
+
+} // namespace tisa

@@ -1,0 +1,425 @@
+//===- TargetTest.cpp - target files, host detection, feature checks ------===//
+
+#include "tisa/Targets/Target.h"
+#include "tisa/Config.h"
+#include "tisa/Semantics/DescriptionSet.h"
+
+#include "mlir/IR/MLIRContext.h"
+#include "llvm/ADT/StringMap.h"
+#include "llvm/Support/FileSystem.h"
+#include "llvm/Support/Path.h"
+#include "llvm/Support/raw_ostream.h"
+#include "llvm/TargetParser/Host.h"
+#include "llvm/TargetParser/Triple.h"
+#include <gmock/gmock.h>
+#include <gtest/gtest.h>
+
+using namespace tisa;
+using llvm::Expected;
+using ::testing::HasSubstr;
+
+namespace {
+
+/// Every shipped description, loaded once for the whole test binary.
+class ShippedDescriptions {
+public:
+  ShippedDescriptions() : set(ctx, errs) {
+    loaded = mlir::succeeded(set.loadDirectory(TISA_SOURCE_ISA_DIR));
+  }
+  const Description &get(llvm::StringRef name) {
+    const Description *d = set.lookup(name);
+    EXPECT_NE(d, nullptr) << "no shipped description '" << name.str() << "'";
+    return *d;
+  }
+  llvm::ArrayRef<std::unique_ptr<Description>> all() const {
+    return set.descriptions();
+  }
+  bool ok() const { return loaded && !set.descriptions().empty(); }
+  std::string diagnostics() { return errs.str(); }
+
+private:
+  mlir::MLIRContext ctx;
+  std::string text;
+  llvm::raw_string_ostream errs{text};
+  DescriptionSet set;
+  bool loaded = false;
+};
+
+ShippedDescriptions &descriptions() {
+  static ShippedDescriptions s;
+  return s;
+}
+
+Target load(llvm::StringRef name) {
+  Expected<Target> t = loadTarget(name, TISA_SOURCE_TARGET_DIR);
+  if (!t) {
+    ADD_FAILURE() << llvm::toString(t.takeError());
+    return Target();
+  }
+  return std::move(*t);
+}
+
+/// The error of parsing `json` as file "bad.json".
+std::string parseError(llvm::StringRef json) {
+  Expected<Target> t = parseTarget(json, "dir/bad.json");
+  if (t) {
+    ADD_FAILURE() << "parsed without error: " << json.str();
+    return "";
+  }
+  return llvm::toString(t.takeError());
+}
+
+constexpr const char *kMinimal = R"({
+  "name": "mini",
+  "description": "a test machine",
+  "arch": "x86_64",
+  "cpu": "x86-64",
+  "features": ["sse2"]
+})";
+
+TEST(Target, ShippedFilesAreTheExpectedOnes) {
+  std::vector<std::string> names = listTargets(TISA_SOURCE_TARGET_DIR);
+  std::vector<std::string> expected = {
+      "host",        "cascadelake",    "neoverse-n1",    "neoverse-v1",
+      "neoverse-v2", "sapphirerapids", "skylake-avx512", "sm_80",
+      "sm_90",       "znver4"};
+  EXPECT_EQ(names, expected);
+}
+
+TEST(Target, EveryShippedFileLoadsAndMatchesLLVM) {
+  ASSERT_TRUE(descriptions().ok()) << descriptions().diagnostics();
+  for (const std::string &name : listTargets(TISA_SOURCE_TARGET_DIR)) {
+    if (name == "host")
+      continue;
+    SCOPED_TRACE(name);
+    Expected<Target> t = loadTarget(name, TISA_SOURCE_TARGET_DIR);
+    ASSERT_TRUE(static_cast<bool>(t)) << llvm::toString(t.takeError());
+    EXPECT_EQ(t->name, name);
+    EXPECT_FALSE(t->description.empty());
+    EXPECT_FALSE(t->notes.empty()) << "say where the figures come from";
+    EXPECT_THAT(t->source, HasSubstr(name + ".json"));
+    llvm::Error llvmCheck = verifyAgainstLLVM(*t);
+    EXPECT_FALSE(static_cast<bool>(llvmCheck))
+        << llvm::toString(std::move(llvmCheck));
+    // A rate for an instruction the machine cannot run, or for a misspelt
+    // name, is a mistake in the file.
+    for (const llvm::StringMap<double> *rates :
+         {&t->issuePerCycle, &t->latencyCycles})
+      for (const auto &entry : *rates) {
+        const Description *d = nullptr;
+        for (const auto &candidate : descriptions().all())
+          if (candidate->name == entry.getKey())
+            d = candidate.get();
+        ASSERT_NE(d, nullptr)
+            << "rate for unknown description '" << entry.getKey().str() << "'";
+        EXPECT_TRUE(t->canExecute(*d)) << entry.getKey().str();
+      }
+    if (t->arch == TargetArch::NVPTX) {
+      EXPECT_EQ(t->warpSize, 32u);
+      EXPECT_EQ(t->registersPerThread, 255u);
+      EXPECT_GT(t->sharedMemoryBytes, 0u);
+    } else {
+      EXPECT_EQ(t->vectorRegisters, 32u);
+      EXPECT_GT(t->vectorBits, 0u);
+      EXPECT_GT(t->l1dBytes, 0u);
+      EXPECT_GT(t->l2Bytes, t->l1dBytes);
+    }
+  }
+}
+
+TEST(Target, Znver4RunsVnniAndBf16ButNotAmx) {
+  ASSERT_TRUE(descriptions().ok()) << descriptions().diagnostics();
+  Target t = load("znver4");
+  EXPECT_EQ(t.arch, TargetArch::X86_64);
+  EXPECT_EQ(t.cpu, "znver4");
+  EXPECT_EQ(t.vectorBits, 512u);
+  EXPECT_EQ(t.tileRegisters, 0u);
+  EXPECT_EQ(t.l2Bytes, 1024u * 1024u);
+  for (const char *name :
+       {"vpdpbusd.zmm", "vpdpbusd.ymm", "vpdpbusd.xmm", "vdpbf16ps.zmm"})
+    EXPECT_TRUE(t.canExecute(descriptions().get(name))) << name;
+  const Description &amx = descriptions().get("tdpbssd");
+  EXPECT_FALSE(t.canExecute(amx));
+  EXPECT_THAT(t.missingFeatures(amx),
+              ::testing::UnorderedElementsAre("amx-tile", "amx-int8"));
+  EXPECT_DOUBLE_EQ(t.issueRate(descriptions().get("vpdpbusd.zmm")), 1.0);
+  EXPECT_DOUBLE_EQ(t.issueRate(descriptions().get("vpdpbusd.ymm")), 2.0);
+  EXPECT_DOUBLE_EQ(t.latency(descriptions().get("vdpbf16ps.zmm")), 6.0);
+  // Not in the file: the documented defaults.
+  EXPECT_DOUBLE_EQ(t.issueRate(amx), 1.0);
+  EXPECT_DOUBLE_EQ(t.latency(amx), 4.0);
+}
+
+TEST(Target, OtherArchitecturesAreNotMissingFeatures) {
+  ASSERT_TRUE(descriptions().ok()) << descriptions().diagnostics();
+  Target t = load("znver4");
+  const Description &sdot = descriptions().get("neon.sdot");
+  EXPECT_FALSE(t.canExecute(sdot));
+  EXPECT_TRUE(t.missingFeatures(sdot).empty());
+}
+
+TEST(Target, SapphireRapidsRunsAmx) {
+  ASSERT_TRUE(descriptions().ok()) << descriptions().diagnostics();
+  Target t = load("sapphirerapids");
+  EXPECT_EQ(t.tileRegisters, 8u);
+  for (const char *name : {"tdpbssd", "tdpbsud", "tdpbusd", "tdpbuud",
+                           "tdpbf16ps", "vpdpbusd.zmm", "vdpbf16ps.zmm"})
+    EXPECT_TRUE(t.canExecute(descriptions().get(name))) << name;
+  EXPECT_DOUBLE_EQ(t.issueRate(descriptions().get("tdpbssd")), 1.0 / 16);
+}
+
+TEST(Target, CascadeLakeHasVnniButNoBf16) {
+  ASSERT_TRUE(descriptions().ok()) << descriptions().diagnostics();
+  Target t = load("cascadelake");
+  EXPECT_TRUE(t.canExecute(descriptions().get("vpdpbusd.zmm")));
+  const Description &bf16 = descriptions().get("vdpbf16ps.zmm");
+  EXPECT_FALSE(t.canExecute(bf16));
+  EXPECT_THAT(t.missingFeatures(bf16), ::testing::ElementsAre("avx512bf16"));
+  EXPECT_FALSE(
+      load("skylake-avx512").canExecute(descriptions().get("vpdpbusd.zmm")));
+}
+
+TEST(Target, GpusRunMmaSync) {
+  ASSERT_TRUE(descriptions().ok()) << descriptions().diagnostics();
+  for (const char *gpu : {"sm_80", "sm_90"}) {
+    Target t = load(gpu);
+    EXPECT_EQ(t.arch, TargetArch::NVPTX);
+    for (const char *name :
+         {"mma.m16n8k16.f16f16f32", "mma.m16n8k16.bf16bf16f32",
+          "mma.m16n8k32.s8s8s32"})
+      EXPECT_TRUE(t.canExecute(descriptions().get(name))) << gpu << " " << name;
+    EXPECT_FALSE(t.canExecute(descriptions().get("vpdpbusd.zmm")));
+  }
+  EXPECT_TRUE(load("sm_90").features.contains("sm_80"));
+  EXPECT_FALSE(load("sm_80").features.contains("sm_90"));
+}
+
+TEST(Target, NeoverseFeatureLevels) {
+  ASSERT_TRUE(descriptions().ok()) << descriptions().diagnostics();
+  Target n1 = load("neoverse-n1");
+  EXPECT_TRUE(n1.canExecute(descriptions().get("neon.sdot")));
+  EXPECT_FALSE(n1.canExecute(descriptions().get("neon.smmla")));
+  const Description &sveSdot = descriptions().get("sve.sdot");
+  EXPECT_FALSE(n1.canExecute(sveSdot));
+  EXPECT_THAT(n1.missingFeatures(sveSdot), ::testing::ElementsAre("sve"));
+
+  Target v1 = load("neoverse-v1");
+  EXPECT_EQ(v1.vectorBits, 256u);
+  for (const char *name :
+       {"sve.sdot", "sve.smmla", "sve.bfmmla", "neon.smmla", "neon.bfmmla"})
+    EXPECT_TRUE(v1.canExecute(descriptions().get(name))) << name;
+  EXPECT_DOUBLE_EQ(v1.issueRate(descriptions().get("sve.smmla")), 2.0);
+
+  Target v2 = load("neoverse-v2");
+  EXPECT_EQ(v2.vectorBits, 128u);
+  EXPECT_TRUE(v2.features.contains("sve2"));
+  EXPECT_TRUE(v2.canExecute(descriptions().get("sve.smmla")));
+}
+
+TEST(Target, HostIsDetected) {
+  Expected<Target> host = loadTarget("host", TISA_SOURCE_TARGET_DIR);
+  ASSERT_TRUE(static_cast<bool>(host)) << llvm::toString(host.takeError());
+  EXPECT_EQ(host->name, "host");
+  EXPECT_EQ(host->cpu, llvm::sys::getHostCPUName().str());
+  llvm::Triple triple(llvm::sys::getProcessTriple());
+  if (triple.getArch() == llvm::Triple::x86_64)
+    EXPECT_EQ(host->arch, TargetArch::X86_64);
+  else if (triple.getArch() == llvm::Triple::aarch64)
+    EXPECT_EQ(host->arch, TargetArch::AArch64);
+  else
+    ADD_FAILURE() << "unexpected host " << triple.str();
+  EXPECT_GE(host->cores, 1u);
+
+  // The features are exactly what LLVM detects, whatever this machine is.
+  llvm::StringMap<bool> detected = llvm::sys::getHostCPUFeatures();
+  auto has = [&](llvm::StringRef f) {
+    auto it = detected.find(f);
+    return it != detected.end() && it->second;
+  };
+  EXPECT_EQ(host->features.contains("avx512vnni"), has("avx512vnni"));
+  EXPECT_EQ(host->features.contains("amx-int8"), has("amx-int8"));
+  for (const auto &f : host->features)
+    EXPECT_TRUE(has(f.getKey())) << f.getKey().str();
+
+  // Registers: from the CPU's data file when there is one, else derived.
+  llvm::SmallString<128> data(TISA_SOURCE_TARGET_DIR);
+  llvm::sys::path::append(data, host->cpu + ".json");
+  if (llvm::sys::fs::exists(data)) {
+    EXPECT_THAT(host->source, HasSubstr(host->cpu + ".json"));
+    EXPECT_GT(host->l1dBytes, 0u);
+  } else {
+    EXPECT_THAT(host->source, HasSubstr("derived from the features"));
+  }
+  if (host->arch == TargetArch::X86_64)
+    EXPECT_EQ(host->vectorBits, has("avx512f") ? 512u
+                                : has("avx")   ? 256u
+                                               : 128u);
+}
+
+TEST(Target, HostRunsWhatItsFeaturesAllow) {
+  ASSERT_TRUE(descriptions().ok()) << descriptions().diagnostics();
+  Expected<Target> host = loadTarget("host", TISA_SOURCE_TARGET_DIR);
+  ASSERT_TRUE(static_cast<bool>(host)) << llvm::toString(host.takeError());
+  llvm::StringMap<bool> detected = llvm::sys::getHostCPUFeatures();
+  bool vnni = detected.lookup("avx512f") && detected.lookup("avx512vnni");
+  EXPECT_EQ(host->canExecute(descriptions().get("vpdpbusd.zmm")),
+            host->arch == TargetArch::X86_64 && vnni);
+}
+
+TEST(Target, FeatureListTarget) {
+  ASSERT_TRUE(descriptions().ok()) << descriptions().diagnostics();
+  Target t = targetFromFeatures(TargetArch::X86_64, "+avx512f, +avx512vnni,");
+  EXPECT_EQ(t.features.size(), 2u);
+  EXPECT_EQ(t.vectorBits, 512u);
+  EXPECT_EQ(t.vectorRegisters, 32u);
+  EXPECT_TRUE(t.canExecute(descriptions().get("vpdpbusd.zmm")));
+  // The ymm form needs avx512vl too.
+  EXPECT_THAT(t.missingFeatures(descriptions().get("vpdpbusd.ymm")),
+              ::testing::ElementsAre("avx512vl"));
+
+  Target gpu = targetFromFeatures(TargetArch::NVPTX, "sm_75,sm_80,ptx70");
+  EXPECT_EQ(gpu.cpu, "sm_80");
+  EXPECT_TRUE(gpu.canExecute(descriptions().get("mma.m16n8k32.s8s8s32")));
+  Target old = targetFromFeatures(TargetArch::NVPTX, "+sm_75,+ptx70");
+  EXPECT_FALSE(old.canExecute(descriptions().get("mma.m16n8k32.s8s8s32")));
+}
+
+TEST(Target, MinimalFileParses) {
+  Expected<Target> t = parseTarget(kMinimal, "mini.json");
+  ASSERT_TRUE(static_cast<bool>(t)) << llvm::toString(t.takeError());
+  EXPECT_EQ(t->name, "mini");
+  EXPECT_TRUE(t->features.contains("sse2"));
+  EXPECT_EQ(t->vectorBits, 0u);
+  EXPECT_TRUE(t->issuePerCycle.empty());
+}
+
+TEST(Target, ErrorUnknownKey) {
+  std::string json = kMinimal;
+  json.insert(json.find("\"features\""), "\"vectorbits\": 512,\n  ");
+  std::string msg = parseError(json);
+  EXPECT_THAT(msg, HasSubstr("dir/bad.json:6:3: unknown key 'vectorbits'"));
+  EXPECT_THAT(msg, HasSubstr("allowed: arch, cores, cpu"));
+  EXPECT_THAT(msg, HasSubstr("vector_bits"));
+}
+
+TEST(Target, ErrorWrongType) {
+  std::string json = kMinimal;
+  json.insert(json.find("\"features\""), "\"vector_bits\": \"512\",\n  ");
+  EXPECT_THAT(parseError(json),
+              HasSubstr("dir/bad.json:6:3: key 'vector_bits' must be a "
+                        "non-negative integer"));
+  json = kMinimal;
+  json.insert(json.find("\"features\""), "\"l2_bytes\": -1,\n  ");
+  EXPECT_THAT(parseError(json),
+              HasSubstr("key 'l2_bytes' must be a non-negative integer"));
+  json = kMinimal;
+  json.insert(json.find("\"features\""), "\"cores\": 1.5,\n  ");
+  EXPECT_THAT(parseError(json),
+              HasSubstr("key 'cores' must be a non-negative integer"));
+  json = kMinimal;
+  json.replace(json.find("[\"sse2\"]"), 8, "\"sse2\"");
+  EXPECT_THAT(parseError(json),
+              HasSubstr("key 'features' must be an array of strings"));
+  json = kMinimal;
+  json.replace(json.find("\"x86_64\""), 8, "\"x86\"");
+  EXPECT_THAT(parseError(json),
+              HasSubstr("key 'arch' is 'x86' (allowed: x86_64, aarch64, "
+                        "nvptx64)"));
+}
+
+TEST(Target, ErrorBadValues) {
+  std::string json = kMinimal;
+  json.insert(json.find("\"features\""),
+              "\"issue_per_cycle\": {\"vpdpbusd.zmm\": 0},\n  ");
+  EXPECT_THAT(parseError(json),
+              HasSubstr("dir/bad.json:6:23: issue_per_cycle: 'vpdpbusd.zmm' "
+                        "must be a positive number"));
+  json = kMinimal;
+  json.replace(json.find("[\"sse2\"]"), 8, "[\"sse2\", \"+sse2\"]");
+  EXPECT_THAT(parseError(json), HasSubstr("feature 'sse2' is listed twice"));
+  json = kMinimal;
+  json.replace(json.find("[\"sse2\"]"), 8, "[\"-sse2\"]");
+  EXPECT_THAT(parseError(json), HasSubstr("features[0] is '-sse2'"));
+  json = kMinimal;
+  json.insert(json.find("\"features\""), "\"vector_bits\": 200,\n  ");
+  EXPECT_THAT(parseError(json), HasSubstr("multiple of 128"));
+  json = kMinimal;
+  json.replace(json.find("\"mini\""), 6, "\"host\"");
+  EXPECT_THAT(parseError(json), HasSubstr("reserved"));
+}
+
+TEST(Target, ErrorMissingRequiredKey) {
+  std::string json = kMinimal;
+  json.erase(json.find("\"cpu\""),
+             std::string("\"cpu\": \"x86-64\",\n  ").size());
+  EXPECT_THAT(parseError(json),
+              HasSubstr("dir/bad.json: missing required key 'cpu'"));
+}
+
+TEST(Target, ErrorBadJsonHasLineAndColumn) {
+  std::string json = kMinimal;
+  json.erase(json.find(",\n  \"arch\""), 1); // a missing comma on line 3
+  std::string msg = parseError(json);
+  EXPECT_THAT(msg, HasSubstr("dir/bad.json:4:"));
+  EXPECT_THAT(msg, HasSubstr("invalid JSON"));
+  EXPECT_THAT(parseError("[1, 2]"),
+              HasSubstr("dir/bad.json: the top level must be an object"));
+}
+
+TEST(Target, ErrorUnknownTargetListsKnownOnes) {
+  Expected<Target> t = loadTarget("zen9", TISA_SOURCE_TARGET_DIR);
+  ASSERT_FALSE(static_cast<bool>(t));
+  std::string msg = llvm::toString(t.takeError());
+  EXPECT_THAT(msg, HasSubstr("unknown target 'zen9' (known: host, "
+                             "cascadelake, neoverse-n1"));
+  EXPECT_THAT(msg, HasSubstr("znver4"));
+}
+
+TEST(Target, ErrorNameDiffersFromFileName) {
+  llvm::SmallString<128> dir;
+  ASSERT_FALSE(llvm::sys::fs::createUniqueDirectory("tisa-target-test", dir));
+  llvm::SmallString<128> path(dir);
+  llvm::sys::path::append(path, "other.json");
+  {
+    std::error_code ec;
+    llvm::raw_fd_ostream os(path, ec);
+    ASSERT_FALSE(ec) << ec.message();
+    os << kMinimal;
+  }
+  Expected<Target> t = loadTarget("other", dir);
+  ASSERT_FALSE(static_cast<bool>(t));
+  EXPECT_THAT(llvm::toString(t.takeError()),
+              HasSubstr("other.json: key 'name' is 'mini' but the file is "
+                        "named 'other.json'"));
+  // Read as a path, the same file is fine.
+  Expected<Target> byPath = loadTarget(path);
+  EXPECT_TRUE(static_cast<bool>(byPath)) << llvm::toString(byPath.takeError());
+  EXPECT_EQ(listTargets(dir), (std::vector<std::string>{"host", "other"}));
+  llvm::sys::fs::remove(path);
+  llvm::sys::fs::remove(dir);
+}
+
+TEST(Target, VerifyAgainstLLVMCatchesBadNames) {
+  Target t = targetFromFeatures(TargetArch::X86_64, "avx512vnni,avx512vnn");
+  t.cpu = "zen9";
+  llvm::Error err = verifyAgainstLLVM(t);
+  ASSERT_TRUE(static_cast<bool>(err));
+  std::string msg = llvm::toString(std::move(err));
+  EXPECT_THAT(msg, HasSubstr("cpu 'zen9' is not an LLVM x86_64 CPU"));
+  EXPECT_THAT(msg, HasSubstr("feature 'avx512vnn' is not an LLVM"));
+  EXPECT_THAT(msg, HasSubstr("feature 'avx512vnni' implies 'avx512f'"));
+
+  Target gpu = targetFromFeatures(TargetArch::NVPTX, "sm_80,ptx70");
+  llvm::Error ok = verifyAgainstLLVM(gpu);
+  EXPECT_FALSE(static_cast<bool>(ok)) << llvm::toString(std::move(ok));
+}
+
+TEST(Target, DefaultDirectoryHoldsTheShippedFiles) {
+  llvm::SmallString<128> path(defaultTargetDir());
+  llvm::sys::path::append(path, "znver4.json");
+  EXPECT_TRUE(llvm::sys::fs::exists(path)) << path.str().str();
+  EXPECT_EQ(parseTargetArch("aarch64"), TargetArch::AArch64);
+  EXPECT_EQ(parseTargetArch("arm64"), std::nullopt);
+}
+
+} // namespace

@@ -1,0 +1,42 @@
+//===- Driver.h - what the tisa driver's commands share ---------*- C++ -*-===//
+#ifndef TISA_TOOLS_TISA_DRIVER_H
+#define TISA_TOOLS_TISA_DRIVER_H
+
+#include "tisa/Semantics/DescriptionSet.h"
+#include "tisa/Targets/Check.h"
+#include "llvm/ADT/Twine.h"
+#include <string>
+#include <vector>
+
+namespace tisa::driver {
+
+struct Options {
+  std::vector<std::string> isaDirs;
+  std::vector<std::string> positional;
+  uint64_t seed = tisa::VerifyOptions().seed;
+  int skipExitCode = 0;
+  /// match: target name ("host" by default, "any" for no filter), feature
+  /// list, every candidate and rejection, strict floating point, no fusion.
+  std::string target = "host";
+  std::string features;
+  std::string targetDir;
+  bool all = false;
+  bool strictFp = false;
+  bool noFuse = false;
+};
+
+/// Reports a usage error on stderr; returns the exit code 2.
+int usageError(const llvm::Twine &msg);
+/// Loads every description on the search path; reports bad files and returns
+/// false if any.
+bool loadAll(tisa::DescriptionSet &set, const Options &o);
+
+/// tisa match FILE...
+int match(const Options &o);
+/// tisa target list | show NAME
+int targetList(const Options &o);
+int targetShow(const Options &o);
+
+} // namespace tisa::driver
+
+#endif // TISA_TOOLS_TISA_DRIVER_H

@@ -1,0 +1,231 @@
+//===- Match.cpp - tisa match, tisa target --------------------------------===//
+//
+//   tisa match FILE.mlir [--target T] [--features F] [--all] [--strict-fp]
+//
+// Per linalg contraction of the files: the best plan for the target, in full;
+// with --all every candidate (one line each, best first) and the reason each
+// other description does not apply. Exit 0 whenever the input is valid, even
+// when no instruction applies; 1 for unreadable or invalid input, bad
+// descriptions or an unknown target.
+//
+//===----------------------------------------------------------------------===//
+
+#include "Driver.h"
+#include "tisa/Matcher/Matcher.h"
+#include "tisa/Targets/Target.h"
+
+#include "mlir/IR/BuiltinOps.h"
+#include "mlir/IR/MLIRContext.h"
+#include "mlir/InitAllDialects.h"
+#include "mlir/Parser/Parser.h"
+#include "mlir/Support/FileUtilities.h"
+#include "llvm/ADT/StringExtras.h"
+#include "llvm/Support/FormatVariadic.h"
+#include "llvm/Support/SourceMgr.h"
+#include "llvm/Support/WithColor.h"
+
+using namespace mlir;
+
+namespace tisa::driver {
+
+namespace {
+
+std::string locationText(Location loc) {
+  if (auto file = dyn_cast<FileLineColLoc>(loc))
+    return llvm::formatv("{0}:{1}:{2}", file.getFilename().getValue(),
+                         file.getLine(), file.getColumn());
+  if (auto fused = dyn_cast<FusedLoc>(loc))
+    for (Location inner : fused.getLocations())
+      if (isa<FileLineColLoc>(inner))
+        return locationText(inner);
+  if (auto name = dyn_cast<NameLoc>(loc))
+    return locationText(name.getChildLoc());
+  std::string s;
+  llvm::raw_string_ostream os(s);
+  loc.print(os);
+  return s;
+}
+
+/// The target the options name, or an error already reported.
+FailureOr<std::optional<Target>> resolveTarget(const Options &o) {
+  std::optional<Target> target;
+  if (o.target != "any") {
+    llvm::Expected<Target> t = loadTarget(o.target, o.targetDir);
+    if (!t) {
+      llvm::WithColor::error(llvm::errs(), "tisa")
+          << llvm::toString(t.takeError()) << "\n";
+      return failure();
+    }
+    target = std::move(*t);
+  }
+  if (!o.features.empty()) {
+    TargetArch arch = target ? target->arch : TargetArch::X86_64;
+    Target fromFeatures = targetFromFeatures(arch, o.features);
+    if (target) {
+      target->features = fromFeatures.features;
+      target->name += " (features " + o.features + ")";
+    } else {
+      target = fromFeatures;
+    }
+  }
+  return target;
+}
+
+} // namespace
+
+int match(const Options &o) {
+  if (o.positional.empty())
+    return usageError("'match' needs at least one .mlir file");
+  FailureOr<std::optional<Target>> target = resolveTarget(o);
+  if (failed(target))
+    return 1;
+
+  DialectRegistry registry;
+  registerAllDialects(registry);
+  MLIRContext ctx(registry);
+  ctx.loadAllAvailableDialects();
+  DescriptionSet set(ctx, llvm::errs());
+  if (!loadAll(set, o))
+    return 1;
+  std::vector<const Description *> descs;
+  for (const auto &d : set.descriptions())
+    descs.push_back(d.get());
+
+  MatchOptions options;
+  options.target = *target ? &**target : nullptr;
+  options.strictFloat = o.strictFp;
+  options.fuseLoops = !o.noFuse;
+
+  auto &os = llvm::outs();
+  if (options.target)
+    os << "target: " << options.target->name << " ("
+       << stringifyTargetArch(options.target->arch) << ", "
+       << options.target->source << ")\n";
+  else
+    os << "target: any (every description; neutral costs)\n";
+  os << descs.size() << " descriptions loaded\n";
+
+  int status = 0;
+  for (const std::string &file : o.positional) {
+    llvm::SourceMgr sourceMgr;
+    SourceMgrDiagnosticHandler handler(sourceMgr, &ctx, llvm::errs());
+    std::string error;
+    auto buffer = openInputFile(file, &error);
+    if (!buffer) {
+      llvm::WithColor::error(llvm::errs(), "tisa")
+          << "cannot read '" << file << "': " << error << "\n";
+      status = 1;
+      continue;
+    }
+    sourceMgr.AddNewSourceBuffer(std::move(buffer), SMLoc());
+    OwningOpRef<ModuleOp> module = parseSourceFile<ModuleOp>(sourceMgr, &ctx);
+    if (!module) {
+      llvm::errs() << file << ": invalid input (errors above)\n";
+      status = 1;
+      continue;
+    }
+    unsigned contractions = 0, others = 0;
+    module->walk([&](linalg::LinalgOp op) {
+      std::string why;
+      FailureOr<Contraction> c = readContraction(op, why);
+      os << "\n" << locationText(op->getLoc()) << ": ";
+      if (failed(c)) {
+        ++others;
+        os << "skipped: " << why << "\n";
+        return;
+      }
+      ++contractions;
+      printContraction(*c, os);
+      os << "\n";
+      MatchResult r = match(*c, descs, options);
+      if (r.plans.empty()) {
+        os << "  no instruction applies" << (options.target ? " on " : "")
+           << (options.target ? options.target->name : "") << "\n";
+      } else {
+        os << "  plan:\n";
+        printPlan(*c, r.plans.front(), os, 4);
+        std::set<const Description *> applicable;
+        for (const TensorizePlan &p : r.plans)
+          applicable.insert(p.desc);
+        if (!o.all)
+          os << llvm::formatv("  {0} candidate plans from {1} descriptions; "
+                              "{2} descriptions rejected (--all lists them)\n",
+                              r.plans.size(), applicable.size(),
+                              r.rejected.size());
+      }
+      if (o.all && !r.plans.empty()) {
+        os << "  candidates (best first):\n";
+        for (auto [i, p] : llvm::enumerate(r.plans)) {
+          os << llvm::formatv("    {0,3}. ", i + 1);
+          printPlanSummary(*c, p, os);
+          os << "\n";
+        }
+      }
+      if (o.all || r.plans.empty()) {
+        os << "  rejected:\n";
+        for (const Rejection &x : r.rejected)
+          os << "    " << x.desc->name << ": " << x.reason << "\n";
+      }
+    });
+    if (contractions == 0)
+      os << "\n" << file << ": no contraction found"
+         << (others ? " (the linalg operations above are not contractions)"
+                    : " (no linalg operation)")
+         << "\n";
+  }
+  return status;
+}
+
+int targetList(const Options &o) {
+  if (!o.positional.empty())
+    return usageError("'target list' takes no arguments");
+  int status = 0;
+  for (const std::string &name : listTargets(o.targetDir)) {
+    llvm::Expected<Target> t = loadTarget(name, o.targetDir);
+    if (!t) {
+      llvm::WithColor::error(llvm::errs(), "tisa")
+          << llvm::toString(t.takeError()) << "\n";
+      status = 1;
+      continue;
+    }
+    llvm::outs() << llvm::formatv("{0,-16} {1,-8} {2}\n", t->name,
+                                  stringifyTargetArch(t->arch), t->description);
+  }
+  return status;
+}
+
+int targetShow(const Options &o) {
+  if (o.positional.size() != 1)
+    return usageError("'target show' takes one target name");
+  llvm::Expected<Target> t = loadTarget(o.positional[0], o.targetDir);
+  if (!t) {
+    llvm::WithColor::error(llvm::errs(), "tisa")
+        << llvm::toString(t.takeError()) << "\n";
+    return 1;
+  }
+  auto &os = llvm::outs();
+  std::vector<std::string> features;
+  for (const auto &f : t->features)
+    features.push_back(f.getKey().str());
+  llvm::sort(features);
+  os << "name:              " << t->name << "\n"
+     << "description:       " << t->description << "\n"
+     << "architecture:      " << stringifyTargetArch(t->arch) << "\n"
+     << "cpu:               " << t->cpu << "\n"
+     << "features:          " << llvm::join(features, " ") << "\n"
+     << "vector bits:       " << t->vectorBits << "\n"
+     << "vector registers:  " << t->vectorRegisters << "\n"
+     << "tile registers:    " << t->tileRegisters << "\n"
+     << "regs per thread:   " << t->registersPerThread << "\n"
+     << "L1d/L2/L3 bytes:   " << t->l1dBytes << " / " << t->l2Bytes << " / "
+     << t->l3Bytes << "\n"
+     << "source:            " << t->source << "\n";
+  std::vector<std::string> rates;
+  for (const auto &r : t->issuePerCycle)
+    rates.push_back(llvm::formatv("{0}={1}", r.getKey(), r.getValue()));
+  llvm::sort(rates);
+  os << "issue per cycle:   " << llvm::join(rates, " ") << "\n";
+  return 0;
+}
+
+} // namespace tisa::driver
