@@ -61,10 +61,13 @@ std::string sumText(const Contraction &c, unsigned input) {
   return "sum_" + loops + " " + c.operands[input].name;
 }
 
-int64_t operandElements(const ProgramOperand &po) {
+/// Additions to compute sum_red X for every output element: one per
+/// iteration of the loops X depends on.
+int64_t compensationWork(const Contraction &c, unsigned input) {
   int64_t n = 1;
-  for (int64_t s : po.shape)
-    n *= s == kDynamic ? 256 : s;
+  for (auto [l, loop] : llvm::enumerate(c.loops))
+    if (c.operands[input].map.isFunctionOfDim(l))
+      n *= loop.extent == kDynamic ? 256 : loop.extent;
   return n;
 }
 
@@ -168,9 +171,9 @@ matchArithmetic(const Contraction &c, const Description &d,
               "value that biases to 0";
       r.text = text;
       if (bias[1])
-        r.compensationElements += operandElements(c.operands[0]);
+        r.compensationElements += compensationWork(c, 0);
       if (bias[0])
-        r.compensationElements += operandElements(c.operands[1]);
+        r.compensationElements += compensationWork(c, 1);
       m.repair = r;
     }
     if (d.fp) {

@@ -105,7 +105,8 @@ void estimateCost(const Contraction &c, const InstrModel &model,
       return c.operands[p].map.isFunctionOfDim(l);
     });
   };
-  // Bytes written by relayouts: one register image per distinct tile.
+  // Bytes written by relayouts: what one instruction reads of the operand,
+  // per distinct tile of the loops it depends on.
   for (OperandPlan &op : plan.operands) {
     op.packBytes = 0;
     if (op.access != OperandPlan::Access::Packed &&
@@ -115,7 +116,7 @@ void estimateCost(const Contraction &c, const InstrModel &model,
     for (const auto &t : plan.tiles)
       if (dependsOn(op.programOperand, t))
         images *= tilesOf(t);
-    op.packBytes = images * model.operands[op.instrOperand].imageBytes;
+    op.packBytes = images * op.bytesPerInstruction;
   }
 
   // Register tile.

@@ -74,7 +74,9 @@ InstrModel buildInstrModel(const Description &d, const Target *target) {
     bool in1 = maps[1 - lhs].isFunctionOfDim(i);
     m.names.push_back(in0 && !in1 ? "m" : "n");
   }
-  if (d.isScalable()) {
+  // A known single segment (128-bit SVE) adds no loop.
+  bool oneSegment = target && target->vectorBits == 128;
+  if (d.isScalable() && !oneSegment) {
     m.segLoop = n;
     m.reduction.push_back(false);
     m.names.push_back("seg");

@@ -149,7 +149,8 @@ struct OperandPlan {
 struct Repair {
   int64_t bias[2] = {0, 0}; ///< per program input
   std::string text;
-  /// Elements summed for the compensation terms (cost).
+  /// Additions the compensation terms take (cost): one per iteration of the
+  /// loops the summed operand depends on.
   int64_t compensationElements = 0;
 };
 
