@@ -99,11 +99,16 @@ void estimateCost(const Contraction &c, const InstrModel &model,
   plan.cost.instructions = instructions;
   plan.cost.utilization = double(macs) / (double(instructions) * issued);
 
-  // Which tiled loops each operand depends on.
+  // Which tiled loops each operand depends on (computed once: the register
+  // tile search asks often).
+  SmallVector<SmallVector<bool>, 3> dependence(3);
+  for (unsigned p = 0; p < 3; ++p)
+    for (const auto &t : plan.tiles)
+      dependence[p].push_back(llvm::any_of(t.programLoops, [&](unsigned l) {
+        return c.operands[p].map.isFunctionOfDim(l);
+      }));
   auto dependsOn = [&](unsigned p, const TensorizePlan::TiledLoop &t) {
-    return llvm::any_of(t.programLoops, [&](unsigned l) {
-      return c.operands[p].map.isFunctionOfDim(l);
-    });
+    return dependence[p][&t - plan.tiles.data()];
   };
   // Bytes written by relayouts: what one instruction reads of the operand,
   // per distinct tile of the loops it depends on.
@@ -122,8 +127,12 @@ void estimateCost(const Contraction &c, const InstrModel &model,
   // Register tile.
   RegisterClass cls = d.registers[2].cls;
   double budget = 32;
-  auto regsPerImage = [&](unsigned j) -> double { return 1; };
-  std::function<double(unsigned)> regs = regsPerImage;
+  bool warp = cls == RegisterClass::WarpFragment;
+  // Registers one image of operand j takes: one vector or tile, or its
+  // 32-bit share per thread of a warp fragment.
+  auto regs = [&](unsigned j) -> double {
+    return warp ? std::max(1.0, model.operands[j].imageBytes / 128.0) : 1.0;
+  };
   if (cls == RegisterClass::Vector) {
     budget = target && target->vectorRegisters ? target->vectorRegisters : 32;
   } else if (cls == RegisterClass::AMXTile) {
@@ -132,9 +141,6 @@ void estimateCost(const Contraction &c, const InstrModel &model,
     budget = 0.75 * (target && target->registersPerThread
                          ? target->registersPerThread
                          : 255);
-    regs = [&](unsigned j) {
-      return std::max(1.0, model.operands[j].imageBytes / 128.0);
-    };
   }
   double wantAccumulators =
       target ? target->latency(d) * target->issueRate(d) : 4.0;
@@ -149,7 +155,7 @@ void estimateCost(const Contraction &c, const InstrModel &model,
     int64_t product = 1;
   } best;
   best.unroll.assign(plan.tiles.size(), 1);
-  auto consider = [&](SmallVector<int64_t> unroll) {
+  auto consider = [&](ArrayRef<int64_t> unroll) {
     int64_t product = 1;
     for (int64_t u : unroll)
       product *= u;
@@ -168,24 +174,31 @@ void estimateCost(const Contraction &c, const InstrModel &model,
                   (count[0] <= count[1] ? regs(1) : regs(0));
     if (used > budget)
       return;
-    Choice ch;
-    ch.unroll = unroll;
-    ch.product = product;
-    ch.latencyOk = product >= wantAccumulators;
-    ch.ratio = double(product) / std::max(1.0, loads);
-    auto key = [](const Choice &x) {
-      return std::make_tuple(x.latencyOk, x.ratio, x.product);
-    };
-    if (key(ch) > key(best))
-      best = ch;
+    bool latencyOk = product >= wantAccumulators;
+    double ratio = double(product) / std::max(1.0, loads);
+    if (std::make_tuple(latencyOk, ratio, product) >
+        std::make_tuple(best.latencyOk, best.ratio, best.product)) {
+      best.unroll.assign(unroll.begin(), unroll.end());
+      best.product = product;
+      best.latencyOk = latencyOk;
+      best.ratio = ratio;
+    }
   };
+  // Accumulators alone must fit the budget: stop growing an unroll there.
+  SmallVector<int64_t> unroll(plan.tiles.size(), 1);
   for (size_t a = 0; a < candidates.size(); ++a)
     for (size_t b = a; b < candidates.size(); ++b)
-      for (int64_t ua = 1; ua <= std::min<int64_t>(16, tilesOf(plan.tiles[candidates[a]])); ++ua)
+      for (int64_t ua = 1;
+           ua <= std::min<int64_t>(16, tilesOf(plan.tiles[candidates[a]])) &&
+           regs(2) * ua <= budget;
+           ua = warp ? ua * 2 : ua + 1) // warp tiles: powers of two
         for (int64_t ub = 1;
-             ub <= (a == b ? 1 : std::min<int64_t>(16, tilesOf(plan.tiles[candidates[b]])));
-             ++ub) {
-          SmallVector<int64_t> unroll(plan.tiles.size(), 1);
+             ub <= (a == b ? 1
+                           : std::min<int64_t>(
+                                 16, tilesOf(plan.tiles[candidates[b]]))) &&
+             regs(2) * ua * ub <= budget;
+             ub = warp ? ub * 2 : ub + 1) {
+          std::fill(unroll.begin(), unroll.end(), 1);
           unroll[candidates[a]] = ua;
           unroll[candidates[b]] *= ub;
           consider(unroll);
