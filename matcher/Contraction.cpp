@@ -164,14 +164,14 @@ FailureOr<Contraction> readContraction(linalg::LinalgOp op, std::string &why) {
   llvm::SmallVector<StringRef> names = namedLoopNames(c.opName);
   if (names.size() != ranges.size())
     names.clear();
-  SmallVector<AffineMap> loopMaps = op.getIndexingMapsArray();
+  SmallVector<AffineMap> maps = op.getIndexingMapsArray();
   SmallVector<std::string> roleNames;
   if (names.empty()) {
     // Name loops by role: k reduces; m indexes only the first input, n only
     // the second, b both (a batch); repeated roles are numbered.
     for (unsigned i = 0; i < ranges.size(); ++i) {
-      bool in0 = loopMaps[0].isFunctionOfDim(i);
-      bool in1 = loopMaps[1].isFunctionOfDim(i);
+      bool in0 = maps[0].isFunctionOfDim(i);
+      bool in1 = maps[1].isFunctionOfDim(i);
       if (iters[i] == utils::IteratorType::reduction)
         roleNames.push_back("k");
       else
@@ -194,7 +194,6 @@ FailureOr<Contraction> readContraction(linalg::LinalgOp op, std::string &why) {
   }
 
   llvm::SmallVector<StringRef> operandNames = namedOperandNames(c.opName);
-  SmallVector<AffineMap> maps = op.getIndexingMapsArray();
   for (unsigned i = 0; i < 3; ++i) {
     OpOperand &operand = op->getOpOperand(i);
     auto type = dyn_cast<ShapedType>(operand.get().getType());

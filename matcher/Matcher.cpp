@@ -321,6 +321,18 @@ void estimateCost(const Contraction &c, const InstrModel &model,
 
 } // namespace detail
 
+namespace {
+/// The ranking: estimated cycles, then lanes used, bytes relaid out, and
+/// instructions issued.
+bool ranksBefore(const TensorizePlan &a, const TensorizePlan &b) {
+  auto key = [](const TensorizePlan &p) {
+    return std::make_tuple(p.cost.cycles, -p.cost.utilization,
+                           p.cost.packBytes, p.cost.instructions);
+  };
+  return key(a) < key(b);
+}
+} // namespace
+
 FailureOr<std::vector<TensorizePlan>>
 matchDescription(const Contraction &c, const Description &d,
                  const MatchOptions &options, std::string &why) {
@@ -353,13 +365,7 @@ matchDescription(const Contraction &c, const Description &d,
   }
   for (TensorizePlan &p : plans)
     detail::estimateCost(c, model, options.target, p);
-  auto key = [](const TensorizePlan &p) {
-    return std::make_tuple(p.cost.cycles, -p.cost.utilization,
-                           p.cost.packBytes, p.cost.instructions);
-  };
-  llvm::sort(plans, [&](const TensorizePlan &a, const TensorizePlan &b) {
-    return key(a) < key(b);
-  });
+  llvm::sort(plans, ranksBefore);
   return plans;
 }
 
@@ -378,15 +384,7 @@ MatchResult match(const Contraction &c, ArrayRef<const Description *> descs,
     for (TensorizePlan &p : *plans)
       result.plans.push_back(std::move(p));
   }
-  llvm::sort(result.plans,
-                    [](const TensorizePlan &a, const TensorizePlan &b) {
-                      return std::make_tuple(a.cost.cycles, -a.cost.utilization,
-                                             a.cost.packBytes,
-                                             a.cost.instructions) <
-                             std::make_tuple(b.cost.cycles, -b.cost.utilization,
-                                             b.cost.packBytes,
-                                             b.cost.instructions);
-                    });
+  llvm::sort(result.plans, ranksBefore);
   return result;
 }
 

@@ -533,7 +533,6 @@ OperandPlan Evaluator::analyse(unsigned j,
                                ArrayRef<int> shares, ArrayRef<Unit> units) {
   const InstrModel::Operand &op = model.operands[j];
   unsigned p = programOperand(j);
-  const ProgramOperand &po = c.operands[p];
   OperandPlan plan;
   plan.programOperand = p;
   plan.instrOperand = j;
@@ -662,7 +661,6 @@ OperandPlan Evaluator::analyse(unsigned j,
                          "tensor gives it)"
                        : "gather (im2col style): the access is not linear in "
                          "the fused loops";
-  (void)po;
   return plan;
 }
 
@@ -794,23 +792,24 @@ bool Evaluator::tryPack(unsigned j, ArrayRef<std::optional<int64_t>> addr,
     }
     return off;
   };
-  int64_t rowStride = 0;
-  int64_t first = -1;
+  int64_t rowStride = 0, first = 0, rowsSeen = 0;
   for (int64_t r = 0; r < op.rows; ++r) {
     int64_t base = r * op.width;
     if (!active[base])
       continue;
     int64_t start = packedOffset(op.image[base]);
-    if (first < 0)
+    if (rowsSeen == 0)
       first = start;
-    else if (rowStride == 0)
+    else if (rowsSeen == 1)
       rowStride = start - first;
+    else if (start - first != rowsSeen * rowStride)
+      return false; // a tile load takes one row stride
+    ++rowsSeen;
     for (int64_t x = 0; x < op.width; ++x)
       if (active[base + x] &&
           packedOffset(op.image[base + x]) - start != x % group)
         return false;
   }
-  (void)rowStride;
 
   plan.access = OperandPlan::Access::Packed;
   std::string packed;
@@ -840,16 +839,10 @@ void enumeratePlans(const Contraction &c, const InstrModel &model,
   unsigned body = model.segLoop >= 0 ? ni - 1 : ni;
   Failure failure;
 
-  unsigned progPar = llvm::count_if(c.loops, [](const ProgramLoop &l) {
-    return !l.reduction;
-  });
-  unsigned progRed = c.loops.size() - progPar;
-  unsigned instrRed = llvm::count(model.reduction, true);
-  if (progRed == 0) {
+  if (llvm::none_of(c.loops, [](const ProgramLoop &l) { return l.reduction; })) {
     why = "the program has no reduction loop";
     return;
   }
-  (void)instrRed;
 
   SmallVector<int> unitOf(ni, -1), shares(ni, -1);
   SmallVector<bool> used(c.loops.size(), false);
