@@ -8,6 +8,7 @@
 
 #include "tisa/Dialect/Passes.h"
 #include "tisa/Dialect/TisaDialect.h"
+#include "tisa/Transforms/Passes.h"
 
 #include "mlir/IR/DialectRegistry.h"
 #include "mlir/InitAllDialects.h"
@@ -18,6 +19,7 @@
 int main(int argc, char **argv) {
   mlir::registerAllPasses();
   tisa::registerTisaPasses();
+  tisa::registerTisaTransformsPasses();
   mlir::DialectRegistry registry;
   mlir::registerAllDialects(registry);
   mlir::registerAllExtensions(registry);

@@ -10,4 +10,12 @@
 
 #include "tisa/Dialect/TisaDialect.h.inc"
 
+namespace tisa {
+/// Loop tags set by -tisa-tensorize and read by -tisa-register-tile, on
+/// scf.for: the role of the loop ("parallel", "lanes" or "reduction") and the
+/// register tile's unroll factor.
+inline constexpr llvm::StringLiteral kLoopAttr = "tisa.loop";
+inline constexpr llvm::StringLiteral kUnrollAttr = "tisa.unroll";
+} // namespace tisa
+
 #endif // TISA_DIALECT_TISADIALECT_H

@@ -1,0 +1,23 @@
+//===- Passes.h - tisa transforms -------------------------------*- C++ -*-===//
+#ifndef TISA_TRANSFORMS_PASSES_H
+#define TISA_TRANSFORMS_PASSES_H
+
+#include "mlir/Dialect/Arith/IR/Arith.h"
+#include "mlir/Dialect/Func/IR/FuncOps.h"
+#include "mlir/Dialect/LLVMIR/LLVMDialect.h"
+#include "mlir/Dialect/Linalg/IR/Linalg.h"
+#include "mlir/Dialect/MemRef/IR/MemRef.h"
+#include "mlir/Dialect/SCF/IR/SCF.h"
+#include "mlir/Dialect/Vector/IR/VectorOps.h"
+#include "mlir/Pass/Pass.h"
+
+namespace tisa {
+
+#define GEN_PASS_DECL
+#include "tisa/Transforms/Passes.h.inc"
+#define GEN_PASS_REGISTRATION
+#include "tisa/Transforms/Passes.h.inc"
+
+} // namespace tisa
+
+#endif // TISA_TRANSFORMS_PASSES_H

@@ -1,0 +1,73 @@
+//===- Passes.td - tisa transforms -------------------------*- tablegen -*-===//
+//
+// The passes that turn a matched contraction into tensorized loops. They are
+// usable inside any MLIR pipeline through tisa-opt.
+//
+//===----------------------------------------------------------------------===//
+
+#ifndef TISA_TRANSFORMS_PASSES_TD
+#define TISA_TRANSFORMS_PASSES_TD
+
+include "mlir/Pass/PassBase.td"
+
+def TisaTensorizePass : Pass<"tisa-tensorize", "::mlir::func::FuncOp"> {
+  let summary = "Replace linalg contractions on memrefs by loops around a tensorized instruction";
+  let description = [{
+    Each linalg contraction on memrefs with static shapes is matched against the instruction
+    descriptions (see `tisa match`); the best plan the target can execute and the code generator
+    supports is applied:
+
+    - the operand the plan packs is copied into the plan's layout (for `vpdpbusd` on a GEMM,
+      B becomes [K/4][N][4] with N padded to the lane count), padded with values that contribute
+      zero, with a signedness bias applied on the way when the plan repairs signedness;
+    - the broadcast operand is copied with its reduction dimension padded when that extent is not
+      a multiple of the instruction's group;
+    - loops are reordered so that the instruction's lanes and group are innermost: the other
+      parallel loops, then a loop over the lanes in steps of one register, then the reduction
+      loops in the packed operand's order with the group loop last, carrying the accumulator;
+    - the innermost step is the description's lowering (`llvm.call_intrinsic`), the accumulator
+      is stored with a lane mask (never past the end of the output), and signedness repairs
+      subtract their compensation terms.
+
+    Loops are tagged `tisa.loop = "parallel" | "lanes" | "reduction"` and the parallel ones carry
+    the plan's register tile as `tisa.unroll`, which `-tisa-register-tile` applies. Contractions the
+    code generator cannot handle are left in place with a warning that says why.
+
+    Example: `linalg.matmul` u8 x s8 -> s32 on znver4 becomes a pack of B and a nest whose
+    innermost loop calls `llvm.x86.avx512.vpdpbusd.512` on a broadcast of 4 bytes of A.
+  }];
+  let options = [
+    Option<"target", "target", "std::string", "\"host\"",
+           "machine to tensorize for: host, a name in targets/data, or a .json file">,
+    Option<"isa", "isa", "std::string", "\"auto\"",
+           "instruction to use (a description name), or auto for the best the target runs">,
+    ListOption<"isaDirs", "isa-dir", "std::string",
+               "extra directories of instruction descriptions">,
+    Option<"targetDir", "target-dir", "std::string", "\"\"",
+           "directory of target data files (default: the installed or source one)">,
+  ];
+  let dependentDialects = ["::mlir::arith::ArithDialect", "::mlir::scf::SCFDialect",
+                           "::mlir::memref::MemRefDialect", "::mlir::vector::VectorDialect",
+                           "::mlir::linalg::LinalgDialect", "::mlir::LLVM::LLVMDialect"];
+}
+
+def TisaRegisterTilePass : Pass<"tisa-register-tile", "::mlir::func::FuncOp"> {
+  let summary = "Unroll-and-jam the loops around a tensorized instruction into a register tile";
+  let description = [{
+    Register-level loop reorganization, the micro-kernel shape vendor libraries write by hand.
+    Every `scf.for` tagged `tisa.unroll = U` (set by `-tisa-tensorize` from the plan's register
+    tile, which is sized from the target's register file and the instruction's latency and issue
+    rate) is split into a main loop whose trip count is a multiple of U and a remainder loop, and
+    the main loop is unrolled by U and jammed: the loops inside it that do not depend on it are
+    merged, so a reduction loop carries U times as many accumulators. The accumulators stay in
+    registers across the whole reduction (loaded before it, stored after it), and inside a
+    reduction body that writes no memory, identical loads are merged: the broadcast of A is loaded
+    once per row and reused by every lane block, each packed B vector once and reused by every row.
+
+    Example: with `tisa.unroll = 6` on the row loop and `4` on the lane loop, a vpdpbusd GEMM
+    nest becomes a 6 x 4 tile of 24 accumulators with 6 broadcasts and 4 vector loads per step.
+  }];
+  let dependentDialects = ["::mlir::arith::ArithDialect", "::mlir::scf::SCFDialect"];
+}
+
+#endif // TISA_TRANSFORMS_PASSES_TD

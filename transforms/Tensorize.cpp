@@ -1,0 +1,711 @@
+//===- Tensorize.cpp - code generation for lane-dot tensorize plans -------===//
+//
+// A lane-dot instruction (vpdpbusd, vdpbf16ps, NEON sdot, ...) computes
+//   acc[n] += sum_k a[n, k] * b[n, k],  n < L lanes, k < g (the group),
+// with register element n * g + k. The matcher maps n to one program loop
+// (the lane loop) and k to one reduction loop (the group loop); one input does
+// not depend on the lane loop (it is broadcast: g consecutive elements,
+// replicated over the lanes) and the other is packed so that one register is
+// one contiguous load:
+//   packed[outer loops...][group tile][lane * g + k].
+// The computation walks every other parallel loop, then the lanes in steps of
+// one register, then the reduction loops in the packed operand's order with
+// the group loop last, so the packed operand is read front to back.
+//
+//===----------------------------------------------------------------------===//
+
+#include "tisa/Transforms/Tensorize.h"
+#include "tisa/Semantics/Intrinsic.h"
+
+#include "mlir/Dialect/Affine/Utils.h"
+#include "mlir/Dialect/Arith/IR/Arith.h"
+#include "mlir/Dialect/LLVMIR/LLVMDialect.h"
+#include "mlir/Dialect/Linalg/IR/Linalg.h"
+#include "mlir/Dialect/MemRef/IR/MemRef.h"
+#include "mlir/Dialect/SCF/IR/SCF.h"
+#include "mlir/Dialect/Vector/IR/VectorOps.h"
+#include "mlir/Target/LLVMIR/TypeFromLLVM.h"
+#include "llvm/ADT/STLExtras.h"
+#include "llvm/IR/LLVMContext.h"
+#include "llvm/Support/FormatVariadic.h"
+#include "llvm/Support/MathExtras.h"
+
+using namespace mlir;
+
+namespace tisa {
+
+struct LaneDotKernel::Impl {
+  Contraction c;
+  TensorizePlan plan;
+  const Description *d = nullptr;
+  int64_t lanes = 0, group = 0;
+  unsigned laneLoop = 0, groupLoop = 0;
+  unsigned bcInput = 0, pkInput = 1; // program inputs
+  unsigned bcInstr = 0, pkInstr = 1; // instruction operands they feed
+  SmallVector<int64_t> extent;       // per program loop
+
+  // Packed operand: [outer...][groupTiles][lanesPadded * group].
+  SmallVector<unsigned> pkOuter;
+  int64_t groupTiles = 0, lanesPadded = 0, dataBytes = 0;
+  // The broadcast operand's last dimension is the group loop; it is copied
+  // with that dimension padded when the extent is not a multiple of g.
+  bool padBroadcast = false;
+
+  // Signedness repair: bias per program input (xor 0x80) and compensation
+  //   - bias[1] * sum_red in0 - bias[0] * sum_red in1 - K * bias0 * bias1.
+  int64_t bias[2] = {0, 0};
+  int64_t constantTerm = 0;
+  // Sums of the packed input live in the packed buffer (they change only
+  // with it), indexed by its parallel loops with the lane loop last; sums of
+  // the broadcast input are computed per call.
+  SmallVector<unsigned> pkSumLoops, bcSumLoops;
+  int64_t pkSumFactor = 0, bcSumFactor = 0;
+  int64_t pkSumOffset = 0, pkSumBytes = 0;
+
+  SmallVector<unsigned> parallelLoops;  // outer to inner, lane loop excluded
+  SmallVector<unsigned> reductionLoops; // outer to inner, group loop last
+  SmallVector<int64_t> unroll;          // per program loop, from the plan
+
+  SmallVector<Type> paramTypes; // of the intrinsic, per lowering argument
+  Type resultType;
+
+  Type elementType(unsigned input) const {
+    return c.operands[input].elementType;
+  }
+  Type accType() const { return c.operands[2].elementType; }
+  MemRefType dataType(MLIRContext *ctx) const {
+    SmallVector<int64_t> shape;
+    for (unsigned l : pkOuter)
+      shape.push_back(extent[l]);
+    shape.push_back(groupTiles);
+    shape.push_back(lanesPadded * group);
+    return MemRefType::get(shape, elementType(pkInput));
+  }
+  MemRefType sumType(ArrayRef<unsigned> loops, MLIRContext *ctx) const {
+    SmallVector<int64_t> shape;
+    for (unsigned l : loops)
+      shape.push_back(l == laneLoop ? lanesPadded : extent[l]);
+    return MemRefType::get(shape, IntegerType::get(ctx, 32));
+  }
+  void emitSums(OpBuilder &b, Location loc, unsigned in, Value src,
+                ArrayRef<unsigned> loops, int64_t factor, Value out) const;
+  int64_t reductionVolume() const {
+    int64_t v = 1;
+    for (auto [l, loop] : llvm::enumerate(c.loops))
+      if (loop.reduction)
+        v *= extent[l];
+    return v;
+  }
+};
+
+namespace {
+
+Value cIndex(OpBuilder &b, Location loc, int64_t v) {
+  return arith::ConstantIndexOp::create(b, loc, v);
+}
+
+Value cInt(OpBuilder &b, Location loc, Type t, int64_t v) {
+  return arith::ConstantOp::create(b, loc, t, b.getIntegerAttr(t, v));
+}
+
+/// The indices `map` gives for loop values `ivs` (one per program loop).
+SmallVector<Value> applyMap(OpBuilder &b, Location loc, AffineMap map,
+                            ArrayRef<Value> ivs) {
+  SmallVector<Value> out;
+  for (AffineExpr e : map.getResults())
+    out.push_back(affine::expandAffineExpr(b, loc, e, ivs, {}));
+  return out;
+}
+
+/// A loop nest over `extents` (constant bounds, step 1); `body` gets the
+/// induction variables.
+void loopNest(OpBuilder &b, Location loc, ArrayRef<int64_t> extents,
+              function_ref<void(OpBuilder &, Location, ValueRange)> body) {
+  SmallVector<Value> lbs, ubs, steps;
+  for (int64_t e : extents) {
+    lbs.push_back(cIndex(b, loc, 0));
+    ubs.push_back(cIndex(b, loc, e));
+    steps.push_back(cIndex(b, loc, 1));
+  }
+  scf::buildLoopNest(b, loc, lbs, ubs, steps, body);
+}
+
+/// xor 0x80 in every byte of an integer or integer vector.
+Value flipSignBits(OpBuilder &b, Location loc, Value v) {
+  Type t = v.getType();
+  Type elt = getElementTypeOrSelf(t);
+  unsigned bits = elt.getIntOrFloatBitWidth();
+  APInt pattern = APInt::getSplat(bits, APInt(8, 0x80));
+  TypedAttr attr = b.getIntegerAttr(elt, pattern);
+  if (auto vt = dyn_cast<VectorType>(t))
+    attr = DenseElementsAttr::get(vt, attr);
+  Value mask = arith::ConstantOp::create(b, loc, t, attr);
+  return arith::XOrIOp::create(b, loc, v, mask);
+}
+
+bool isIdentityStride(const ProgramOperand &o) {
+  return !o.strides.empty() && o.strides.back() == 1;
+}
+
+} // namespace
+
+LaneDotKernel::LaneDotKernel(std::unique_ptr<Impl> impl)
+    : impl(std::move(impl)) {}
+LaneDotKernel::LaneDotKernel(LaneDotKernel &&) = default;
+LaneDotKernel::~LaneDotKernel() = default;
+
+const TensorizePlan &LaneDotKernel::plan() const { return impl->plan; }
+unsigned LaneDotKernel::packedInput() const { return impl->pkInput; }
+int64_t LaneDotKernel::packedBytes() const {
+  return impl->pkSumOffset + impl->pkSumBytes;
+}
+MemRefType LaneDotKernel::packedBufferType(MLIRContext *ctx) const {
+  return MemRefType::get({packedBytes()}, IntegerType::get(ctx, 8));
+}
+
+std::string LaneDotKernel::packedLayoutText() const {
+  const Impl &m = *impl;
+  std::string s;
+  llvm::raw_string_ostream os(s);
+  for (unsigned l : m.pkOuter)
+    os << "[" << m.c.loops[l].name << "=" << m.extent[l] << "]";
+  os << "[" << m.c.loops[m.groupLoop].name << "/" << m.group << "="
+     << m.groupTiles << "][" << m.c.loops[m.laneLoop].name << "="
+     << m.lanesPadded << "][" << m.group << "]";
+  if (m.pkSumBytes)
+    os << " + " << m.pkSumFactor << " * sums (i32)";
+  return s;
+}
+
+FailureOr<LaneDotKernel> LaneDotKernel::get(const Contraction &c,
+                                            const TensorizePlan &plan,
+                                            std::string &why) {
+  auto impl = std::make_unique<Impl>();
+  Impl &m = *impl;
+  m.c = c;
+  m.plan = plan;
+  m.d = plan.desc;
+  const Description &d = *m.d;
+  auto fail = [&](const Twine &reason) -> FailureOr<LaneDotKernel> {
+    why = (d.name + ": " + reason).str();
+    return failure();
+  };
+
+  // The instruction: vector registers, one lane loop and one group loop.
+  if (d.registers.size() != 3 ||
+      llvm::any_of(d.registers, [](const OperandRegister &r) {
+        return r.cls != RegisterClass::Vector;
+      }))
+    return fail("only vector-register instructions are generated so far "
+                "(AMX tiles and warp fragments are matched, not generated)");
+  if (d.isScalable())
+    return fail("scalable (SVE) instructions are matched, not generated yet");
+  if (plan.loops.size() != 2 || d.registers[2].type.getRank() != 1)
+    return fail("not a lane-dot instruction (one lane loop, one group loop)");
+  const LoopAssignment *laneA = nullptr, *groupA = nullptr;
+  for (const LoopAssignment &a : plan.loops)
+    (a.reduction ? groupA : laneA) = &a;
+  if (!laneA || !groupA)
+    return fail("not a lane-dot instruction (one lane loop, one group loop)");
+  if (laneA->programLoops.size() != 1 || groupA->programLoops.size() != 1)
+    return fail("the plan fuses or pads instruction loops; only one program "
+                "loop per instruction loop is generated so far");
+  m.lanes = laneA->instrExtent;
+  m.group = groupA->instrExtent;
+  m.laneLoop = laneA->programLoops[0];
+  m.groupLoop = groupA->programLoops[0];
+  // Register images: element n * g + k for the inputs, n for the accumulator.
+  for (unsigned j = 0; j < 3; ++j) {
+    AffineMap layout = d.registers[j].layout;
+    if (!layout || d.registers[j].type.getRank() != 1)
+      return fail("register layouts other than a flat vector are not "
+                  "generated yet");
+    for (int64_t n = 0; n < m.lanes; ++n)
+      for (int64_t k = 0; k < (j == 2 ? 1 : m.group); ++k) {
+        SmallVector<int64_t> point(layout.getNumDims(), 0);
+        point[laneA->instrLoop] = n;
+        if (j != 2)
+          point[groupA->instrLoop] = k;
+        SmallVector<int64_t> at = layout.compose(point);
+        if (at.size() != 1 || at[0] != (j == 2 ? n : n * m.group + k))
+          return fail("the register layout is not lane-major (element "
+                      "n * g + k); not generated yet");
+      }
+  }
+
+  // Static extents.
+  for (const ProgramLoop &l : c.loops) {
+    if (l.extent == kDynamic)
+      return fail("loop " + l.name +
+                  " has a dynamic extent; the code generator needs static "
+                  "shapes");
+    m.extent.push_back(l.extent);
+  }
+
+  // Which input is broadcast and which is packed.
+  for (unsigned j = 0; j < 2; ++j) {
+    const OperandPlan &op = plan.operands[j];
+    switch (op.access) {
+    case OperandPlan::Access::Broadcast:
+      m.bcInstr = j;
+      m.bcInput = plan.programInputOf[j];
+      break;
+    case OperandPlan::Access::Packed:
+    case OperandPlan::Access::Direct:
+      m.pkInstr = j;
+      m.pkInput = plan.programInputOf[j];
+      break;
+    default:
+      return fail("operand " + c.operands[plan.programInputOf[j]].name +
+                  " needs a strided or gathered access; only broadcast and "
+                  "packed inputs are generated so far");
+    }
+  }
+  if (m.bcInput == m.pkInput)
+    return fail("the plan does not broadcast one input and pack the other");
+  if (plan.operands[2].access != OperandPlan::Access::Direct)
+    return fail("the output needs a relayout; only a direct accumulator "
+                "is generated so far");
+
+  // The broadcast input: the group loop alone indexes its last dimension,
+  // which is contiguous.
+  const ProgramOperand &bc = c.operands[m.bcInput];
+  AffineExpr groupDim = getAffineDimExpr(m.groupLoop, c.op->getContext());
+  if (bc.map.getNumResults() == 0 || bc.map.getResults().back() != groupDim ||
+      !isIdentityStride(bc))
+    return fail("the broadcast group of " + bc.name +
+                " is not its contiguous last dimension");
+  for (AffineExpr e : bc.map.getResults().drop_back())
+    if (e.isFunctionOfDim(m.groupLoop))
+      return fail("the group loop indexes more than one dimension of " +
+                  bc.name);
+  m.padBroadcast = m.extent[m.groupLoop] % m.group != 0;
+
+  // The packed input: a projection of the loops (filters, B matrices).
+  const ProgramOperand &pk = c.operands[m.pkInput];
+  if (!pk.map.isProjectedPermutation())
+    return fail("the packed input " + pk.name +
+                " is not indexed by plain loops");
+  for (AffineExpr e : pk.map.getResults()) {
+    unsigned l = cast<AffineDimExpr>(e).getPosition();
+    if (l != m.laneLoop && l != m.groupLoop)
+      m.pkOuter.push_back(l);
+  }
+  m.groupTiles = llvm::divideCeil(m.extent[m.groupLoop], m.group);
+  m.lanesPadded = llvm::alignTo(m.extent[m.laneLoop], m.lanes);
+  int64_t eltBytes = pk.elementBytes();
+  m.dataBytes = m.groupTiles * m.lanesPadded * m.group * eltBytes;
+  for (unsigned l : m.pkOuter)
+    m.dataBytes *= m.extent[l];
+
+  // The output: the lane loop is its contiguous last dimension.
+  const ProgramOperand &out = c.operands[2];
+  if (!out.map.isProjectedPermutation() || out.map.getNumResults() == 0 ||
+      out.map.getResults().back() !=
+          getAffineDimExpr(m.laneLoop, c.op->getContext()) ||
+      !isIdentityStride(out))
+    return fail("the lane loop is not the contiguous last dimension of " +
+                out.name);
+
+  // Loop order.
+  for (auto [l, loop] : llvm::enumerate(c.loops))
+    if (!loop.reduction && l != m.laneLoop)
+      m.parallelLoops.push_back(l);
+  for (auto [l, loop] : llvm::enumerate(c.loops))
+    if (loop.reduction && l != m.groupLoop && !llvm::is_contained(m.pkOuter, l))
+      m.reductionLoops.push_back(l);
+  for (unsigned l : m.pkOuter)
+    if (c.loops[l].reduction)
+      m.reductionLoops.push_back(l);
+  m.reductionLoops.push_back(m.groupLoop);
+
+  // Register tile from the plan.
+  m.unroll.assign(c.loops.size(), 1);
+  for (const TensorizePlan::TiledLoop &t : plan.tiles)
+    if (t.programLoops.size() == 1 && !t.reduction && t.instr > 0)
+      m.unroll[t.programLoops[0]] = std::max<int64_t>(1, t.reg / t.instr);
+
+  // Repair.
+  if (plan.repair) {
+    m.bias[0] = plan.repair->bias[0];
+    m.bias[1] = plan.repair->bias[1];
+    m.constantTerm = m.reductionVolume() * m.bias[0] * m.bias[1];
+    auto parallelOf = [&](unsigned input) {
+      SmallVector<unsigned> loops;
+      for (auto [l, loop] : llvm::enumerate(c.loops))
+        if (!loop.reduction && l != m.laneLoop &&
+            c.operands[input].map.isFunctionOfDim(l))
+          loops.push_back(l);
+      if (c.operands[input].map.isFunctionOfDim(m.laneLoop))
+        loops.push_back(m.laneLoop);
+      return loops;
+    };
+    // sum_red(in_i) is weighted by the other input's bias.
+    m.pkSumFactor = m.bias[1 - m.pkInput];
+    m.bcSumFactor = m.bias[1 - m.bcInput];
+    if (m.pkSumFactor)
+      m.pkSumLoops = parallelOf(m.pkInput);
+    if (m.bcSumFactor)
+      m.bcSumLoops = parallelOf(m.bcInput);
+  }
+  m.pkSumOffset = llvm::alignTo(m.dataBytes, 64);
+  if (m.pkSumFactor) {
+    m.pkSumBytes = 4;
+    for (unsigned l : m.pkSumLoops)
+      m.pkSumBytes *= l == m.laneLoop ? m.lanesPadded : m.extent[l];
+  } else {
+    m.pkSumOffset = m.dataBytes;
+  }
+
+  // The intrinsic's parameter types (registers are bitcast to them).
+  for (const LoweringArg &a : d.lowering.args)
+    if (a.kind != LoweringArg::Operand)
+      return fail("the lowering takes non-register arguments");
+  llvm::LLVMContext llvmCtx;
+  std::string diag;
+  FailureOr<ResolvedIntrinsic> intrinsic =
+      resolveLoweringIntrinsic(d, llvmCtx, [&]() { return emitError(d.loc); });
+  if (failed(intrinsic))
+    return fail("its lowering intrinsic " + d.lowering.intrinsic +
+                " does not resolve");
+  LLVM::TypeFromLLVMIRTranslator fromLLVM(*c.op->getContext());
+  for (auto [k, range] : llvm::enumerate(intrinsic->params)) {
+    if (range.second != range.first + 1)
+      return fail("a register spreads over several intrinsic parameters");
+    m.paramTypes.push_back(
+        fromLLVM.translateType(intrinsic->type->getParamType(range.first)));
+  }
+  m.resultType = fromLLVM.translateType(intrinsic->type->getReturnType());
+  return LaneDotKernel(std::move(impl));
+}
+
+//===----------------------------------------------------------------------===//
+// Emission
+//===----------------------------------------------------------------------===//
+
+namespace {
+
+/// The integer value of a program element, widened to i32 as the program's
+/// body extends it.
+Value widen(OpBuilder &b, Location loc, Value v, bool isSigned) {
+  Type i32 = b.getI32Type();
+  if (v.getType() == i32)
+    return v;
+  return isSigned ? Value(arith::ExtSIOp::create(b, loc, i32, v))
+                  : Value(arith::ExtUIOp::create(b, loc, i32, v));
+}
+
+} // namespace
+
+/// out[loops] = factor * sum over every reduction loop of input `in`, for the
+/// parallel loops `loops` (the lane loop, if present, last and padded: the
+/// padding holds zero).
+void LaneDotKernel::Impl::emitSums(OpBuilder &b, Location loc, unsigned in,
+                                   Value src, ArrayRef<unsigned> loops,
+                                   int64_t factor, Value out) const {
+  const Impl &m = *this;
+  Type i32 = b.getI32Type();
+  Value zero = cInt(b, loc, i32, 0);
+  linalg::FillOp::create(b, loc, ValueRange{zero}, ValueRange{out});
+  SmallVector<int64_t> extents;
+  for (unsigned l : loops)
+    extents.push_back(m.extent[l]);
+  SmallVector<unsigned> reductions;
+  SmallVector<int64_t> redExtents;
+  for (auto [l, loop] : llvm::enumerate(m.c.loops))
+    if (loop.reduction) {
+      reductions.push_back(l);
+      redExtents.push_back(m.extent[l]);
+    }
+  bool isSigned = m.c.arith.factorSigned[in];
+  loopNest(b, loc, extents, [&](OpBuilder &b, Location loc, ValueRange outer) {
+    SmallVector<Value> ivs(m.c.loops.size(), cIndex(b, loc, 0));
+    for (auto [l, iv] : llvm::zip(loops, outer))
+      ivs[l] = iv;
+    // A nest of reductions carrying the sum.
+    std::function<Value(OpBuilder &, unsigned, Value)> reduce =
+        [&](OpBuilder &b, unsigned level, Value sum) -> Value {
+      if (level == reductions.size()) {
+        Value v = memref::LoadOp::create(
+            b, loc, src, applyMap(b, loc, m.c.operands[in].map, ivs));
+        return arith::AddIOp::create(b, loc, sum, widen(b, loc, v, isSigned));
+      }
+      auto loop = scf::ForOp::create(
+          b, loc, cIndex(b, loc, 0), cIndex(b, loc, redExtents[level]),
+          cIndex(b, loc, 1), ValueRange{sum},
+          [&](OpBuilder &b, Location loc, Value iv, ValueRange args) {
+            ivs[reductions[level]] = iv;
+            scf::YieldOp::create(b, loc, reduce(b, level + 1, args[0]));
+          });
+      return loop.getResult(0);
+    };
+    Value sum = reduce(b, 0, cInt(b, loc, i32, 0));
+    sum = arith::MulIOp::create(b, loc, sum, cInt(b, loc, i32, factor));
+    memref::StoreOp::create(b, loc, sum, out, SmallVector<Value>(outer));
+  });
+}
+
+void LaneDotKernel::emitPack(OpBuilder &b, Location loc, Value src,
+                             Value buffer) const {
+  const Impl &m = *impl;
+  MLIRContext *ctx = b.getContext();
+  Value data = memref::ViewOp::create(b, loc, m.dataType(ctx), buffer,
+                                      cIndex(b, loc, 0), ValueRange{});
+  Type elt = m.elementType(m.pkInput);
+  bool biased = m.bias[m.pkInput] != 0;
+  SmallVector<int64_t> extents;
+  for (unsigned l : m.pkOuter)
+    extents.push_back(m.extent[l]);
+  extents.append({m.groupTiles, m.lanesPadded, m.group});
+  int64_t groupExtent = m.extent[m.groupLoop];
+  int64_t laneExtent = m.extent[m.laneLoop];
+  loopNest(b, loc, extents, [&](OpBuilder &b, Location loc, ValueRange iv) {
+    unsigned n = m.pkOuter.size();
+    SmallVector<Value> ivs(m.c.loops.size(), cIndex(b, loc, 0));
+    for (auto [l, v] : llvm::zip(m.pkOuter, iv.take_front(n)))
+      ivs[l] = v;
+    Value gi = iv[n], lane = iv[n + 1], k = iv[n + 2];
+    Value g = arith::AddIOp::create(
+        b, loc, arith::MulIOp::create(b, loc, gi, cIndex(b, loc, m.group)), k);
+    // Padding positions read a valid element and store the padding value.
+    Value valid = arith::AndIOp::create(
+        b, loc,
+        arith::CmpIOp::create(b, loc, arith::CmpIPredicate::slt, g,
+                              cIndex(b, loc, groupExtent)),
+        arith::CmpIOp::create(b, loc, arith::CmpIPredicate::slt, lane,
+                              cIndex(b, loc, laneExtent)));
+    ivs[m.groupLoop] =
+        arith::MinSIOp::create(b, loc, g, cIndex(b, loc, groupExtent - 1));
+    ivs[m.laneLoop] =
+        arith::MinSIOp::create(b, loc, lane, cIndex(b, loc, laneExtent - 1));
+    Value v = memref::LoadOp::create(
+        b, loc, src, applyMap(b, loc, m.c.operands[m.pkInput].map, ivs));
+    if (biased)
+      v = flipSignBits(b, loc, v);
+    Value pad = arith::ConstantOp::create(b, loc, elt, b.getZeroAttr(elt));
+    v = arith::SelectOp::create(b, loc, valid, v, pad);
+    SmallVector<Value> at(iv.take_front(n));
+    at.push_back(gi);
+    at.push_back(arith::AddIOp::create(
+        b, loc, arith::MulIOp::create(b, loc, lane, cIndex(b, loc, m.group)),
+        k));
+    memref::StoreOp::create(b, loc, v, data, at);
+  });
+  if (m.pkSumFactor) {
+    Value sums = memref::ViewOp::create(
+        b, loc, m.sumType(m.pkSumLoops, ctx), buffer,
+        cIndex(b, loc, m.pkSumOffset), ValueRange{});
+    m.emitSums(b, loc, m.pkInput, src, m.pkSumLoops, m.pkSumFactor, sums);
+  }
+}
+
+void LaneDotKernel::emitCompute(OpBuilder &b, Location loc, Value input,
+                                Value buffer, Value output,
+                                bool overwrite) const {
+  const Impl &m = *impl;
+  const Description &d = *m.d;
+  MLIRContext *ctx = b.getContext();
+  Type i32 = b.getI32Type();
+  Type elt = m.elementType(m.bcInput);
+  unsigned eltBits = elt.getIntOrFloatBitWidth();
+  Type groupInt = b.getIntegerType(eltBits * m.group);
+  VectorType accVec = d.registers[2].type;
+  auto laneVec = [&](Type t) { return VectorType::get({m.lanes}, t); };
+  SmallVector<Value> temporaries;
+
+  // The broadcast input, with its group dimension padded if need be.
+  Value bcMem = input;
+  const ProgramOperand &bc = m.c.operands[m.bcInput];
+  if (m.padBroadcast) {
+    SmallVector<int64_t> shape(bc.shape);
+    shape.back() = m.groupTiles * m.group;
+    auto type = MemRefType::get(shape, elt);
+    bcMem = memref::AllocOp::create(b, loc, type, b.getI64IntegerAttr(64));
+    temporaries.push_back(bcMem);
+    // Padding must contribute zero after the bias is applied.
+    Value pad = m.bias[m.bcInput]
+                    ? cInt(b, loc, elt, -128)
+                    : arith::ConstantOp::create(b, loc, elt, b.getZeroAttr(elt));
+    int64_t last = bc.shape.back();
+    loopNest(b, loc, shape, [&](OpBuilder &b, Location loc, ValueRange iv) {
+      SmallVector<Value> at(iv);
+      Value valid = arith::CmpIOp::create(b, loc, arith::CmpIPredicate::slt,
+                                          iv.back(), cIndex(b, loc, last));
+      at.back() = arith::MinSIOp::create(b, loc, iv.back(),
+                                         cIndex(b, loc, last - 1));
+      Value v = memref::LoadOp::create(b, loc, input, at);
+      v = arith::SelectOp::create(b, loc, valid, v, pad);
+      memref::StoreOp::create(b, loc, v, bcMem, SmallVector<Value>(iv));
+    });
+  }
+  Value bcSums;
+  if (m.bcSumFactor) {
+    bcSums = memref::AllocOp::create(b, loc, m.sumType(m.bcSumLoops, ctx),
+                                     b.getI64IntegerAttr(64));
+    temporaries.push_back(bcSums);
+    m.emitSums(b, loc, m.bcInput, input, m.bcSumLoops, m.bcSumFactor, bcSums);
+  }
+  Value data = memref::ViewOp::create(b, loc, m.dataType(ctx), buffer,
+                                      cIndex(b, loc, 0), ValueRange{});
+  Value pkSums;
+  if (m.pkSumFactor)
+    pkSums = memref::ViewOp::create(b, loc, m.sumType(m.pkSumLoops, ctx),
+                                    buffer, cIndex(b, loc, m.pkSumOffset),
+                                    ValueRange{});
+
+  SmallVector<Value> ivs(m.c.loops.size());
+  Value lane; // first lane of the current register
+
+  // One instruction step: broadcast, packed load, the lowering.
+  auto step = [&](OpBuilder &b, Location loc, Value acc) -> Value {
+    SmallVector<Value> at = applyMap(b, loc, bc.map, ivs);
+    at.back() = arith::MulIOp::create(b, loc, ivs[m.groupLoop],
+                                      cIndex(b, loc, m.group));
+    Value g = vector::LoadOp::create(b, loc, VectorType::get({m.group}, elt),
+                                     bcMem, at);
+    g = vector::BitCastOp::create(b, loc, VectorType::get({1}, groupInt), g);
+    g = vector::ExtractOp::create(b, loc, g, ArrayRef<int64_t>{0});
+    if (m.bias[m.bcInput])
+      g = flipSignBits(b, loc, g);
+    Value bcReg = vector::BroadcastOp::create(b, loc, laneVec(groupInt), g);
+    bcReg = vector::BitCastOp::create(b, loc, d.registers[m.bcInstr].type,
+                                      bcReg);
+    SmallVector<Value> pkAt;
+    for (unsigned l : m.pkOuter)
+      pkAt.push_back(ivs[l]);
+    pkAt.push_back(ivs[m.groupLoop]);
+    pkAt.push_back(
+        arith::MulIOp::create(b, loc, lane, cIndex(b, loc, m.group)));
+    Value pkReg = vector::LoadOp::create(b, loc, d.registers[m.pkInstr].type,
+                                         data, pkAt);
+    SmallVector<Value> args;
+    for (auto [k, a] : llvm::enumerate(d.lowering.args)) {
+      Value v = a.operand == 2 ? acc : a.operand == m.bcInstr ? bcReg : pkReg;
+      if (v.getType() != m.paramTypes[k])
+        v = vector::BitCastOp::create(b, loc, m.paramTypes[k], v);
+      args.push_back(v);
+    }
+    Value r = LLVM::CallIntrinsicOp::create(
+                  b, loc, m.resultType,
+                  b.getStringAttr(d.lowering.intrinsic), args)
+                  .getResult(0);
+    if (r.getType() != accVec)
+      r = vector::BitCastOp::create(b, loc, accVec, r);
+    return r;
+  };
+
+  // The reduction loops, carrying the accumulator.
+  std::function<Value(OpBuilder &, Location, unsigned, Value)> reduce =
+      [&](OpBuilder &b, Location loc, unsigned level, Value acc) -> Value {
+    if (level == m.reductionLoops.size())
+      return step(b, loc, acc);
+    unsigned l = m.reductionLoops[level];
+    int64_t trips = l == m.groupLoop ? m.groupTiles : m.extent[l];
+    auto loop = scf::ForOp::create(
+        b, loc, cIndex(b, loc, 0), cIndex(b, loc, trips), cIndex(b, loc, 1),
+        ValueRange{acc},
+        [&](OpBuilder &b, Location loc, Value iv, ValueRange args) {
+          ivs[l] = iv;
+          scf::YieldOp::create(b, loc, reduce(b, loc, level + 1, args[0]));
+        });
+    loop->setAttr(kLoopAttr, b.getStringAttr("reduction"));
+    return loop.getResult(0);
+  };
+
+  // The register: accumulate, repair, store the valid lanes.
+  auto registerBody = [&](OpBuilder &b, Location loc) {
+    ivs[m.laneLoop] = lane;
+    SmallVector<Value> outAt = applyMap(b, loc, m.c.operands[2].map, ivs);
+    Value left = arith::SubIOp::create(
+        b, loc, cIndex(b, loc, m.extent[m.laneLoop]), lane);
+    Value valid =
+        arith::MinSIOp::create(b, loc, left, cIndex(b, loc, m.lanes));
+    Value mask = vector::CreateMaskOp::create(
+        b, loc, VectorType::get({m.lanes}, b.getI1Type()), ValueRange{valid});
+    Value zero = arith::ConstantOp::create(b, loc, accVec,
+                                           b.getZeroAttr(accVec));
+    Value init = overwrite ? zero
+                           : Value(vector::MaskedLoadOp::create(
+                                 b, loc, accVec, output, outAt, mask, zero));
+    Value acc = reduce(b, loc, 0, init);
+    auto subtractSums = [&](Value sums, ArrayRef<unsigned> loops) {
+      SmallVector<Value> at;
+      for (unsigned l : loops)
+        at.push_back(ivs[l]);
+      Value v;
+      if (!loops.empty() && loops.back() == m.laneLoop) {
+        v = vector::LoadOp::create(b, loc, laneVec(i32), sums, at);
+      } else {
+        v = memref::LoadOp::create(b, loc, sums, at);
+        v = vector::BroadcastOp::create(b, loc, laneVec(i32), v);
+      }
+      acc = arith::SubIOp::create(b, loc, acc, v);
+    };
+    if (pkSums)
+      subtractSums(pkSums, m.pkSumLoops);
+    if (bcSums)
+      subtractSums(bcSums, m.bcSumLoops);
+    if (m.constantTerm) {
+      Value k = arith::ConstantOp::create(
+          b, loc, laneVec(i32),
+          DenseElementsAttr::get(laneVec(i32),
+                                 b.getI32IntegerAttr(int32_t(m.constantTerm))));
+      acc = arith::SubIOp::create(b, loc, acc, k);
+    }
+    vector::MaskedStoreOp::create(b, loc, output, outAt, mask, acc);
+  };
+
+  // Parallel loops, then the lanes.
+  std::function<void(OpBuilder &, Location, unsigned)> parallel =
+      [&](OpBuilder &b, Location loc, unsigned level) {
+        bool lanesLevel = level == m.parallelLoops.size();
+        unsigned l = lanesLevel ? m.laneLoop : m.parallelLoops[level];
+        int64_t stepSize = lanesLevel ? m.lanes : 1;
+        int64_t upper = lanesLevel ? m.lanesPadded : m.extent[l];
+        auto loop = scf::ForOp::create(
+            b, loc, cIndex(b, loc, 0), cIndex(b, loc, upper),
+            cIndex(b, loc, stepSize), ValueRange{},
+            [&](OpBuilder &b, Location loc, Value iv, ValueRange) {
+              if (lanesLevel) {
+                lane = iv;
+                registerBody(b, loc);
+              } else {
+                ivs[l] = iv;
+                parallel(b, loc, level + 1);
+              }
+              scf::YieldOp::create(b, loc);
+            });
+        loop->setAttr(kLoopAttr,
+                      b.getStringAttr(lanesLevel ? "lanes" : "parallel"));
+        if (m.unroll[l] > 1)
+          loop->setAttr(kUnrollAttr, b.getI64IntegerAttr(m.unroll[l]));
+      };
+  parallel(b, loc, 0);
+  for (Value t : temporaries)
+    memref::DeallocOp::create(b, loc, t);
+}
+
+FailureOr<LaneDotKernel> selectKernel(const MatchResult &result,
+                                      std::string &why) {
+  std::string first;
+  for (const TensorizePlan &p : result.plans) {
+    std::string reason;
+    FailureOr<LaneDotKernel> k =
+        LaneDotKernel::get(result.contraction, p, reason);
+    if (succeeded(k))
+      return k;
+    if (first.empty())
+      first = reason;
+  }
+  if (result.plans.empty()) {
+    why = "no instruction applies";
+    if (!result.rejected.empty())
+      why += " (" + result.rejected.front().desc->name + ": " +
+             result.rejected.front().reason + "; tisa match --all lists all)";
+  } else {
+    why = "no plan the code generator supports; the best: " + first;
+  }
+  return failure();
+}
+
+} // namespace tisa
