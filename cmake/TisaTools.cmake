@@ -6,12 +6,14 @@ find_program(TISA_QEMU_AARCH64 NAMES qemu-aarch64 qemu-aarch64-static
              DOC "qemu user-mode emulator for aarch64")
 find_program(TISA_PTXAS NAMES ptxas PATHS /usr/local/cuda/bin /usr/local/cuda-13/bin /usr/lib/cuda/bin
              DOC "CUDA ptxas, to check generated PTX")
+find_program(TISA_LINKER NAMES ld.lld-22 ld.lld PATHS /usr/lib/llvm-22/bin
+             DOC "linker for the shared libraries tisa gen writes")
 if(EXISTS /usr/aarch64-linux-gnu/lib/libc.a)
   set(TISA_AARCH64_SYSROOT_FOUND ON)
 else()
   set(TISA_AARCH64_SYSROOT_FOUND OFF)
 endif()
-foreach(tool TISA_CROSS_CLANG TISA_QEMU_AARCH64 TISA_PTXAS)
+foreach(tool TISA_CROSS_CLANG TISA_QEMU_AARCH64 TISA_PTXAS TISA_LINKER)
   if(NOT ${tool})
     set(${tool} "")
   endif()

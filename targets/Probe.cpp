@@ -261,9 +261,8 @@ static void initializeTargets() {
   (void)once;
 }
 
-llvm::Expected<std::unique_ptr<llvm::MemoryBuffer>>
-emitMachineCode(llvm::Module &module, const CodegenTarget &target,
-                bool assembly) {
+llvm::Expected<std::unique_ptr<llvm::TargetMachine>>
+createTargetMachine(const CodegenTarget &target) {
   initializeTargets();
   llvm::Triple triple(target.triple);
   std::string error;
@@ -274,23 +273,37 @@ emitMachineCode(llvm::Module &module, const CodegenTarget &target,
   llvm::TargetOptions options;
   std::unique_ptr<llvm::TargetMachine> tm(t->createTargetMachine(
       triple, target.cpu, target.features, options, llvm::Reloc::PIC_,
-      std::nullopt, llvm::CodeGenOptLevel::Default));
+      std::nullopt, llvm::CodeGenOptLevel::Aggressive));
   if (!tm)
     return llvm::createStringError("cannot create a target machine for " +
                                    target.triple);
-  module.setTargetTriple(triple);
-  module.setDataLayout(tm->createDataLayout());
+  return tm;
+}
+
+llvm::Expected<std::unique_ptr<llvm::MemoryBuffer>>
+emitMachineCode(llvm::Module &module, const CodegenTarget &target,
+                bool assembly) {
+  auto tm = createTargetMachine(target);
+  if (!tm)
+    return tm.takeError();
+  return emitMachineCode(module, **tm, assembly);
+}
+
+llvm::Expected<std::unique_ptr<llvm::MemoryBuffer>>
+emitMachineCode(llvm::Module &module, llvm::TargetMachine &tm, bool assembly) {
+  module.setTargetTriple(tm.getTargetTriple());
+  module.setDataLayout(tm.createDataLayout());
   llvm::SmallVector<char, 0> out;
   llvm::raw_svector_ostream os(out);
   llvm::legacy::PassManager pm;
-  if (tm->addPassesToEmitFile(pm, os, nullptr,
-                              assembly ? llvm::CodeGenFileType::AssemblyFile
-                                       : llvm::CodeGenFileType::ObjectFile))
-    return llvm::createStringError("the " + target.triple +
+  if (tm.addPassesToEmitFile(pm, os, nullptr,
+                             assembly ? llvm::CodeGenFileType::AssemblyFile
+                                      : llvm::CodeGenFileType::ObjectFile))
+    return llvm::createStringError("the " + tm.getTargetTriple().str() +
                                    " backend cannot emit this file type");
   pm.run(module);
   return llvm::MemoryBuffer::getMemBufferCopy(StringRef(out.data(), out.size()),
-                                              "probe");
+                                              module.getModuleIdentifier());
 }
 
 } // namespace tisa

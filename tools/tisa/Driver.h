@@ -5,6 +5,7 @@
 #include "tisa/Semantics/DescriptionSet.h"
 #include "tisa/Targets/Check.h"
 #include "llvm/ADT/Twine.h"
+#include <map>
 #include <string>
 #include <vector>
 
@@ -23,6 +24,9 @@ struct Options {
   bool all = false;
   bool strictFp = false;
   bool noFuse = false;
+  /// gen/run: kernel options (--m 512, --types u8,s8,s32, -o DIR, ...) by
+  /// name without dashes.
+  std::map<std::string, std::string> values;
 };
 
 /// Reports a usage error on stderr; returns the exit code 2.
@@ -36,6 +40,10 @@ int match(const Options &o);
 /// tisa target list | show NAME
 int targetList(const Options &o);
 int targetShow(const Options &o);
+/// tisa gen gemm|conv2d|FILE.mlir ... -o DIR
+int gen(const Options &o);
+/// tisa run gemm|conv2d ...
+int run(const Options &o);
 
 } // namespace tisa::driver
 

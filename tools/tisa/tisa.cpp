@@ -62,6 +62,16 @@ commands:
                            cost); exit 0 whenever the input is valid, even when nothing applies
   target list              the known targets (targets/data/*.json and 'host')
   target show NAME         everything tisa knows about a target
+  gen gemm --m M --n N --k K --types T [--isa NAME|auto] [--target T] -o DIR
+  gen conv2d [--n N] --h H --w W --c C --k K --r R --s S [--stride U] [--pad P] --types T -o DIR
+                           write lib<name>.so and <name>.h (the C ABI is documented in the header)
+                           for a tensorized kernel; T is u8,s8,s32 | s8,s8,s32 | bf16,bf16,f32;
+                           conv2d is NHWC input, HWCF filter (k filters of r x s x c)
+  gen FILE.mlir -o DIR     tensorize every linalg contraction on memrefs in FILE and write a shared
+                           library with MLIR's C interface (_mlir_ciface_NAME) and a header
+  run gemm|conv2d ...      generate for this machine (JIT, cached on disk), run on random and
+                           extreme data, check against a reference (bit-exact for integers) and
+                           print the speed; options as for gen, plus --repeat R and --seed N
 
 options:
   --isa-dir DIR            also load descriptions from DIR (repeatable); TISA_ISA_PATH adds more
@@ -69,8 +79,8 @@ options:
   --seed N                 seed of the random differential inputs (default 0x7153a)
   --skip-exit-code N       'isa verify': exit N when nothing failed but a check was skipped
                            (for test drivers such as ctest's SKIP_RETURN_CODE)
-  --target NAME            'match': rank for this target and keep only the descriptions it
-                           executes (default: host; 'any' keeps every description)
+  --target NAME            'match', 'gen', 'run': the machine to plan and compile for (default:
+                           host; 'match' also takes 'any', which keeps every description)
   --features LIST          'match': the target's features replaced by LIST, e.g.
                            +avx512f,+avx512vnni (the architecture stays the target's)
   --target-dir DIR         read target files from DIR instead of the shipped ones
@@ -332,6 +342,19 @@ int main(int argc, char **argv) {
       }
       continue;
     }
+    static const char *kernelOptions[] = {
+        "m", "n", "k", "h", "w", "c", "r", "s", "stride", "pad", "types",
+        "isa", "repeat", "name"};
+    bool kernelOption =
+        a == "-o" || (a.starts_with("--") &&
+                      llvm::is_contained(kernelOptions, a.drop_front(2)));
+    if (kernelOption) {
+      if (!hasInline && i + 1 >= argc)
+        return usageError("option '" + a + "' needs a value");
+      o.values[a.ltrim('-').str()] =
+          hasInline ? inlineValue : std::string(argv[++i]);
+      continue;
+    }
     if (hasInline)
       return usageError("option '" + a + "' takes no value");
     if (a.starts_with("-") && a.size() > 1)
@@ -345,6 +368,10 @@ int main(int argc, char **argv) {
   if (words[0] == "match") {
     o.positional.assign(words.begin() + 1, words.end());
     return tisa::driver::match(o);
+  }
+  if (words[0] == "gen" || words[0] == "run") {
+    o.positional.assign(words.begin() + 1, words.end());
+    return words[0] == "gen" ? tisa::driver::gen(o) : tisa::driver::run(o);
   }
   if (words[0] == "target") {
     if (words.size() < 2)

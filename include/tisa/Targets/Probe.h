@@ -15,6 +15,7 @@
 #include "mlir/IR/BuiltinOps.h"
 #include "tisa/Semantics/Description.h"
 #include "llvm/IR/Module.h"
+#include "llvm/Target/TargetMachine.h"
 #include "llvm/Support/MemoryBuffer.h"
 
 namespace tisa {
@@ -52,6 +53,14 @@ translateToLLVMIR(mlir::ModuleOp module, llvm::LLVMContext &ctx);
 
 /// Compiles `module` for `target` to an ELF relocatable object, or to assembly
 /// text (PTX for NVPTX) when `assembly` is set.
+/// An optimizing (-O3) target machine, PIC, for `target`.
+llvm::Expected<std::unique_ptr<llvm::TargetMachine>>
+createTargetMachine(const CodegenTarget &target);
+
+/// Object code (or assembly) for `module` from a given target machine.
+llvm::Expected<std::unique_ptr<llvm::MemoryBuffer>>
+emitMachineCode(llvm::Module &module, llvm::TargetMachine &tm, bool assembly);
+
 llvm::Expected<std::unique_ptr<llvm::MemoryBuffer>>
 emitMachineCode(llvm::Module &module, const CodegenTarget &target,
                 bool assembly);

@@ -1,0 +1,85 @@
+//===- Jit.h - compile kernels for the host at run time ---------*- C++ -*-===//
+//
+// The "virtual ISA": one call gives a callable kernel that uses the best
+// tensorized instruction the host CPU executes (vpdpbusd on an AVX512-VNNI
+// machine, ...), or plain vector code with a warning when it has none.
+// Compiled objects are cached on disk, keyed by the kernel, the description
+// set (file contents), the CPU and its features, and the tisa version, so a
+// second process pays only for loading.
+//
+//   tisa::JitOptions options;
+//   auto k = tisa::compileKernel(spec, options);
+//   auto gemm = k->entry<void(const uint8_t *, int64_t, const int8_t *,
+//                             int64_t, int32_t *, int64_t)>();
+//   gemm(A, K, B, N, C, N);
+//
+//===----------------------------------------------------------------------===//
+
+#ifndef TISA_KERNELS_JIT_H
+#define TISA_KERNELS_JIT_H
+
+#include "tisa/Kernels/Kernels.h"
+#include "tisa/Targets/Codegen.h"
+
+#include "llvm/Support/raw_ostream.h"
+
+namespace tisa {
+
+struct JitOptions {
+  std::string isa = "auto";
+  std::vector<std::string> isaDirs;
+  /// Only targets this CPU can execute make sense in process; "host" is the
+  /// default. A target with fewer features (e.g. "skylake-avx512") gives code
+  /// for that subset.
+  std::string target = "host";
+  std::string targetDir;
+  /// Empty: no cache. Default: $TISA_CACHE_DIR, else $XDG_CACHE_HOME/tisa,
+  /// else ~/.cache/tisa.
+  std::string cacheDir = defaultCacheDir();
+  /// Warnings (no instruction for this CPU) go here; null: dropped.
+  llvm::raw_ostream *warnings = &llvm::errs();
+
+  static std::string defaultCacheDir();
+};
+
+class CompiledKernel {
+public:
+  const KernelSpec &spec() const { return spec_; }
+  const std::string &name() const { return name_; }
+  /// The description used; empty for plain vector code.
+  const std::string &instruction() const { return instruction_; }
+  const std::string &mnemonic() const { return mnemonic_; }
+  const std::string &plan() const { return plan_; }
+  const std::string &header() const { return header_; }
+  const std::string &packedOperand() const { return packedOperand_; }
+  int64_t packedBytes() const { return packedBytes_; }
+  const std::vector<std::string> &warnings() const { return warnings_; }
+  bool fromCache() const { return fromCache_; }
+  /// The object file (for disassembly).
+  llvm::MemoryBufferRef object() const { return jit_->object(); }
+
+  /// The entry `name() + suffix` ("", "_pack_b", "_packed") as a function
+  /// pointer of type F.
+  template <typename F> F *entry(llvm::StringRef suffix = "") const {
+    return reinterpret_cast<F *>(address(suffix));
+  }
+  void *address(llvm::StringRef suffix) const;
+
+private:
+  friend llvm::Expected<std::unique_ptr<CompiledKernel>>
+  compileKernel(const KernelSpec &, const JitOptions &);
+  KernelSpec spec_;
+  std::string name_, instruction_, mnemonic_, plan_, header_, packedOperand_;
+  int64_t packedBytes_ = 0;
+  std::vector<std::string> warnings_;
+  bool fromCache_ = false;
+  std::unique_ptr<JitObject> jit_;
+  llvm::StringMap<void *> addresses_;
+};
+
+llvm::Expected<std::unique_ptr<CompiledKernel>>
+compileKernel(const KernelSpec &spec, const JitOptions &options = {});
+
+} // namespace tisa
+
+#endif // TISA_KERNELS_JIT_H

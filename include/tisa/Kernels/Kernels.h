@@ -1,0 +1,120 @@
+//===- Kernels.h - generated GEMM and conv2d kernel libraries ---*- C++ -*-===//
+//
+// A kernel is a GEMM or an NHWC/HWCF convolution with fixed shapes and types.
+// Generation builds the contraction as linalg, matches it against the
+// instruction descriptions for a target, applies the best plan the code
+// generator supports (tensorize, register tile) and lowers it to machine code
+// with a C ABI:
+//
+//   GEMM, C = A x B (overwrite), row-major with leading dimensions:
+//     void NAME(const TA *A, int64_t lda, const TB *B, int64_t ldb,
+//               TC *C, int64_t ldc);
+//     int64_t NAME_packed_bytes(void);
+//     void NAME_pack_b(const TB *B, int64_t ldb, void *packed);
+//     void NAME_packed(const TA *A, int64_t lda, const void *packed,
+//                      TC *C, int64_t ldc);
+//   conv2d, dense NHWC input, HWCF filter, NHWC output (overwrite):
+//     void NAME(const TA *input, const TB *filter, TC *output);
+//     NAME_packed_bytes, NAME_pack_filter(filter, packed),
+//     NAME_packed(input, packed, output).
+//
+// The `_pack_X` entry relays out the operand the plan packs (the weights: B or
+// the filter; for a plan that packs the other input, its name) once; `_packed`
+// then runs on the packed copy. Without an instruction for the target the same
+// entries exist and run plain vector code (a warning says so).
+//
+//===----------------------------------------------------------------------===//
+
+#ifndef TISA_KERNELS_KERNELS_H
+#define TISA_KERNELS_KERNELS_H
+
+#include "tisa/Semantics/Description.h"
+#include "tisa/Targets/Target.h"
+
+#include "mlir/IR/BuiltinOps.h"
+#include "mlir/IR/OwningOpRef.h"
+#include "llvm/Support/Error.h"
+
+#include <string>
+#include <vector>
+
+namespace tisa {
+
+enum class ElementKind { U8, S8, S32, BF16, F32 };
+
+/// Element types of A (input), B (weights) and C (output).
+struct KernelTypes {
+  ElementKind a = ElementKind::U8, b = ElementKind::S8, c = ElementKind::S32;
+  /// "u8,s8,s32", "s8,s8,s32", "bf16,bf16,f32" (also without commas).
+  static llvm::Expected<KernelTypes> parse(llvm::StringRef text);
+  std::string text() const; ///< "u8s8s32"
+  bool isFloat() const { return c == ElementKind::F32; }
+};
+
+unsigned elementBytes(ElementKind k);
+llvm::StringRef cTypeName(ElementKind k); ///< "uint8_t", ..., bf16: "uint16_t"
+
+struct KernelSpec {
+  enum class Op { Gemm, Conv2d } op = Op::Gemm;
+  // GEMM: C[m][n] = sum_k A[m][k] * B[k][n].
+  int64_t m = 0, n = 0, k = 0;
+  // conv2d: output[batch][oh][ow][filters] = sum_{r,s,c} input[batch]
+  //   [oh*stride+r-pad][ow*stride+s-pad][c] * filter[r][s][c][filters].
+  int64_t batch = 1, h = 0, w = 0, c = 0, filters = 0, r = 1, s = 1,
+          stride = 1, pad = 0;
+  KernelTypes types;
+  /// Symbol prefix; empty: derived ("tisa_gemm_u8s8s32_512x512x512").
+  std::string name;
+
+  int64_t outH() const { return (h + 2 * pad - r) / stride + 1; }
+  int64_t outW() const { return (w + 2 * pad - s) / stride + 1; }
+  /// Checks extents and types; the error names the bad value.
+  llvm::Error validate() const;
+  std::string symbol() const;
+  /// Canonical text of everything that determines the code.
+  std::string key() const;
+  /// Multiply-accumulates x 2 (padding included for convolutions).
+  double ops() const;
+  /// Elements of the input, weights and output.
+  int64_t inputElements() const;
+  int64_t weightElements() const;
+  int64_t outputElements() const;
+  std::string describe() const; ///< "gemm 512x512x512 u8s8s32"
+};
+
+struct GenerateOptions {
+  /// A description name, or "auto" for the best the target executes.
+  std::string isa = "auto";
+  /// Without an instruction for the target, emit plain vector code (with a
+  /// warning) instead of failing.
+  bool allowFallback = true;
+};
+
+struct GeneratedKernel {
+  std::string name;
+  /// The description used, or empty for the plain vector fallback.
+  std::string instruction;
+  std::string mnemonic; ///< what the hot loop must contain ("" for fallback)
+  std::string plan;     ///< the matcher's one-line summary of the plan
+  std::string packedOperand;  ///< "b", "filter", ...
+  std::string packedLayout;   ///< "[k/4=128][n=512][4]"
+  int64_t packedBytes = 0;
+  std::vector<std::string> warnings;
+  std::string header; ///< the C header
+  std::vector<std::string> symbols;
+  /// The module after tensorization and register tiling (before lowering).
+  std::string tensorizedIR;
+  /// Object code for the target.
+  std::unique_ptr<llvm::MemoryBuffer> object;
+};
+
+/// Generates `spec` for `target` with `descriptions` (the whole set; the
+/// target filters). `ctx` needs the description dialects loaded.
+llvm::Expected<GeneratedKernel>
+generateKernel(mlir::MLIRContext &ctx, const KernelSpec &spec,
+               llvm::ArrayRef<const Description *> descriptions,
+               const Target &target, const GenerateOptions &options);
+
+} // namespace tisa
+
+#endif // TISA_KERNELS_KERNELS_H

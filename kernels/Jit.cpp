@@ -1,0 +1,188 @@
+//===- Jit.cpp - compile kernels for the host at run time -----------------===//
+
+#include "tisa/Kernels/Jit.h"
+#include "tisa/Config.h"
+#include "tisa/Semantics/DescriptionSet.h"
+
+#include "mlir/IR/MLIRContext.h"
+#include "llvm/ADT/StringExtras.h"
+#include "llvm/Support/FileSystem.h"
+#include "llvm/Support/MemoryBuffer.h"
+#include "llvm/Support/Path.h"
+#include "llvm/Support/Process.h"
+#include "llvm/Support/xxhash.h"
+
+namespace tisa {
+
+std::string JitOptions::defaultCacheDir() {
+  if (auto dir = llvm::sys::Process::GetEnv("TISA_CACHE_DIR"))
+    return *dir;
+  llvm::SmallString<256> path;
+  if (auto xdg = llvm::sys::Process::GetEnv("XDG_CACHE_HOME")) {
+    path = *xdg;
+  } else if (auto home = llvm::sys::Process::GetEnv("HOME")) {
+    path = *home;
+    llvm::sys::path::append(path, ".cache");
+  } else {
+    return "";
+  }
+  llvm::sys::path::append(path, "tisa");
+  return std::string(path);
+}
+
+void *CompiledKernel::address(llvm::StringRef suffix) const {
+  auto it = addresses_.find(suffix);
+  return it == addresses_.end() ? nullptr : it->second;
+}
+
+namespace {
+
+/// Metadata stored next to a cached object: key=value lines, then the header.
+std::string serialize(const CompiledKernel &k, llvm::StringRef key) {
+  std::string s;
+  llvm::raw_string_ostream os(s);
+  os << "key=" << key << "\nname=" << k.name()
+     << "\ninstruction=" << k.instruction() << "\nmnemonic=" << k.mnemonic()
+     << "\nplan=" << k.plan() << "\npacked_operand=" << k.packedOperand()
+     << "\npacked_bytes=" << k.packedBytes() << "\n";
+  for (const std::string &w : k.warnings())
+    os << "warning=" << w << "\n";
+  os << "header:\n" << k.header();
+  return s;
+}
+
+} // namespace
+
+llvm::Expected<std::unique_ptr<CompiledKernel>>
+compileKernel(const KernelSpec &spec, const JitOptions &options) {
+  if (auto e = spec.validate())
+    return std::move(e);
+  llvm::Expected<Target> target = loadTarget(options.target, options.targetDir);
+  if (!target)
+    return target.takeError();
+  mlir::DialectRegistry registry;
+  registerDescriptionDialects(registry);
+  mlir::MLIRContext ctx(registry);
+  std::string loadErrors;
+  llvm::raw_string_ostream errs(loadErrors);
+  DescriptionSet set(ctx, errs);
+  for (const std::string &dir : isaSearchPath(options.isaDirs))
+    if (failed(set.loadDirectory(dir)))
+      return llvm::createStringError("bad instruction descriptions:\n" +
+                                     loadErrors);
+  std::vector<const Description *> descriptions;
+  // The cache key: kernel, every description file's contents, CPU, version.
+  std::string keyText = spec.key() + "|isa=" + options.isa;
+  for (const auto &d : set.descriptions()) {
+    descriptions.push_back(d.get());
+    auto file = llvm::MemoryBuffer::getFile(d->path);
+    keyText += "|" + d->name + "=" +
+               (file ? llvm::utohexstr(llvm::xxh3_64bits((*file)->getBuffer()))
+                     : std::string("?"));
+  }
+  CodegenTarget cg = codegenTargetFor(*target);
+  keyText += "|cpu=" + cg.cpu + "|features=" + cg.features +
+             "|tisa=" + TISA_VERSION;
+  std::string key = llvm::utohexstr(llvm::xxh3_64bits(keyText));
+
+  auto kernel = std::unique_ptr<CompiledKernel>(new CompiledKernel);
+  kernel->spec_ = spec;
+  std::unique_ptr<llvm::MemoryBuffer> object;
+  llvm::SmallString<256> objPath, metaPath;
+  if (!options.cacheDir.empty()) {
+    objPath = options.cacheDir;
+    llvm::sys::path::append(objPath, spec.symbol() + "-" + key + ".o");
+    metaPath = objPath;
+    llvm::sys::path::replace_extension(metaPath, "meta");
+    auto obj = llvm::MemoryBuffer::getFile(objPath);
+    auto meta = llvm::MemoryBuffer::getFile(metaPath);
+    if (obj && meta) {
+      llvm::StringRef text = (*meta)->getBuffer();
+      auto [fields, header] = text.split("header:\n");
+      bool keyMatches = false;
+      llvm::SmallVector<llvm::StringRef> lines;
+      fields.split(lines, '\n', -1, false);
+      for (llvm::StringRef line : lines) {
+        auto [k, v] = line.split('=');
+        if (k == "key")
+          keyMatches = v == key;
+        else if (k == "name")
+          kernel->name_ = v.str();
+        else if (k == "instruction")
+          kernel->instruction_ = v.str();
+        else if (k == "mnemonic")
+          kernel->mnemonic_ = v.str();
+        else if (k == "plan")
+          kernel->plan_ = v.str();
+        else if (k == "packed_operand")
+          kernel->packedOperand_ = v.str();
+        else if (k == "packed_bytes")
+          v.getAsInteger(10, kernel->packedBytes_);
+        else if (k == "warning")
+          kernel->warnings_.push_back(v.str());
+      }
+      if (keyMatches) {
+        kernel->header_ = header.str();
+        kernel->fromCache_ = true;
+        object = std::move(*obj);
+      }
+    }
+  }
+  if (!object) {
+    auto generated = generateKernel(ctx, spec, descriptions, *target, {
+                                                                   options.isa,
+                                                                   true});
+    if (!generated)
+      return generated.takeError();
+    kernel->name_ = generated->name;
+    kernel->instruction_ = generated->instruction;
+    kernel->mnemonic_ = generated->mnemonic;
+    kernel->plan_ = generated->plan;
+    kernel->header_ = generated->header;
+    kernel->packedOperand_ = generated->packedOperand;
+    kernel->packedBytes_ = generated->packedBytes;
+    kernel->warnings_ = generated->warnings;
+    object = std::move(generated->object);
+    if (!options.cacheDir.empty()) {
+      // Best effort: a cache that cannot be written only costs time. Write
+      // to temporaries and rename, so concurrent processes never read half
+      // a file.
+      if (!llvm::sys::fs::create_directories(options.cacheDir)) {
+        auto write = [](llvm::StringRef path, llvm::StringRef data) {
+          std::string tmp = (path + ".tmp" +
+                             std::to_string(llvm::sys::Process::getProcessId()))
+                                .str();
+          std::error_code ec;
+          {
+            llvm::raw_fd_ostream os(tmp, ec);
+            if (ec)
+              return;
+            os << data;
+          }
+          llvm::sys::fs::rename(tmp, path);
+        };
+        write(objPath, object->getBuffer());
+        write(metaPath, serialize(*kernel, key));
+      }
+    }
+  }
+  if (options.warnings)
+    for (const std::string &w : kernel->warnings_)
+      *options.warnings << "tisa: warning: " << w << "\n";
+  auto jit = JitObject::load(std::move(object));
+  if (!jit)
+    return jit.takeError();
+  kernel->jit_ = std::move(*jit);
+  std::string pack = "_pack_" + kernel->packedOperand_;
+  for (llvm::StringRef suffix : {llvm::StringRef(""), llvm::StringRef(pack),
+                                 llvm::StringRef("_packed"),
+                                 llvm::StringRef("_packed_bytes")}) {
+    auto address = kernel->jit_->lookup(kernel->name_ + suffix.str());
+    if (!address)
+      return address.takeError();
+    kernel->addresses_[suffix] = *address;
+  }
+  return kernel;
+}
+
+} // namespace tisa

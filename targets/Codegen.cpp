@@ -1,0 +1,154 @@
+//===- Codegen.cpp - from tensorized MLIR to machine code -----------------===//
+
+#include "tisa/Config.h"
+#include "tisa/Targets/Codegen.h"
+
+#include "mlir/IR/MLIRContext.h"
+#include "mlir/InitAllPasses.h"
+#include "mlir/Pass/PassManager.h"
+#include "mlir/Pass/PassRegistry.h"
+#include "llvm/ExecutionEngine/Orc/LLJIT.h"
+#include "llvm/ExecutionEngine/Orc/ThreadSafeModule.h"
+#include "llvm/IR/LLVMContext.h"
+#include "llvm/Passes/PassBuilder.h"
+#include "llvm/Support/FileSystem.h"
+#include "llvm/Support/Program.h"
+#include "llvm/TargetParser/Host.h"
+
+using namespace mlir;
+
+namespace tisa {
+
+llvm::StringRef llvmLoweringPipeline() {
+  return "func.func(convert-linalg-to-loops), lower-affine, "
+         "convert-vector-to-llvm, convert-scf-to-cf, expand-strided-metadata, "
+         "finalize-memref-to-llvm, convert-arith-to-llvm, "
+         "convert-index-to-llvm, convert-cf-to-llvm, convert-func-to-llvm, "
+         "convert-ub-to-llvm, reconcile-unrealized-casts, canonicalize, cse";
+}
+
+LogicalResult lowerToLLVMDialect(ModuleOp module) {
+  static bool registered = [] {
+    registerAllPasses();
+    return true;
+  }();
+  (void)registered;
+  PassManager pm(module.getContext());
+  std::string error;
+  llvm::raw_string_ostream os(error);
+  if (failed(parsePassPipeline(llvmLoweringPipeline(), pm, os)))
+    return module.emitError("tisa: bad lowering pipeline: ") << error;
+  return pm.run(module);
+}
+
+CodegenTarget codegenTargetFor(const Target &target) {
+  CodegenTarget t;
+  switch (target.arch) {
+  case TargetArch::X86_64:
+    t.triple = "x86_64-unknown-linux-gnu";
+    break;
+  case TargetArch::AArch64:
+    t.triple = "aarch64-unknown-linux-gnu";
+    break;
+  case TargetArch::NVPTX:
+    t.triple = "nvptx64-nvidia-cuda";
+    break;
+  }
+  t.cpu = target.cpu;
+  std::vector<std::string> features;
+  for (const auto &f : target.features)
+    features.push_back("+" + f.getKey().str());
+  llvm::sort(features);
+  t.features = llvm::join(features, ",");
+  return t;
+}
+
+llvm::Expected<std::unique_ptr<llvm::MemoryBuffer>>
+compileToObject(ModuleOp module, const CodegenTarget &target, bool assembly) {
+  llvm::LLVMContext ctx;
+  auto llvmModule = translateToLLVMIR(module, ctx);
+  if (!llvmModule)
+    return llvmModule.takeError();
+  auto tm = createTargetMachine(target);
+  if (!tm)
+    return tm.takeError();
+  (*llvmModule)->setTargetTriple((*tm)->getTargetTriple());
+  (*llvmModule)->setDataLayout((*tm)->createDataLayout());
+
+  llvm::LoopAnalysisManager lam;
+  llvm::FunctionAnalysisManager fam;
+  llvm::CGSCCAnalysisManager cgam;
+  llvm::ModuleAnalysisManager mam;
+  llvm::PassBuilder pb(tm->get());
+  pb.registerModuleAnalyses(mam);
+  pb.registerCGSCCAnalyses(cgam);
+  pb.registerFunctionAnalyses(fam);
+  pb.registerLoopAnalyses(lam);
+  pb.crossRegisterProxies(lam, fam, cgam, mam);
+  llvm::ModulePassManager mpm =
+      pb.buildPerModuleDefaultPipeline(llvm::OptimizationLevel::O3);
+  mpm.run(**llvmModule, mam);
+  return emitMachineCode(**llvmModule, **tm, assembly);
+}
+
+llvm::Error linkSharedLibrary(llvm::MemoryBufferRef object,
+                              llvm::StringRef path) {
+  llvm::StringRef linker = TISA_LINKER;
+  if (linker.empty())
+    return llvm::createStringError(
+        "no ld.lld was found at configure time; install lld-22");
+  llvm::SmallString<128> objPath;
+  int fd;
+  if (auto ec = llvm::sys::fs::createTemporaryFile("tisa", "o", fd, objPath))
+    return llvm::createStringError("cannot create a temporary file: " +
+                                   ec.message());
+  {
+    llvm::raw_fd_ostream os(fd, /*shouldClose=*/true);
+    os << object.getBuffer();
+  }
+  std::string outPath = path.str(), obj = objPath.str().str();
+  llvm::SmallVector<llvm::StringRef> args = {linker, "-shared", "-o", outPath,
+                                             obj};
+  std::string error;
+  int rc = llvm::sys::ExecuteAndWait(linker, args, std::nullopt, {}, 0, 0,
+                                     &error);
+  llvm::sys::fs::remove(objPath);
+  if (rc != 0)
+    return llvm::createStringError("linking " + outPath + " failed" +
+                                   (error.empty() ? "" : ": " + error));
+  return llvm::Error::success();
+}
+
+JitObject::~JitObject() = default;
+
+llvm::Expected<std::unique_ptr<JitObject>>
+JitObject::load(std::unique_ptr<llvm::MemoryBuffer> object) {
+  auto jit = llvm::orc::LLJITBuilder().create();
+  if (!jit)
+    return jit.takeError();
+  // The generated code calls malloc and free: resolve them in this process.
+  auto generator =
+      llvm::orc::DynamicLibrarySearchGenerator::GetForCurrentProcess(
+          (*jit)->getDataLayout().getGlobalPrefix());
+  if (!generator)
+    return generator.takeError();
+  (*jit)->getMainJITDylib().addGenerator(std::move(*generator));
+  std::unique_ptr<JitObject> out(new JitObject);
+  out->copy = llvm::MemoryBuffer::getMemBufferCopy(object->getBuffer(),
+                                                   object->getBufferIdentifier());
+  if (auto err = (*jit)->addObjectFile(std::move(object)))
+    return std::move(err);
+  out->jit = std::move(*jit);
+  return out;
+}
+
+llvm::Expected<void *> JitObject::lookup(llvm::StringRef symbol) {
+  auto address = jit->lookup(symbol);
+  if (!address)
+    return address.takeError();
+  return address->toPtr<void *>();
+}
+
+llvm::MemoryBufferRef JitObject::object() const { return *copy; }
+
+} // namespace tisa

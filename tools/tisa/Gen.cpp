@@ -1,0 +1,355 @@
+//===- Gen.cpp - tisa gen, tisa run ---------------------------------------===//
+//
+//   tisa gen gemm --m M --n N --k K --types u8,s8,s32 [--isa NAME|auto]
+//            [--target T] -o DIR
+//   tisa gen conv2d --n N --h H --w W --c C --k K --r R --s S [--stride U]
+//            [--pad P] --types ... -o DIR
+//   tisa gen FILE.mlir [--target T] -o DIR
+//   tisa run gemm|conv2d ... [--repeat R] [--seed S]
+//
+//===----------------------------------------------------------------------===//
+
+#include "Driver.h"
+#include "tisa/Kernels/Jit.h"
+#include "tisa/Kernels/Reference.h"
+#include "tisa/Targets/Codegen.h"
+#include "tisa/Transforms/Passes.h"
+
+#include "mlir/IR/BuiltinOps.h"
+#include "mlir/IR/MLIRContext.h"
+#include "mlir/InitAllDialects.h"
+#include "mlir/InitAllExtensions.h"
+#include "mlir/Parser/Parser.h"
+#include "mlir/Pass/PassManager.h"
+#include "mlir/Transforms/Passes.h"
+#include "llvm/ADT/StringExtras.h"
+#include "llvm/Support/FileSystem.h"
+#include "llvm/Support/FormatVariadic.h"
+#include "llvm/Support/Path.h"
+#include "llvm/Support/SourceMgr.h"
+#include "llvm/Support/WithColor.h"
+
+#include <algorithm>
+#include <chrono>
+
+using namespace mlir;
+
+namespace tisa::driver {
+
+namespace {
+
+int fail(const llvm::Twine &msg) {
+  llvm::WithColor::error(llvm::errs(), "tisa") << msg << "\n";
+  return 1;
+}
+
+/// The kernel the options describe, or a usage error (exit code in `code`).
+std::optional<KernelSpec> specFrom(const Options &o, llvm::StringRef op,
+                                   int &code) {
+  KernelSpec s;
+  std::vector<std::string> allowed;
+  if (op == "gemm") {
+    s.op = KernelSpec::Op::Gemm;
+    allowed = {"m", "n", "k"};
+  } else if (op == "conv2d") {
+    s.op = KernelSpec::Op::Conv2d;
+    allowed = {"n", "h", "w", "c", "k", "r", "s", "stride", "pad"};
+  } else {
+    code = usageError("unknown kernel '" + op +
+                      "': gemm, conv2d, or a .mlir file");
+    return std::nullopt;
+  }
+  for (const auto &[key, value] : o.values) {
+    if (llvm::is_contained(allowed, key) ||
+        llvm::is_contained({"types", "isa", "o", "repeat", "name"}, key))
+      continue;
+    code = usageError("option --" + key + " does not apply to " + op);
+    return std::nullopt;
+  }
+  auto number = [&](llvm::StringRef key, int64_t &out, bool required) {
+    auto it = o.values.find(key.str());
+    if (it == o.values.end()) {
+      if (required)
+        code = usageError(op + " needs --" + key);
+      return !required;
+    }
+    if (llvm::StringRef(it->second).getAsInteger(10, out)) {
+      code = usageError("--" + key + " expects an integer, got '" +
+                        it->second + "'");
+      return false;
+    }
+    return true;
+  };
+  bool ok = true;
+  if (s.op == KernelSpec::Op::Gemm) {
+    ok = number("m", s.m, true) && number("n", s.n, true) &&
+         number("k", s.k, true);
+  } else {
+    ok = number("n", s.batch, false) && number("h", s.h, true) &&
+         number("w", s.w, true) && number("c", s.c, true) &&
+         number("k", s.filters, true) && number("r", s.r, true) &&
+         number("s", s.s, true) && number("stride", s.stride, false) &&
+         number("pad", s.pad, false);
+  }
+  if (!ok)
+    return std::nullopt;
+  auto types = o.values.find("types");
+  if (types == o.values.end()) {
+    code = usageError(op + " needs --types (u8,s8,s32 | s8,s8,s32 | "
+                           "bf16,bf16,f32)");
+    return std::nullopt;
+  }
+  auto parsed = KernelTypes::parse(types->second);
+  if (!parsed) {
+    code = usageError(llvm::toString(parsed.takeError()));
+    return std::nullopt;
+  }
+  s.types = *parsed;
+  if (auto name = o.values.find("name"); name != o.values.end())
+    s.name = name->second;
+  if (auto e = s.validate()) {
+    code = usageError(llvm::toString(std::move(e)));
+    return std::nullopt;
+  }
+  return s;
+}
+
+std::string value(const Options &o, llvm::StringRef key,
+                  llvm::StringRef otherwise) {
+  auto it = o.values.find(key.str());
+  return it == o.values.end() ? otherwise.str() : it->second;
+}
+
+llvm::Error writeFile(llvm::StringRef path, llvm::StringRef data) {
+  std::error_code ec;
+  llvm::raw_fd_ostream os(path, ec);
+  if (ec)
+    return llvm::createStringError("cannot write " + path + ": " +
+                                   ec.message());
+  os << data;
+  return llvm::Error::success();
+}
+
+/// tisa gen FILE.mlir: tensorize every contraction on memrefs, register
+/// tile, lower; the functions keep MLIR's C interface for memrefs.
+int genFromFile(const Options &o, llvm::StringRef file, llvm::StringRef dir) {
+  DialectRegistry registry;
+  registerAllDialects(registry);
+  registerAllExtensions(registry);
+  registerDescriptionDialects(registry);
+  MLIRContext ctx(registry);
+  llvm::SourceMgr sm;
+  SourceMgrDiagnosticHandler handler(sm, &ctx);
+  OwningOpRef<ModuleOp> module = parseSourceFile<ModuleOp>(file, sm, &ctx);
+  if (!module)
+    return 1;
+  auto target = loadTarget(o.target, o.targetDir);
+  if (!target)
+    return fail(llvm::toString(target.takeError()));
+  std::vector<std::string> publicFuncs;
+  module->walk([&](func::FuncOp f) {
+    if (!f.isPublic() || f.isExternal())
+      return;
+    f->setAttr("llvm.emit_c_interface", UnitAttr::get(&ctx));
+    publicFuncs.push_back(f.getSymName().str());
+  });
+  PassManager pm(&ctx);
+  TisaTensorizePassOptions tensorize;
+  tensorize.target = o.target;
+  tensorize.targetDir = o.targetDir;
+  tensorize.isa = value(o, "isa", "auto");
+  tensorize.isaDirs.assign(o.isaDirs.begin(), o.isaDirs.end());
+  pm.addNestedPass<func::FuncOp>(createTisaTensorizePass(tensorize));
+  pm.addNestedPass<func::FuncOp>(createTisaRegisterTilePass());
+  pm.addPass(createCanonicalizerPass());
+  pm.addPass(createCSEPass());
+  if (failed(pm.run(*module)) || failed(lowerToLLVMDialect(*module)))
+    return 1;
+  auto object = compileToObject(*module, codegenTargetFor(*target));
+  if (!object)
+    return fail(llvm::toString(object.takeError()));
+  std::string stem = llvm::sys::path::stem(file).str();
+  llvm::SmallString<256> so(dir), h(dir);
+  llvm::sys::path::append(so, "lib" + stem + ".so");
+  llvm::sys::path::append(h, stem + ".h");
+  if (auto e = linkSharedLibrary(**object, so))
+    return fail(llvm::toString(std::move(e)));
+  std::string header = "/* " + stem +
+                       ".h: generated by tisa from " + file.str() +
+                       ". Each function takes MLIR's C interface:\n"
+                       " * a pointer to a memref descriptor per memref "
+                       "argument,\n"
+                       " *   struct { T *allocated, *aligned; int64_t offset, "
+                       "sizes[rank], strides[rank]; }.\n */\n"
+                       "#include <stdint.h>\n";
+  for (const std::string &f : publicFuncs)
+    header += "/* " + f + " */ void _mlir_ciface_" + f + "();\n";
+  if (auto e = writeFile(h, header))
+    return fail(llvm::toString(std::move(e)));
+  llvm::outs() << so << "\n" << h << "\n";
+  for (const std::string &f : publicFuncs)
+    llvm::outs() << "  _mlir_ciface_" << f << "\n";
+  return 0;
+}
+
+} // namespace
+
+int gen(const Options &o) {
+  if (o.positional.size() != 1)
+    return usageError("'gen' needs one kernel: gemm, conv2d or FILE.mlir");
+  std::string dir = value(o, "o", "");
+  if (dir.empty())
+    return usageError("'gen' needs -o DIR");
+  if (auto ec = llvm::sys::fs::create_directories(dir))
+    return fail("cannot create " + dir + ": " + ec.message());
+  llvm::StringRef what = o.positional[0];
+  if (what.ends_with(".mlir"))
+    return genFromFile(o, what, dir);
+  int code = 0;
+  std::optional<KernelSpec> spec = specFrom(o, what, code);
+  if (!spec)
+    return code;
+  auto target = loadTarget(o.target, o.targetDir);
+  if (!target)
+    return fail(llvm::toString(target.takeError()));
+  DialectRegistry registry;
+  registerDescriptionDialects(registry);
+  MLIRContext ctx(registry);
+  DescriptionSet set(ctx, llvm::errs());
+  if (!loadAll(set, o))
+    return 1;
+  std::vector<const Description *> descriptions;
+  for (const auto &d : set.descriptions())
+    descriptions.push_back(d.get());
+  GenerateOptions options;
+  options.isa = value(o, "isa", "auto");
+  auto start = std::chrono::steady_clock::now();
+  auto kernel = generateKernel(ctx, *spec, descriptions, *target, options);
+  if (!kernel)
+    return fail(llvm::toString(kernel.takeError()));
+  double seconds = std::chrono::duration<double>(
+                       std::chrono::steady_clock::now() - start)
+                       .count();
+  for (const std::string &w : kernel->warnings)
+    llvm::WithColor::warning(llvm::errs(), "tisa") << w << "\n";
+  llvm::SmallString<256> so(dir), h(dir);
+  llvm::sys::path::append(so, "lib" + kernel->name + ".so");
+  llvm::sys::path::append(h, kernel->name + ".h");
+  if (auto e = linkSharedLibrary(*kernel->object, so))
+    return fail(llvm::toString(std::move(e)));
+  if (auto e = writeFile(h, kernel->header))
+    return fail(llvm::toString(std::move(e)));
+  auto &os = llvm::outs();
+  os << spec->describe() << " for " << target->name << " (" << target->cpu
+     << "), generated in " << llvm::formatv("{0:f2}", seconds) << " s\n"
+     << "  instruction: "
+     << (kernel->instruction.empty() ? "none (plain vector code)"
+                                     : kernel->instruction)
+     << "\n  plan: " << kernel->plan << "\n  " << so << "\n  " << h << "\n";
+  for (const std::string &s : kernel->symbols)
+    os << "  " << s << "\n";
+  return 0;
+}
+
+int run(const Options &o) {
+  if (o.positional.size() != 1)
+    return usageError("'run' needs one kernel: gemm or conv2d");
+  int code = 0;
+  std::optional<KernelSpec> spec = specFrom(o, o.positional[0], code);
+  if (!spec)
+    return code;
+  if (o.values.count("o"))
+    return usageError("'run' writes no files; use 'gen -o DIR'");
+  int64_t repeat = 0;
+  if (llvm::StringRef(value(o, "repeat", "0")).getAsInteger(10, repeat) ||
+      repeat < 0)
+    return usageError("--repeat expects a non-negative integer");
+  JitOptions options;
+  options.isa = value(o, "isa", "auto");
+  options.isaDirs = o.isaDirs;
+  options.target = o.target;
+  options.targetDir = o.targetDir;
+  auto target = loadTarget(o.target, o.targetDir);
+  if (!target)
+    return fail(llvm::toString(target.takeError()));
+  auto host = loadTarget("host", o.targetDir);
+  if (host && o.target != "host")
+    for (const auto &f : target->features)
+      if (!host->features.contains(f.getKey()))
+        return fail("this machine cannot run code for " + target->name +
+                    ": it lacks " + f.getKey());
+
+  auto &os = llvm::outs();
+  using clock = std::chrono::steady_clock;
+  auto start = clock::now();
+  auto kernel = compileKernel(*spec, options);
+  if (!kernel)
+    return fail(llvm::toString(kernel.takeError()));
+  double compileSeconds =
+      std::chrono::duration<double>(clock::now() - start).count();
+  const CompiledKernel &k = **kernel;
+  os << "kernel       " << k.name() << " (" << spec->describe() << ")\n"
+     << "target       " << target->name << " (" << target->cpu << ")\n"
+     << "instruction  "
+     << (k.instruction().empty() ? "none: plain vector code"
+                                 : k.instruction() + " (" + k.mnemonic() + ")")
+     << "\nplan         " << k.plan() << "\n"
+     << llvm::formatv("compile      {0:f3} s ({1})\n", compileSeconds,
+                      k.fromCache() ? "from the disk cache" : "generated");
+
+  // Check: random and extreme inputs, through both entries.
+  int checks = 0;
+  for (Fill fill : {Fill::Random, Fill::Extreme}) {
+    KernelData data = makeData(*spec, o.seed, fill);
+    computeReference(*spec, data);
+    for (bool prepacked : {false, true}) {
+      std::fill(data.output.begin(), data.output.end(), 0xa5);
+      runKernel(k, data, prepacked);
+      std::string diff = compareOutput(*spec, data);
+      if (!diff.empty())
+        return fail(llvm::formatv("{0} inputs, {1} entry: {2}",
+                                  fill == Fill::Random ? "random" : "extreme",
+                                  prepacked ? "pre-packed" : "plain", diff)
+                        .str());
+      ++checks;
+    }
+  }
+  os << "check        " << checks << " runs (random and extreme inputs, plain "
+     << "and pre-packed entries): "
+     << (spec->types.isFloat() ? "within the K-derived bound"
+                               : "bit-exact")
+     << " on " << spec->outputElements() << " outputs\n";
+
+  // Time: medians of repeated calls, pre-packed and plain.
+  KernelData data = makeData(*spec, o.seed, Fill::Random);
+  std::vector<uint8_t> packed;
+  packWeights(k, data, packed);
+  auto timeOnce = [&](bool prepacked) {
+    auto t0 = clock::now();
+    runKernel(k, data, prepacked, &packed);
+    return std::chrono::duration<double>(clock::now() - t0).count();
+  };
+  double once = timeOnce(true);
+  int64_t n = repeat ? repeat
+                     : std::clamp<int64_t>(int64_t(0.25 / std::max(once, 1e-7)),
+                                           5, 2000);
+  auto median = [&](bool prepacked) {
+    std::vector<double> t;
+    for (int64_t i = 0; i < n; ++i)
+      t.push_back(timeOnce(prepacked));
+    std::nth_element(t.begin(), t.begin() + t.size() / 2, t.end());
+    return t[t.size() / 2];
+  };
+  double pre = median(true), plain = median(false);
+  double giga = spec->ops() / 1e9;
+  const char *unit = spec->types.isFloat() ? "GFLOPS" : "GOPS";
+  os << llvm::formatv("time         median of {0}: {1:f3} ms pre-packed, "
+                      "{2:f3} ms plain (packing included)\n",
+                      n, pre * 1e3, plain * 1e3)
+     << llvm::formatv("speed        {0:f1} {2} pre-packed, {1:f1} {2} plain "
+                      "(one thread)\n",
+                      giga / pre, giga / plain, unit);
+  return 0;
+}
+
+} // namespace tisa::driver
