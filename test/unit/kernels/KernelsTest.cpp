@@ -1,0 +1,258 @@
+//===- KernelsTest.cpp - generated kernels, end to end --------------------===//
+//
+// A declared matrix of GEMM and conv2d shapes x types, fixed seed. Every
+// kernel is JIT-compiled for this machine, run through its plain and its
+// pre-packed entries on random and extreme inputs, compared with the
+// reference (integers bit-exact, bf16 within a bound derived from K), and
+// disassembled: an innermost loop must hold the planned instruction and no
+// innermost loop may multiply without it (a scalar or plain-vector fallback
+// fails).
+//
+//===----------------------------------------------------------------------===//
+
+#include "tisa/Kernels/Reference.h"
+#include "tisa/Targets/Disassembler.h"
+
+#include "llvm/ADT/StringExtras.h"
+#include "llvm/Support/FileSystem.h"
+#include "llvm/Support/FormatVariadic.h"
+#include "llvm/Support/raw_ostream.h"
+#include "gtest/gtest.h"
+
+using namespace tisa;
+
+namespace {
+
+constexpr uint64_t kSeed = 0x7153a;
+
+KernelSpec gemm(int64_t m, int64_t n, int64_t k, llvm::StringRef types) {
+  KernelSpec s;
+  s.m = m;
+  s.n = n;
+  s.k = k;
+  s.types = cantFail(KernelTypes::parse(types));
+  return s;
+}
+
+KernelSpec conv(int64_t batch, int64_t h, int64_t w, int64_t c, int64_t f,
+                int64_t r, int64_t stride, int64_t pad,
+                llvm::StringRef types) {
+  KernelSpec s;
+  s.op = KernelSpec::Op::Conv2d;
+  s.batch = batch;
+  s.h = h;
+  s.w = w;
+  s.c = c;
+  s.filters = f;
+  s.r = s.s = r;
+  s.stride = stride;
+  s.pad = pad;
+  s.types = cantFail(KernelTypes::parse(types));
+  return s;
+}
+
+std::vector<KernelSpec> matrix() {
+  std::vector<KernelSpec> out;
+  for (llvm::StringRef t : {"u8s8s32", "s8s8s32", "bf16bf16f32"}) {
+    // 1x1x1, one register tile -1/0/+1 in each dimension, rectangular,
+    // matrix-vector both ways, BERT-base projections.
+    out.push_back(gemm(1, 1, 1, t));
+    out.push_back(gemm(64, 64, 64, t));
+    for (int64_t x : {15, 16, 17, 63, 65}) {
+      out.push_back(gemm(x, 64, 64, t));
+      out.push_back(gemm(64, x, 64, t));
+      out.push_back(gemm(64, 64, x, t));
+    }
+    out.push_back(gemm(97, 131, 67, t));
+    out.push_back(gemm(1, 1024, 1024, t));
+    out.push_back(gemm(1024, 1, 1024, t));
+    out.push_back(gemm(128, 768, 768, t));
+    out.push_back(gemm(128, 3072, 768, t));
+    // conv2d: 1x1 and 3x3, stride 1 and 2, pad 0 and 1, odd channel counts,
+    // ResNet-50's first layer (3 input channels, 7x7, stride 2, pad 3).
+    out.push_back(conv(1, 14, 14, 64, 64, 1, 1, 0, t));
+    out.push_back(conv(2, 9, 11, 7, 19, 1, 2, 0, t));
+    out.push_back(conv(1, 14, 14, 32, 48, 3, 1, 1, t));
+    out.push_back(conv(1, 15, 13, 5, 33, 3, 2, 1, t));
+    out.push_back(conv(1, 12, 12, 17, 16, 3, 1, 0, t));
+    out.push_back(conv(1, 56, 56, 3, 64, 7, 2, 3, t));
+  }
+  return out;
+}
+
+std::string testName(const testing::TestParamInfo<KernelSpec> &info) {
+  const KernelSpec &s = info.param;
+  if (s.op == KernelSpec::Op::Gemm)
+    return llvm::formatv("gemm_{0}_{1}x{2}x{3}", s.types.text(), s.m, s.n, s.k);
+  return llvm::formatv("conv_{0}_n{1}h{2}w{3}c{4}k{5}r{6}u{7}p{8}",
+                       s.types.text(), s.batch, s.h, s.w, s.c, s.filters, s.r,
+                       s.stride, s.pad);
+}
+
+/// Branch target of a jump as LLVM prints it (AT&T): "jne 0x40" is the
+/// target address, or a signed displacement from the next instruction.
+std::optional<uint64_t> branchTarget(const DecodedInst &in) {
+  if (in.mnemonic.empty() || in.mnemonic[0] != 'j')
+    return std::nullopt;
+  llvm::StringRef operand = llvm::StringRef(in.text).rsplit(' ').second;
+  bool negative = operand.consume_front("-");
+  uint64_t v;
+  if (operand.getAsInteger(0, v))
+    return std::nullopt;
+  return negative ? in.address + in.size - v : v;
+}
+
+/// The innermost loops: [first, last] instruction index ranges closed by a
+/// backward branch and containing no other such range.
+std::vector<std::pair<size_t, size_t>>
+innermostLoops(const std::vector<DecodedInst> &insts) {
+  std::vector<std::pair<size_t, size_t>> loops;
+  for (size_t i = 0; i < insts.size(); ++i) {
+    auto target = branchTarget(insts[i]);
+    if (!target || *target > insts[i].address)
+      continue;
+    size_t first = i;
+    while (first > 0 && insts[first].address > *target)
+      --first;
+    loops.push_back({first, i});
+  }
+  std::vector<std::pair<size_t, size_t>> inner;
+  for (auto l : loops)
+    if (llvm::none_of(loops, [&](auto o) {
+          return o != l && o.first >= l.first && o.second <= l.second;
+        }))
+      inner.push_back(l);
+  return inner;
+}
+
+/// Vector multiplies of data (scalar imul is address arithmetic in the
+/// packing loops). A plain-vector GEMM or convolution multiplies with these.
+bool multiplies(llvm::StringRef m) {
+  return m.starts_with("vpmul") || m.starts_with("vpmadd") ||
+         m.starts_with("vfmadd") || m.starts_with("vfnmadd") ||
+         m.starts_with("vmulp") || m.starts_with("vmuls") ||
+         m.starts_with("vpdp") || m.starts_with("vdpbf16");
+}
+
+class Kernels : public testing::TestWithParam<KernelSpec> {};
+
+TEST_P(Kernels, CorrectAndTensorized) {
+  const KernelSpec &spec = GetParam();
+  JitOptions options;
+  options.cacheDir = ""; // compile every time: the test is about the compiler
+  std::string warnings;
+  llvm::raw_string_ostream ws(warnings);
+  options.warnings = &ws;
+  auto compiled = compileKernel(spec, options);
+  ASSERT_TRUE(bool(compiled)) << llvm::toString(compiled.takeError());
+  const CompiledKernel &k = **compiled;
+  // This CPU has AVX512-VNNI and AVX512_BF16: no fallback is acceptable.
+  ASSERT_FALSE(k.instruction().empty()) << warnings;
+  EXPECT_TRUE(warnings.empty()) << warnings;
+  EXPECT_EQ(k.mnemonic(), spec.types.isFloat() ? "vdpbf16ps" : "vpdpbusd");
+
+  for (Fill fill : {Fill::Random, Fill::Extreme}) {
+    KernelData data = makeData(spec, kSeed, fill);
+    computeReference(spec, data);
+    for (bool prepacked : {false, true}) {
+      std::fill(data.output.begin(), data.output.end(), 0xa5);
+      runKernel(k, data, prepacked);
+      EXPECT_EQ(compareOutput(spec, data), "")
+          << (fill == Fill::Random ? "random" : "extreme") << " inputs, "
+          << (prepacked ? "pre-packed" : "plain") << " entry, plan "
+          << k.plan();
+    }
+  }
+
+  for (llvm::StringRef entry : {"", "_packed"}) {
+    auto insts = disassembleFunction(k.object(), k.name() + entry.str(), "");
+    ASSERT_TRUE(bool(insts)) << llvm::toString(insts.takeError());
+    auto loops = innermostLoops(*insts);
+    ASSERT_FALSE(loops.empty()) << k.name() << entry.str() << ": no loop";
+    bool found = false;
+    for (auto [first, last] : loops) {
+      bool has = false, mul = false;
+      std::string body;
+      for (size_t i = first; i <= last; ++i) {
+        has |= (*insts)[i].mnemonic == k.mnemonic();
+        mul |= multiplies((*insts)[i].mnemonic);
+        body += (*insts)[i].mnemonic + " ";
+      }
+      found |= has;
+      EXPECT_TRUE(has || !mul)
+          << k.name() << entry.str()
+          << ": an innermost loop multiplies without " << k.mnemonic() << ": "
+          << body;
+    }
+    // 1x1x1 is one instruction: straight-line code, no loop around it.
+    bool straightLine = spec.outputElements() == 1 && spec.ops() <= 2;
+    if (straightLine) {
+      llvm::Error e = expectMnemonic(*insts, k.mnemonic());
+      EXPECT_FALSE(bool(e)) << llvm::toString(std::move(e));
+    } else {
+      EXPECT_TRUE(found) << k.name() << entry.str()
+                         << ": no innermost loop holds " << k.mnemonic();
+    }
+  }
+}
+
+INSTANTIATE_TEST_SUITE_P(Matrix, Kernels, testing::ValuesIn(matrix()),
+                         testName);
+
+// On a CPU without a matching instruction (skylake-avx512 has no VNNI) the JIT
+// warns and emits plain vector code, which is still correct.
+TEST(KernelsJit, FallbackWithoutInstruction) {
+  KernelSpec spec = gemm(33, 47, 29, "u8s8s32");
+  JitOptions options;
+  options.cacheDir = "";
+  options.target = "skylake-avx512";
+  std::string warnings;
+  llvm::raw_string_ostream ws(warnings);
+  options.warnings = &ws;
+  auto compiled = compileKernel(spec, options);
+  ASSERT_TRUE(bool(compiled)) << llvm::toString(compiled.takeError());
+  const CompiledKernel &k = **compiled;
+  EXPECT_EQ(k.instruction(), "");
+  EXPECT_NE(warnings.find("plain vector code"), std::string::npos) << warnings;
+  for (bool prepacked : {false, true}) {
+    KernelData data = makeData(spec, kSeed, Fill::Random);
+    computeReference(spec, data);
+    runKernel(k, data, prepacked);
+    EXPECT_EQ(compareOutput(spec, data), "");
+  }
+  auto insts = disassembleFunction(k.object(), k.name(), "");
+  ASSERT_TRUE(bool(insts)) << llvm::toString(insts.takeError());
+  llvm::Error absent = expectMnemonic(*insts, "vpdpbusd");
+  EXPECT_TRUE(bool(absent)) << "skylake-avx512 code must not use vpdpbusd";
+  llvm::consumeError(std::move(absent));
+}
+
+// A second compilation of the same kernel comes from the disk cache, and a
+// different CPU (feature set) is a different entry.
+TEST(KernelsJit, DiskCache) {
+  llvm::SmallString<128> dir;
+  ASSERT_FALSE(llvm::sys::fs::createUniqueDirectory("tisa-cache", dir));
+  KernelSpec spec = gemm(20, 40, 24, "s8s8s32");
+  JitOptions options;
+  options.cacheDir = std::string(dir);
+  auto first = compileKernel(spec, options);
+  ASSERT_TRUE(bool(first)) << llvm::toString(first.takeError());
+  EXPECT_FALSE((*first)->fromCache());
+  auto second = compileKernel(spec, options);
+  ASSERT_TRUE(bool(second)) << llvm::toString(second.takeError());
+  EXPECT_TRUE((*second)->fromCache());
+  EXPECT_EQ((*second)->instruction(), (*first)->instruction());
+  EXPECT_EQ((*second)->header(), (*first)->header());
+  KernelData data = makeData(spec, kSeed, Fill::Extreme);
+  computeReference(spec, data);
+  runKernel(**second, data, true);
+  EXPECT_EQ(compareOutput(spec, data), "");
+  options.target = "skylake-avx512";
+  options.warnings = nullptr;
+  auto other = compileKernel(spec, options);
+  ASSERT_TRUE(bool(other)) << llvm::toString(other.takeError());
+  EXPECT_FALSE((*other)->fromCache());
+  llvm::sys::fs::remove_directories(dir);
+}
+
+} // namespace
