@@ -13,7 +13,10 @@
 #include "mlir/Dialect/Utils/StaticValueUtils.h"
 #include "mlir/IR/IRMapping.h"
 #include "mlir/IR/OperationSupport.h"
+#include "mlir/IR/Dominance.h"
+#include "mlir/IR/PatternMatch.h"
 #include "mlir/Interfaces/SideEffectInterfaces.h"
+#include "mlir/Transforms/CSE.h"
 #include "llvm/IR/Attributes.h"
 #include "llvm/IR/Intrinsics.h"
 #include "llvm/IR/LLVMContext.h"
@@ -216,6 +219,11 @@ struct RegisterTilePass
       if (failed(unrollAndJam(loop, factor.getInt())))
         return signalPassFailure();
     }
+    // Copies compute the same indices: common subexpressions first, so that
+    // identical loads have identical operands.
+    IRRewriter rewriter(&getContext());
+    DominanceInfo dominance(getOperation());
+    eliminateCommonSubExpressions(rewriter, dominance, getOperation());
     getOperation().walk([&](scf::ForOp loop) {
       auto kind = loop->getAttrOfType<StringAttr>(kLoopAttr);
       if (kind && kind.getValue() == "reduction")

@@ -33,6 +33,7 @@ struct TensorizePass
     for (const std::string &dir : isaSearchPath(dirs))
       if (failed(state->set.loadDirectory(dir)))
         return failure();
+    state->set.releaseDiagnostics();
     if (!isa.empty() && isa != "auto") {
       const Description *d = state->set.lookup(isa);
       if (!d)

@@ -43,6 +43,11 @@ public:
     return loaded;
   }
   const Description *lookup(llvm::StringRef name) const;
+  /// Stops reporting the context's diagnostics to `errs` (the set installs a
+  /// handler for loading). A pass calls this once its descriptions are
+  /// loaded, so that its own diagnostics reach the pipeline's handler
+  /// (-verify-diagnostics, the driver's).
+  void releaseDiagnostics() { handler.reset(); }
 
 private:
   mlir::MLIRContext &ctx;

@@ -1,0 +1,109 @@
+// -tisa-tensorize on this machine's model (znver4): the contraction becomes a
+// pack of the planned operand, a loop nest with the instruction's lanes and
+// group innermost, and the description's lowering.
+// RUN: tisa-opt %s --tisa-tensorize=target=znver4 --split-input-file -verify-diagnostics | FileCheck %s
+
+// u8 x s8 -> s32: B is packed to [K/4][N][4] (N=32 is two registers), A is
+// broadcast 4 bytes at a time, C is accumulated with masked lanes.
+// CHECK-LABEL: func.func @gemm_u8s8s32
+// CHECK:         %[[BUF:.*]] = memref.alloc() {alignment = 64 : i64} : memref<2048xi8>
+// CHECK:         %[[PACKED:.*]] = memref.view %[[BUF]][{{.*}}][] : memref<2048xi8> to memref<16x128xi8>
+// CHECK:         memref.load %arg1
+// CHECK-NOT:     arith.xori
+// CHECK:         memref.store {{.*}}, %[[PACKED]]
+// CHECK:         scf.for %[[M:.*]] = {{.*}} {
+// CHECK:           scf.for %[[N:.*]] = %{{.*}} to %{{.*}} step %c16
+// CHECK:             %[[MASK:.*]] = vector.create_mask
+// CHECK:             %[[INIT:.*]] = vector.maskedload %arg2[%[[M]], %[[N]]], %[[MASK]]
+// CHECK:             %[[ACC:.*]] = scf.for %[[K:.*]] = {{.*}} iter_args(%[[A:.*]] = %[[INIT]]) -> (vector<16xi32>)
+// CHECK:               vector.load %arg0[%[[M]], {{.*}}] : memref<8x64xi8>, vector<4xi8>
+// CHECK:               vector.broadcast {{.*}} : i32 to vector<16xi32>
+// CHECK:               vector.load {{.*}}[%[[K]], {{.*}}] : memref<16x128xi8>, vector<64xi8>
+// CHECK:               llvm.call_intrinsic "llvm.x86.avx512.vpdpbusd.512"(%[[A]],
+// CHECK:             } {tisa.loop = "reduction"}
+// CHECK:             vector.maskedstore %arg2[%[[M]], %[[N]]], %[[MASK]], %[[ACC]]
+// CHECK:           } {tisa.loop = "lanes", tisa.unroll = 2 : i64}
+// CHECK:         } {tisa.loop = "parallel", tisa.unroll = 8 : i64}
+// CHECK:         memref.dealloc %[[BUF]]
+// CHECK-NOT:     linalg.generic
+func.func @gemm_u8s8s32(%a: memref<8x64xi8>, %b: memref<64x32xi8>, %c: memref<8x32xi32>) {
+  linalg.generic {indexing_maps = [affine_map<(m, n, k) -> (m, k)>, affine_map<(m, n, k) -> (k, n)>,
+                                   affine_map<(m, n, k) -> (m, n)>],
+                  iterator_types = ["parallel", "parallel", "reduction"]}
+      ins(%a, %b : memref<8x64xi8>, memref<64x32xi8>) outs(%c : memref<8x32xi32>) {
+  ^bb0(%x: i8, %y: i8, %acc: i32):
+    %xw = arith.extui %x : i8 to i32
+    %yw = arith.extsi %y : i8 to i32
+    %p = arith.muli %xw, %yw : i32
+    %s = arith.addi %acc, %p : i32
+    linalg.yield %s : i32
+  }
+  return
+}
+
+// -----
+
+// s8 x s8 -> s32 on vpdpbusd (u8 x s8): one side is biased by 128 (xor 0x80)
+// and 128 x the other side's sums are subtracted after the reduction. K = 6
+// is not a multiple of 4: the broadcast operand is copied with K padded.
+// CHECK-LABEL: func.func @gemm_s8s8s32
+// CHECK:         arith.xori
+// CHECK:         memref.alloc() {alignment = 64 : i64} : memref<5x8xi8>
+// CHECK:         scf.for
+// CHECK:           arith.muli {{.*}}, %c128_i32 : i32
+// CHECK:         llvm.call_intrinsic "llvm.x86.avx512.vpdpbusd
+// CHECK:         arith.subi {{.*}} : vector<{{.*}}xi32>
+// CHECK:         vector.maskedstore
+func.func @gemm_s8s8s32(%a: memref<5x6xi8>, %b: memref<6x40xi8>, %c: memref<5x40xi32>) {
+  linalg.matmul ins(%a, %b : memref<5x6xi8>, memref<6x40xi8>) outs(%c : memref<5x40xi32>)
+  return
+}
+
+// -----
+
+// bf16 NHWC convolution: the filter is packed [KH][KW][C/2][F][2], the input
+// is broadcast two channels at a time; the reduction runs kh, kw, then c.
+// CHECK-LABEL: func.func @conv_bf16
+// CHECK:         memref.view {{.*}} to memref<3x3x4x32xbf16>
+// CHECK:         scf.for {{.*}} {
+// CHECK:           scf.for
+// CHECK:             scf.for
+// CHECK:               scf.for {{.*}} step %c16
+// CHECK:                 scf.for {{.*}} -> (vector<16xf32>) {
+// CHECK:                   scf.for {{.*}} -> (vector<16xf32>) {
+// CHECK:                     scf.for {{.*}} -> (vector<16xf32>) {
+// CHECK:                       llvm.call_intrinsic "llvm.x86.avx512bf16.dpbf16ps.512"
+func.func @conv_bf16(%i: memref<1x10x10x8xbf16>, %f: memref<3x3x8x16xbf16>, %o: memref<1x8x8x16xf32>) {
+  linalg.conv_2d_nhwc_hwcf ins(%i, %f : memref<1x10x10x8xbf16>, memref<3x3x8x16xbf16>) outs(%o : memref<1x8x8x16xf32>)
+  return
+}
+
+// -----
+
+// Tensors are not tensorized: bufferize first.
+func.func @on_tensors(%a: tensor<8x64xi8>, %b: tensor<64x32xi8>, %c: tensor<8x32xi32>) -> tensor<8x32xi32> {
+  // expected-warning @+1 {{not tensorized: the operands are tensors; bufferize first}}
+  %r = linalg.matmul ins(%a, %b : tensor<8x64xi8>, tensor<64x32xi8>) outs(%c : tensor<8x32xi32>) -> tensor<8x32xi32>
+  return %r : tensor<8x32xi32>
+}
+
+// -----
+
+// An f32 GEMM has no tensorized instruction on znver4: left alone, with why.
+// CHECK-LABEL: func.func @negative_f32
+// CHECK-NOT:     llvm.call_intrinsic
+// CHECK:         linalg.matmul
+func.func @negative_f32(%a: memref<8x8xf32>, %b: memref<8x8xf32>, %c: memref<8x8xf32>) {
+  // expected-warning @+1 {{not tensorized: no instruction applies}}
+  linalg.matmul ins(%a, %b : memref<8x8xf32>, memref<8x8xf32>) outs(%c : memref<8x8xf32>)
+  return
+}
+
+// -----
+
+// Dynamic shapes are matched but not generated yet.
+func.func @negative_dynamic(%a: memref<?x64xi8>, %b: memref<64x32xi8>, %c: memref<?x32xi32>) {
+  // expected-warning @+1 {{not tensorized: no plan the code generator supports; the best: vpdpbusd.zmm: loop m has a dynamic extent}}
+  linalg.matmul ins(%a, %b : memref<?x64xi8>, memref<64x32xi8>) outs(%c : memref<?x32xi32>)
+  return
+}
