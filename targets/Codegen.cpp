@@ -12,6 +12,7 @@
 #include "llvm/IR/LLVMContext.h"
 #include "llvm/Passes/PassBuilder.h"
 #include "llvm/Support/FileSystem.h"
+#include "llvm/Support/TargetSelect.h"
 #include "llvm/Support/Program.h"
 #include "llvm/TargetParser/Host.h"
 
@@ -123,6 +124,14 @@ JitObject::~JitObject() = default;
 
 llvm::Expected<std::unique_ptr<JitObject>>
 JitObject::load(std::unique_ptr<llvm::MemoryBuffer> object) {
+  // A kernel from the disk cache is loaded without compiling anything: the
+  // native target may not be initialized yet.
+  static bool initialized = [] {
+    llvm::InitializeNativeTarget();
+    llvm::InitializeNativeTargetAsmPrinter();
+    return true;
+  }();
+  (void)initialized;
   auto jit = llvm::orc::LLJITBuilder().create();
   if (!jit)
     return jit.takeError();

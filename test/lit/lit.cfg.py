@@ -30,3 +30,6 @@ for flag, feature in [("avx512_vnni", "avx512vnni"), ("avx512_bf16", "avx512bf16
         config.available_features.add(feature)
 if os.path.exists("/usr/bin/qemu-aarch64") and os.path.exists("/usr/aarch64-linux-gnu/lib/libc.a"):
     config.available_features.add("qemu-aarch64")
+
+# tisa run's JIT cache stays inside the build tree.
+config.environment["TISA_CACHE_DIR"] = os.path.join(config.test_exec_root, "jit-cache")

@@ -273,11 +273,16 @@ int run(const Options &o) {
   if (!target)
     return fail(llvm::toString(target.takeError()));
   auto host = loadTarget("host", o.targetDir);
-  if (host && o.target != "host")
+  if (host && o.target != "host") {
+    std::vector<std::string> missing;
     for (const auto &f : target->features)
       if (!host->features.contains(f.getKey()))
-        return fail("this machine cannot run code for " + target->name +
-                    ": it lacks " + f.getKey());
+        missing.push_back(f.getKey().str());
+    llvm::sort(missing);
+    if (!missing.empty())
+      return fail("this machine cannot run code for " + target->name +
+                  ": it lacks " + llvm::join(missing, ", "));
+  }
 
   auto &os = llvm::outs();
   using clock = std::chrono::steady_clock;
