@@ -64,8 +64,9 @@ def TisaRegisterTilePass : Pass<"tisa-register-tile", "::mlir::func::FuncOp"> {
     reduction body that writes no memory, identical loads are merged: the broadcast of A is loaded
     once per row and reused by every lane block, each packed B vector once and reused by every row.
 
-    Example: with `tisa.unroll = 6` on the row loop and `4` on the lane loop, a vpdpbusd GEMM
-    nest becomes a 6 x 4 tile of 24 accumulators with 6 broadcasts and 4 vector loads per step.
+    Example: with `tisa.unroll = 5` on the row loop and `5` on the lane loop (the plan for a
+    512x512x512 int8 GEMM on Zen 4), a vpdpbusd GEMM nest becomes a 5 x 5 tile of 25 accumulators
+    with 5 broadcasts and 5 vector loads per step.
   }];
   let dependentDialects = ["::mlir::arith::ArithDialect", "::mlir::scf::SCFDialect"];
 }

@@ -8,7 +8,8 @@
 //
 // Supported today: "lane-dot" instructions, whose accumulator is a vector of
 // L lanes each adding a dot product of g elements (vpdpbusd/vpdpbusds in
-// xmm/ymm/zmm, vdpbf16ps, NEON sdot/udot), with one input broadcast and the
+// xmm/ymm/zmm, vdpbf16ps; NEON sdot/udot have the shape, untested), with one
+// input broadcast and the
 // other packed, as the matcher plans them for GEMM, batched GEMM,
 // matrix-vector products and NHWC/HWCF convolutions. AMX tiles, SVE segments
 // and warp fragments are matched but not generated yet: `get` says so.
