@@ -79,23 +79,25 @@ StringRef cTypeName(ElementKind k) {
 }
 
 llvm::Expected<KernelTypes> KernelTypes::parse(StringRef text) {
+  // "u8,s8,s32" or the same without commas ("u8s8s32", as in kernel names).
   SmallVector<StringRef> parts;
-  if (text.contains(','))
+  if (text.contains(',')) {
     text.split(parts, ',');
-  else
-    for (StringRef known : {"u8s8s32", "s8s8s32", "u8u8s32", "s8u8s32",
-                            "bf16bf16f32"})
-      if (text == known) {
-        StringRef rest = text;
-        while (!rest.empty()) {
-          size_t len = rest.starts_with("bf16") ? 4 : rest.starts_with("s32") ||
-                                                          rest.starts_with("f32")
-                                                      ? 3
-                                                      : 2;
-          parts.push_back(rest.take_front(len));
-          rest = rest.drop_front(len);
-        }
-      }
+  } else {
+    StringRef rest = text;
+    while (!rest.empty()) {
+      StringRef token;
+      for (StringRef name : {"bf16", "s32", "f32", "u8", "s8"})
+        if (rest.starts_with(name))
+          token = name;
+      if (token.empty())
+        break; // reported below: not three known types
+      parts.push_back(token);
+      rest = rest.drop_front(token.size());
+    }
+    if (!rest.empty())
+      parts.clear();
+  }
   auto bad = [&]() {
     return llvm::createStringError(
         "--types expects u8,s8,s32 | s8,s8,s32 | bf16,bf16,f32, got '" + text +
@@ -107,14 +109,11 @@ llvm::Expected<KernelTypes> KernelTypes::parse(StringRef text) {
   for (int i = 0; i < 3; ++i)
     if (!(k[i] = parseKind(parts[i].trim())))
       return bad();
-  bool isInt8 = [&](ElementKind x) {
-    return x == ElementKind::U8 || x == ElementKind::S8;
-  }(*k[0]);
+  KernelTypes t{*k[0], *k[1], *k[2]};
   auto int8 = [](ElementKind x) {
     return x == ElementKind::U8 || x == ElementKind::S8;
   };
-  KernelTypes t{*k[0], *k[1], *k[2]};
-  if (isInt8 && int8(t.b) && t.c == ElementKind::S32)
+  if (int8(t.a) && int8(t.b) && t.c == ElementKind::S32)
     return t;
   if (t.a == ElementKind::BF16 && t.b == ElementKind::BF16 &&
       t.c == ElementKind::F32)

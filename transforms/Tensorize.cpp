@@ -362,7 +362,6 @@ FailureOr<LaneDotKernel> LaneDotKernel::get(const Contraction &c,
     if (a.kind != LoweringArg::Operand)
       return fail("the lowering takes non-register arguments");
   llvm::LLVMContext llvmCtx;
-  std::string diag;
   FailureOr<ResolvedIntrinsic> intrinsic =
       resolveLoweringIntrinsic(d, llvmCtx, [&]() { return emitError(d.loc); });
   if (failed(intrinsic))
