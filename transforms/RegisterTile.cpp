@@ -139,7 +139,9 @@ LogicalResult unrollAndJam(scf::ForOp loop, int64_t factor) {
   return success();
 }
 
-/// An intrinsic call that LLVM says touches no memory.
+/// An intrinsic call that LLVM says touches no memory. (A context per call:
+/// passes run on several functions at once and an LLVMContext is not
+/// thread-safe; there are few intrinsic calls per reduction body.)
 bool isMemoryFreeIntrinsic(Operation *op) {
   auto call = dyn_cast<LLVM::CallIntrinsicOp>(op);
   if (!call)
@@ -148,7 +150,7 @@ bool isMemoryFreeIntrinsic(Operation *op) {
   if (id == llvm::Intrinsic::not_intrinsic ||
       llvm::Intrinsic::isOverloaded(id))
     return false;
-  static llvm::LLVMContext ctx;
+  llvm::LLVMContext ctx;
   return llvm::Intrinsic::getFnAttributes(ctx, id)
       .getMemoryEffects()
       .doesNotAccessMemory();
