@@ -100,8 +100,8 @@ llvm::Expected<KernelTypes> KernelTypes::parse(StringRef text) {
   }
   auto bad = [&]() {
     return llvm::createStringError(
-        "--types expects u8,s8,s32 | s8,s8,s32 | bf16,bf16,f32, got '" + text +
-        "'");
+        "--types expects A,B,C with u8 or s8 for A and B and s32 for C, or "
+        "bf16,bf16,f32; got '" + text + "'");
   };
   if (parts.size() != 3)
     return bad();

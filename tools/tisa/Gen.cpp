@@ -96,7 +96,7 @@ std::optional<KernelSpec> specFrom(const Options &o, llvm::StringRef op,
   auto types = o.values.find("types");
   if (types == o.values.end()) {
     code = usageError(op + " needs --types (u8,s8,s32 | s8,s8,s32 | "
-                           "bf16,bf16,f32)");
+                           "u8,u8,s32 | s8,u8,s32 | bf16,bf16,f32)");
     return std::nullopt;
   }
   auto parsed = KernelTypes::parse(types->second);
