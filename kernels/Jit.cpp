@@ -60,25 +60,25 @@ compileKernel(const KernelSpec &spec, const JitOptions &options) {
   llvm::Expected<Target> target = loadTarget(options.target, options.targetDir);
   if (!target)
     return target.takeError();
-  mlir::DialectRegistry registry;
-  registerDescriptionDialects(registry);
-  mlir::MLIRContext ctx(registry);
-  std::string loadErrors;
-  llvm::raw_string_ostream errs(loadErrors);
-  DescriptionSet set(ctx, errs);
-  for (const std::string &dir : isaSearchPath(options.isaDirs))
-    if (failed(set.loadDirectory(dir)))
-      return llvm::createStringError("bad instruction descriptions:\n" +
-                                     loadErrors);
-  std::vector<const Description *> descriptions;
-  // The cache key: kernel, every description file's contents, CPU, version.
+  // The cache key: kernel, every description file's contents (hashed, not
+  // parsed: a cache hit parses nothing), CPU, version.
+  std::vector<std::string> searchPath = isaSearchPath(options.isaDirs);
   std::string keyText = spec.key() + "|isa=" + options.isa;
-  for (const auto &d : set.descriptions()) {
-    descriptions.push_back(d.get());
-    auto file = llvm::MemoryBuffer::getFile(d->path);
-    keyText += "|" + d->name + "=" +
-               (file ? llvm::utohexstr(llvm::xxh3_64bits((*file)->getBuffer()))
-                     : std::string("?"));
+  for (const std::string &dir : searchPath) {
+    std::vector<std::string> files;
+    std::error_code ec;
+    for (llvm::sys::fs::recursive_directory_iterator it(dir, ec), end;
+         it != end && !ec; it.increment(ec))
+      if (llvm::StringRef(it->path()).ends_with(".mlir"))
+        files.push_back(it->path());
+    llvm::sort(files);
+    for (const std::string &f : files) {
+      auto file = llvm::MemoryBuffer::getFile(f);
+      keyText += "|" + f + "=" +
+                 (file ? llvm::utohexstr(
+                             llvm::xxh3_64bits((*file)->getBuffer()))
+                       : std::string("?"));
+    }
   }
   CodegenTarget cg = codegenTargetFor(*target);
   keyText += "|cpu=" + cg.cpu + "|features=" + cg.features +
@@ -129,9 +129,22 @@ compileKernel(const KernelSpec &spec, const JitOptions &options) {
     }
   }
   if (!object) {
-    auto generated = generateKernel(ctx, spec, descriptions, *target, {
-                                                                   options.isa,
-                                                                   true});
+    mlir::DialectRegistry registry;
+    registerDescriptionDialects(registry);
+    mlir::MLIRContext ctx(registry);
+    std::string loadErrors;
+    llvm::raw_string_ostream errs(loadErrors);
+    DescriptionSet set(ctx, errs);
+    for (const std::string &dir : searchPath)
+      if (failed(set.loadDirectory(dir)))
+        return llvm::createStringError("bad instruction descriptions:\n" +
+                                       loadErrors);
+    std::vector<const Description *> descriptions;
+    for (const auto &d : set.descriptions())
+      descriptions.push_back(d.get());
+    GenerateOptions generate;
+    generate.isa = options.isa;
+    auto generated = generateKernel(ctx, spec, descriptions, *target, generate);
     if (!generated)
       return generated.takeError();
     kernel->name_ = generated->name;

@@ -323,18 +323,23 @@ Value memrefFromPointer(OpBuilder &b, Location loc, Value ptr,
   return UnrealizedConversionCastOp::create(b, loc, type, desc).getResult(0);
 }
 
-/// One C entry point under construction.
+/// One C entry point under construction; records its symbol and its C
+/// prototype (for the header) in `out`.
 struct Entry {
   func::FuncOp func;
   OpBuilder body;
-  std::vector<std::string> params; ///< C parameter declarations
   unsigned next = 0;
   Entry(OpBuilder &mb, Location loc, StringRef name, ArrayRef<Type> argTypes,
-        std::vector<std::string> params)
-      : body(mb.getContext()), params(std::move(params)) {
+        ArrayRef<std::string> params, GeneratedKernel &out,
+        std::vector<std::string> &prototypes)
+      : body(mb.getContext()) {
     func = func::FuncOp::create(mb, loc, name,
                                 mb.getFunctionType(argTypes, {}));
     body.setInsertionPointToStart(func.addEntryBlock());
+    out.symbols.push_back(name.str());
+    prototypes.push_back(("void " + name + "(" + llvm::join(params, ", ") +
+                          ");")
+                             .str());
   }
   Value arg() { return func.getArgument(next++); }
 };
@@ -518,10 +523,11 @@ generateKernel(MLIRContext &ctx, const KernelSpec &spec,
       memref::DeallocOp::create(b, loc, v);
   };
 
+  std::vector<std::string> prototypes;
   // NAME(in, weights, out): pack into a temporary, compute.
   {
-    std::vector<std::string> p = params({0, 1, 2});
-    Entry e(mb, loc, out.name, argTypes(3, 0), p);
+    Entry e(mb, loc, out.name, argTypes(3, 0), params({0, 1, 2}), out,
+            prototypes);
     Value vals[3];
     for (unsigned i = 0; i < 3; ++i)
       vals[i] = operand(e, i);
@@ -532,20 +538,18 @@ generateKernel(MLIRContext &ctx, const KernelSpec &spec,
     memref::DeallocOp::create(e.body, loc, buffer);
     deallocPadded(e.body, vals[0], 0);
     func::ReturnOp::create(e.body, loc);
-    out.symbols.push_back(out.name);
   }
   // NAME_pack_X(X, packed)
   std::string packName = out.name + "_pack_" + out.packedOperand;
   {
     std::vector<std::string> p = params({packed});
     p.push_back("void *packed");
-    Entry e(mb, loc, packName, argTypes(1, 1), p);
+    Entry e(mb, loc, packName, argTypes(1, 1), p, out, prototypes);
     Value src = operand(e, packed);
     Value buffer = memrefFromPointer(e.body, loc, e.arg(), bufferType, Value());
     emitPack(e.body, src, buffer);
     deallocPadded(e.body, src, packed);
     func::ReturnOp::create(e.body, loc);
-    out.symbols.push_back(packName);
   }
   // NAME_packed(other, packed, out)
   std::string packedName = out.name + "_packed";
@@ -562,14 +566,13 @@ generateKernel(MLIRContext &ctx, const KernelSpec &spec,
     p.push_back("const void *packed");
     for (const std::string &s : params({2}))
       p.push_back(s);
-    Entry e(mb, loc, packedName, a, p);
+    Entry e(mb, loc, packedName, a, p, out, prototypes);
     Value in = operand(e, other);
     Value buffer = memrefFromPointer(e.body, loc, e.arg(), bufferType, Value());
     Value dst = operand(e, 2);
     emitCompute(e.body, in, buffer, dst);
     deallocPadded(e.body, in, other);
     func::ReturnOp::create(e.body, loc);
-    out.symbols.push_back(packedName);
   }
   // NAME_packed_bytes()
   std::string bytesName = out.name + "_packed_bytes";
@@ -583,6 +586,7 @@ generateKernel(MLIRContext &ctx, const KernelSpec &spec,
         ValueRange{arith::ConstantOp::create(
             b, loc, i64, b.getI64IntegerAttr(out.packedBytes))});
     out.symbols.push_back(bytesName);
+    prototypes.push_back("int64_t " + bytesName + "(void);");
   }
   scratch.erase();
 
@@ -646,25 +650,8 @@ generateKernel(MLIRContext &ctx, const KernelSpec &spec,
      << " allocates its packing buffer with malloc.\n */\n"
      << "#ifndef " << guard << "\n#define " << guard << "\n\n"
      << "#include <stdint.h>\n\n#ifdef __cplusplus\nextern \"C\" {\n#endif\n\n";
-  auto proto = [&](StringRef ret, StringRef fn,
-                   const std::vector<std::string> &ps) {
-    os << ret << " " << fn << "(" << (ps.empty() ? "void" : llvm::join(ps, ", "))
-       << ");\n";
-  };
-  proto("void", out.name, params({0, 1, 2}));
-  proto("int64_t", bytesName, {});
-  {
-    std::vector<std::string> p = params({packed});
-    p.push_back("void *packed");
-    proto("void", packName, p);
-  }
-  {
-    std::vector<std::string> p = params({other});
-    p.push_back("const void *packed");
-    for (const std::string &s : params({2}))
-      p.push_back(s);
-    proto("void", packedName, p);
-  }
+  for (const std::string &p : prototypes)
+    os << p << "\n";
   os << "\n#ifdef __cplusplus\n}\n#endif\n\n#endif /* " << guard << " */\n";
   out.header = h;
   return out;

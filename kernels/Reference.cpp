@@ -183,14 +183,32 @@ std::string compareOutput(const KernelSpec &spec, const KernelData &d) {
       .str();
 }
 
+namespace {
+
+/// The operand the kernel packs (the weights, unless the plan packs the
+/// input) and the other one, with their GEMM leading dimensions.
+struct Operands {
+  const void *packed, *other;
+  int64_t packedLd, otherLd;
+};
+
+Operands splitOperands(const CompiledKernel &k, const KernelData &d) {
+  const KernelSpec &s = k.spec();
+  bool packsInput = k.packedOperand() == "a" || k.packedOperand() == "input";
+  if (packsInput)
+    return {d.input.data(), d.weights.data(), s.k, s.n};
+  return {d.weights.data(), d.input.data(), s.n, s.k};
+}
+
+} // namespace
+
 void packWeights(const CompiledKernel &k, const KernelData &d,
                  std::vector<uint8_t> &packed) {
-  const KernelSpec &s = k.spec();
-  bool gemm = s.op == KernelSpec::Op::Gemm;
+  bool gemm = k.spec().op == KernelSpec::Op::Gemm;
   packed.assign(k.packedBytes(), 0);
-  bool packsWeights = k.packedOperand() != "a" && k.packedOperand() != "input";
-  const void *src = packsWeights ? d.weights.data() : d.input.data();
-  int64_t ld = packsWeights ? s.n : s.k;
+  Operands ops = splitOperands(k, d);
+  const void *src = ops.packed;
+  int64_t ld = ops.packedLd;
   void *pack = k.address("_pack_" + k.packedOperand());
   if (gemm)
     reinterpret_cast<void (*)(const void *, int64_t, void *)>(pack)(
@@ -217,15 +235,36 @@ void runKernel(const CompiledKernel &k, KernelData &d, bool prepacked,
   std::vector<uint8_t> &packed = packedIn ? *packedIn : local;
   if (packed.empty())
     packWeights(k, d, packed);
-  bool packsWeights = k.packedOperand() != "a" && k.packedOperand() != "input";
-  const void *other = packsWeights ? d.input.data() : d.weights.data();
-  int64_t ld = packsWeights ? s.k : s.n;
+  Operands ops = splitOperands(k, d);
+  const void *other = ops.other;
+  int64_t ld = ops.otherLd;
   if (gemm)
     k.entry<void(const void *, int64_t, const void *, void *, int64_t)>(
         "_packed")(other, ld, packed.data(), d.output.data(), s.n);
   else
     k.entry<void(const void *, const void *, void *)>("_packed")(
         other, packed.data(), d.output.data());
+}
+
+std::string checkKernel(const CompiledKernel &k, uint64_t seed, int &runs) {
+  const KernelSpec &spec = k.spec();
+  runs = 0;
+  for (Fill fill : {Fill::Random, Fill::Extreme}) {
+    KernelData data = makeData(spec, seed, fill);
+    computeReference(spec, data);
+    for (bool prepacked : {false, true}) {
+      std::fill(data.output.begin(), data.output.end(), 0xa5);
+      runKernel(k, data, prepacked);
+      std::string diff = compareOutput(spec, data);
+      if (!diff.empty())
+        return llvm::formatv("{0} inputs, {1} entry: {2}",
+                             fill == Fill::Random ? "random" : "extreme",
+                             prepacked ? "pre-packed" : "plain", diff)
+            .str();
+      ++runs;
+    }
+  }
+  return "";
 }
 
 } // namespace tisa

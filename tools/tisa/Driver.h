@@ -4,6 +4,8 @@
 
 #include "tisa/Semantics/DescriptionSet.h"
 #include "tisa/Targets/Check.h"
+#include "tisa/Targets/Target.h"
+#include <optional>
 #include "llvm/ADT/Twine.h"
 #include <map>
 #include <string>
@@ -35,6 +37,9 @@ int usageError(const llvm::Twine &msg);
 /// false if any.
 bool loadAll(tisa::DescriptionSet &set, const Options &o);
 
+/// The target the options name (--target, --features, --target-dir); empty
+/// for --target any. Errors are reported here.
+mlir::FailureOr<std::optional<tisa::Target>> resolveTarget(const Options &o);
 /// tisa match FILE...
 int match(const Options &o);
 /// tisa target list | show NAME

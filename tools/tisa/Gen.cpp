@@ -120,6 +120,18 @@ std::string value(const Options &o, llvm::StringRef key,
   return it == o.values.end() ? otherwise.str() : it->second;
 }
 
+/// The concrete target gen and run compile for (not "any").
+std::optional<Target> concreteTarget(const Options &o) {
+  if (o.target == "any") {
+    usageError("--target any is for 'match'; code needs a concrete target");
+    return std::nullopt;
+  }
+  FailureOr<std::optional<Target>> target = resolveTarget(o);
+  if (failed(target))
+    return std::nullopt;
+  return **target;
+}
+
 llvm::Error writeFile(llvm::StringRef path, llvm::StringRef data) {
   std::error_code ec;
   llvm::raw_fd_ostream os(path, ec);
@@ -133,6 +145,9 @@ llvm::Error writeFile(llvm::StringRef path, llvm::StringRef data) {
 /// tisa gen FILE.mlir: tensorize every contraction on memrefs, register
 /// tile, lower; the functions keep MLIR's C interface for memrefs.
 int genFromFile(const Options &o, llvm::StringRef file, llvm::StringRef dir) {
+  if (!o.features.empty())
+    return usageError("--features applies to 'gen gemm|conv2d' and 'match', "
+                      "not to 'gen FILE.mlir'");
   DialectRegistry registry;
   registerAllDialects(registry);
   registerAllExtensions(registry);
@@ -143,9 +158,9 @@ int genFromFile(const Options &o, llvm::StringRef file, llvm::StringRef dir) {
   OwningOpRef<ModuleOp> module = parseSourceFile<ModuleOp>(file, sm, &ctx);
   if (!module)
     return 1;
-  auto target = loadTarget(o.target, o.targetDir);
+  std::optional<Target> target = concreteTarget(o);
   if (!target)
-    return fail(llvm::toString(target.takeError()));
+    return 1;
   std::vector<std::string> publicFuncs;
   module->walk([&](func::FuncOp f) {
     if (!f.isPublic() || f.isExternal())
@@ -209,9 +224,9 @@ int gen(const Options &o) {
   std::optional<KernelSpec> spec = specFrom(o, what, code);
   if (!spec)
     return code;
-  auto target = loadTarget(o.target, o.targetDir);
+  std::optional<Target> target = concreteTarget(o);
   if (!target)
-    return fail(llvm::toString(target.takeError()));
+    return 1;
   DialectRegistry registry;
   registerDescriptionDialects(registry);
   MLIRContext ctx(registry);
@@ -260,6 +275,9 @@ int run(const Options &o) {
     return code;
   if (o.values.count("o"))
     return usageError("'run' writes no files; use 'gen -o DIR'");
+  if (!o.features.empty())
+    return usageError("--features does not apply to 'run': it runs on this "
+                      "machine (choose a --target it can execute)");
   int64_t repeat = 0;
   if (llvm::StringRef(value(o, "repeat", "0")).getAsInteger(10, repeat) ||
       repeat < 0)
@@ -269,9 +287,9 @@ int run(const Options &o) {
   options.isaDirs = o.isaDirs;
   options.target = o.target;
   options.targetDir = o.targetDir;
-  auto target = loadTarget(o.target, o.targetDir);
+  std::optional<Target> target = concreteTarget(o);
   if (!target)
-    return fail(llvm::toString(target.takeError()));
+    return 1;
   auto host = loadTarget("host", o.targetDir);
   if (host && o.target != "host") {
     std::vector<std::string> missing;
@@ -304,21 +322,9 @@ int run(const Options &o) {
 
   // Check: random and extreme inputs, through both entries.
   int checks = 0;
-  for (Fill fill : {Fill::Random, Fill::Extreme}) {
-    KernelData data = makeData(*spec, o.seed, fill);
-    computeReference(*spec, data);
-    for (bool prepacked : {false, true}) {
-      std::fill(data.output.begin(), data.output.end(), 0xa5);
-      runKernel(k, data, prepacked);
-      std::string diff = compareOutput(*spec, data);
-      if (!diff.empty())
-        return fail(llvm::formatv("{0} inputs, {1} entry: {2}",
-                                  fill == Fill::Random ? "random" : "extreme",
-                                  prepacked ? "pre-packed" : "plain", diff)
-                        .str());
-      ++checks;
-    }
-  }
+  std::string diff = checkKernel(k, o.seed, checks);
+  if (!diff.empty())
+    return fail(diff);
   os << "check        " << checks << " runs (random and extreme inputs, plain "
      << "and pre-packed entries): "
      << (spec->types.isFloat() ? "within the K-derived bound"

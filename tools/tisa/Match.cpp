@@ -47,6 +47,8 @@ std::string locationText(Location loc) {
   return s;
 }
 
+} // namespace
+
 /// The target the options name, or an error already reported.
 FailureOr<std::optional<Target>> resolveTarget(const Options &o) {
   std::optional<Target> target;
@@ -71,8 +73,6 @@ FailureOr<std::optional<Target>> resolveTarget(const Options &o) {
   }
   return target;
 }
-
-} // namespace
 
 int match(const Options &o) {
   if (o.positional.empty())

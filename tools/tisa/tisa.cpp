@@ -82,7 +82,7 @@ options:
                            (for test drivers such as ctest's SKIP_RETURN_CODE)
   --target NAME            'match', 'gen', 'run': the machine to plan and compile for (default:
                            host; 'match' also takes 'any', which keeps every description)
-  --features LIST          'match': the target's features replaced by LIST, e.g.
+  --features LIST          'match', 'gen gemm|conv2d': the target's features replaced by LIST, e.g.
                            +avx512f,+avx512vnni (the architecture stays the target's)
   --target-dir DIR         read target files from DIR instead of the shipped ones
   --all                    'match': also list every candidate plan and why each other

@@ -38,6 +38,12 @@ std::string compareOutput(const KernelSpec &spec, const KernelData &data);
 /// pack + packed entries (with `packed` as the buffer) when `prepacked`.
 void runKernel(const CompiledKernel &k, KernelData &data, bool prepacked,
                std::vector<uint8_t> *packed = nullptr);
+/// Runs the kernel on random and on extreme data (from `seed`) through its
+/// plain and its pre-packed entries and compares each result with the
+/// reference. Empty if all agree; otherwise which run differed and how.
+/// `runs` counts the runs that agreed.
+std::string checkKernel(const CompiledKernel &k, uint64_t seed, int &runs);
+
 /// Packs the weights once (for timing the packed entry).
 void packWeights(const CompiledKernel &k, const KernelData &data,
                  std::vector<uint8_t> &packed);
