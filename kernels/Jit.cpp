@@ -44,7 +44,8 @@ std::string serialize(const CompiledKernel &k, llvm::StringRef key) {
   os << "key=" << key << "\nname=" << k.name()
      << "\ninstruction=" << k.instruction() << "\nmnemonic=" << k.mnemonic()
      << "\nplan=" << k.plan() << "\npacked_operand=" << k.packedOperand()
-     << "\npacked_bytes=" << k.packedBytes() << "\n";
+     << "\npacked_bytes=" << k.packedBytes() << "\nschedule=" << k.schedule()
+     << "\ntiles=" << k.tiles() << "\n";
   for (const std::string &w : k.warnings())
     os << "warning=" << w << "\n";
   os << "header:\n" << k.header();
@@ -53,18 +54,14 @@ std::string serialize(const CompiledKernel &k, llvm::StringRef key) {
 
 } // namespace
 
-llvm::Expected<std::unique_ptr<CompiledKernel>>
-compileKernel(const KernelSpec &spec, const JitOptions &options) {
-  if (auto e = spec.validate())
-    return std::move(e);
+llvm::Expected<std::string> kernelKey(const KernelSpec &spec,
+                                      const JitOptions &options) {
   llvm::Expected<Target> target = loadTarget(options.target, options.targetDir);
   if (!target)
     return target.takeError();
-  // The cache key: kernel, every description file's contents (hashed, not
-  // parsed: a cache hit parses nothing), CPU, version.
-  std::vector<std::string> searchPath = isaSearchPath(options.isaDirs);
+  // Description files are hashed, not parsed: a cache hit parses nothing.
   std::string keyText = spec.key() + "|isa=" + options.isa;
-  for (const std::string &dir : searchPath) {
+  for (const std::string &dir : isaSearchPath(options.isaDirs)) {
     std::vector<std::string> files;
     std::error_code ec;
     for (llvm::sys::fs::recursive_directory_iterator it(dir, ec), end;
@@ -83,10 +80,89 @@ compileKernel(const KernelSpec &spec, const JitOptions &options) {
   CodegenTarget cg = codegenTargetFor(*target);
   keyText += "|cpu=" + cg.cpu + "|features=" + cg.features +
              "|tisa=" + TISA_VERSION;
-  std::string key = llvm::utohexstr(llvm::xxh3_64bits(keyText));
+  return llvm::utohexstr(llvm::xxh3_64bits(keyText));
+}
+
+static std::string tunedPath(llvm::StringRef cacheDir, const KernelSpec &spec,
+                             llvm::StringRef key) {
+  llvm::SmallString<256> path(cacheDir);
+  llvm::sys::path::append(path, "tuned",
+                          spec.symbol() + "-" + key.str() + ".schedule");
+  return path.str().str();
+}
+
+std::string lookupTunedSchedule(llvm::StringRef cacheDir,
+                                const KernelSpec &spec, llvm::StringRef key) {
+  if (cacheDir.empty())
+    return "";
+  auto file = llvm::MemoryBuffer::getFile(tunedPath(cacheDir, spec, key));
+  if (!file)
+    return "";
+  // "# comment" lines, then the schedule.
+  llvm::SmallVector<llvm::StringRef> lines;
+  (*file)->getBuffer().split(lines, '\n', -1, false);
+  for (llvm::StringRef line : lines)
+    if (!line.trim().empty() && !line.starts_with("#"))
+      return line.trim().str();
+  return "";
+}
+
+/// Writes `data` to a temporary and renames it, so concurrent processes
+/// never read half a file.
+static std::error_code writeAtomically(llvm::StringRef path,
+                                       llvm::StringRef data) {
+  if (std::error_code ec = llvm::sys::fs::create_directories(
+          llvm::sys::path::parent_path(path)))
+    return ec;
+  std::string tmp =
+      (path + ".tmp" + std::to_string(llvm::sys::Process::getProcessId()))
+          .str();
+  std::error_code ec;
+  {
+    llvm::raw_fd_ostream os(tmp, ec);
+    if (ec)
+      return ec;
+    os << data;
+  }
+  return llvm::sys::fs::rename(tmp, path);
+}
+
+llvm::Error storeTunedSchedule(llvm::StringRef cacheDir,
+                               const KernelSpec &spec, llvm::StringRef key,
+                               llvm::StringRef schedule,
+                               llvm::StringRef comment) {
+  std::string path = tunedPath(cacheDir, spec, key);
+  std::string text = "# " + spec.describe() + "\n# " + comment.str() + "\n" +
+                     schedule.str() + "\n";
+  if (std::error_code ec = writeAtomically(path, text))
+    return llvm::createStringError(ec, "cannot write " + path + ": " +
+                                           ec.message());
+  return llvm::Error::success();
+}
+
+llvm::Expected<std::unique_ptr<CompiledKernel>>
+compileKernel(const KernelSpec &spec, const JitOptions &options) {
+  if (auto e = spec.validate())
+    return std::move(e);
+  llvm::Expected<Target> target = loadTarget(options.target, options.targetDir);
+  if (!target)
+    return target.takeError();
+  llvm::Expected<std::string> baseKey = kernelKey(spec, options);
+  if (!baseKey)
+    return baseKey.takeError();
+  std::string schedule = options.schedule;
+  bool tuned = false;
+  if (schedule.empty() && options.useTuned) {
+    schedule = lookupTunedSchedule(options.cacheDir, spec, *baseKey);
+    tuned = !schedule.empty();
+  }
+  std::string key = llvm::utohexstr(
+      llvm::xxh3_64bits(*baseKey + "|schedule=" + schedule));
+  std::vector<std::string> searchPath = isaSearchPath(options.isaDirs);
 
   auto kernel = std::unique_ptr<CompiledKernel>(new CompiledKernel);
   kernel->spec_ = spec;
+  kernel->tuned_ = tuned;
   std::unique_ptr<llvm::MemoryBuffer> object;
   llvm::SmallString<256> objPath, metaPath;
   if (!options.cacheDir.empty()) {
@@ -118,6 +194,10 @@ compileKernel(const KernelSpec &spec, const JitOptions &options) {
           kernel->packedOperand_ = v.str();
         else if (k == "packed_bytes")
           v.getAsInteger(10, kernel->packedBytes_);
+        else if (k == "schedule")
+          kernel->schedule_ = v.str();
+        else if (k == "tiles")
+          v.getAsInteger(10, kernel->tiles_);
         else if (k == "warning")
           kernel->warnings_.push_back(v.str());
       }
@@ -144,6 +224,7 @@ compileKernel(const KernelSpec &spec, const JitOptions &options) {
       descriptions.push_back(d.get());
     GenerateOptions generate;
     generate.isa = options.isa;
+    generate.schedule = schedule;
     auto generated = generateKernel(ctx, spec, descriptions, *target, generate);
     if (!generated)
       return generated.takeError();
@@ -154,29 +235,14 @@ compileKernel(const KernelSpec &spec, const JitOptions &options) {
     kernel->header_ = generated->header;
     kernel->packedOperand_ = generated->packedOperand;
     kernel->packedBytes_ = generated->packedBytes;
+    kernel->schedule_ = generated->schedule;
+    kernel->tiles_ = generated->tiles;
     kernel->warnings_ = generated->warnings;
     object = std::move(generated->object);
     if (!options.cacheDir.empty()) {
-      // Best effort: a cache that cannot be written only costs time. Write
-      // to temporaries and rename, so concurrent processes never read half
-      // a file.
-      if (!llvm::sys::fs::create_directories(options.cacheDir)) {
-        auto write = [](llvm::StringRef path, llvm::StringRef data) {
-          std::string tmp = (path + ".tmp" +
-                             std::to_string(llvm::sys::Process::getProcessId()))
-                                .str();
-          std::error_code ec;
-          {
-            llvm::raw_fd_ostream os(tmp, ec);
-            if (ec)
-              return;
-            os << data;
-          }
-          llvm::sys::fs::rename(tmp, path);
-        };
-        write(objPath, object->getBuffer());
-        write(metaPath, serialize(*kernel, key));
-      }
+      // Best effort: a cache that cannot be written only costs time.
+      writeAtomically(objPath, object->getBuffer());
+      writeAtomically(metaPath, serialize(*kernel, key));
     }
   }
   if (options.warnings)
@@ -189,7 +255,9 @@ compileKernel(const KernelSpec &spec, const JitOptions &options) {
   std::string pack = "_pack_" + kernel->packedOperand_;
   for (llvm::StringRef suffix : {llvm::StringRef(""), llvm::StringRef(pack),
                                  llvm::StringRef("_packed"),
-                                 llvm::StringRef("_packed_bytes")}) {
+                                 llvm::StringRef("_packed_range"),
+                                 llvm::StringRef("_packed_bytes"),
+                                 llvm::StringRef("_tiles")}) {
     auto address = kernel->jit_->lookup(kernel->name_ + suffix.str());
     if (!address)
       return address.takeError();

@@ -422,7 +422,19 @@ generateKernel(MLIRContext &ctx, const KernelSpec &spec,
       llvm::StringRef(gemm ? (packed ? "B" : "A")
                            : (packed ? "filter" : "input"))
           .lower();
+  Schedule schedule;
   if (succeeded(kernel)) {
+    schedule = kernel->defaultSchedule(target);
+    if (!options.schedule.empty()) {
+      FailureOr<Schedule> s = Schedule::parse(options.schedule, why);
+      if (failed(s) || failed(kernel->verify(*s, why)))
+        return llvm::createStringError("bad schedule '" + options.schedule +
+                                       "' for " + spec.describe() + ": " +
+                                       why);
+      schedule = *s;
+    }
+    out.schedule = schedule.text();
+    out.tiles = kernel->partitionTiles(schedule);
     out.instruction = kernel->plan().desc->name;
     out.mnemonic = kernel->plan().desc->mnemonic;
     llvm::raw_string_ostream os(out.plan);
@@ -502,10 +514,26 @@ generateKernel(MLIRContext &ctx, const KernelSpec &spec,
         ValueRange{});
     linalg::CopyOp::create(b, loc, src, view);
   };
-  auto emitCompute = [&](OpBuilder &b, Value in, Value buffer, Value dst) {
+  auto emitCompute = [&](OpBuilder &b, Value in, Value buffer, Value dst,
+                         Value begin = {}, Value end = {}) {
     if (succeeded(kernel)) {
-      kernel->emitCompute(b, loc, in, buffer, dst, /*overwrite=*/true);
+      kernel->emitCompute(b, loc, in, buffer, dst, /*overwrite=*/true,
+                          schedule, begin, end);
       return;
+    }
+    std::optional<OpBuilder::InsertionGuard> guard;
+    if (begin) {
+      // One tile: compute everything when the range holds tile 0.
+      Value zeroIdx = arith::ConstantIndexOp::create(b, loc, 0);
+      Value owned = arith::AndIOp::create(
+          b, loc,
+          arith::CmpIOp::create(b, loc, arith::CmpIPredicate::sle, begin,
+                                zeroIdx),
+          arith::CmpIOp::create(b, loc, arith::CmpIPredicate::sgt, end,
+                                zeroIdx));
+      auto ifOp = scf::IfOp::create(b, loc, owned, /*withElse=*/false);
+      guard.emplace(b);
+      b.setInsertionPointToStart(ifOp.thenBlock());
     }
     Value view = memref::ViewOp::create(
         b, loc, plainPacked, buffer, arith::ConstantIndexOp::create(b, loc, 0),
@@ -551,9 +579,9 @@ generateKernel(MLIRContext &ctx, const KernelSpec &spec,
     deallocPadded(e.body, src, packed);
     func::ReturnOp::create(e.body, loc);
   }
-  // NAME_packed(other, packed, out)
+  // NAME_packed(other, packed, out) and NAME_packed_range(..., begin, end)
   std::string packedName = out.name + "_packed";
-  {
+  for (bool range : {false, true}) {
     SmallVector<Type> a;
     a.push_back(ptr);
     if (gemm)
@@ -566,27 +594,40 @@ generateKernel(MLIRContext &ctx, const KernelSpec &spec,
     p.push_back("const void *packed");
     for (const std::string &s : params({2}))
       p.push_back(s);
-    Entry e(mb, loc, packedName, a, p, out, prototypes);
+    if (range) {
+      a.append({i64, i64});
+      p.push_back("int64_t begin");
+      p.push_back("int64_t end");
+    }
+    Entry e(mb, loc, range ? packedName + "_range" : packedName, a, p, out,
+            prototypes);
     Value in = operand(e, other);
     Value buffer = memrefFromPointer(e.body, loc, e.arg(), bufferType, Value());
     Value dst = operand(e, 2);
-    emitCompute(e.body, in, buffer, dst);
+    Value begin, end;
+    if (range) {
+      Type index = e.body.getIndexType();
+      begin = arith::IndexCastOp::create(e.body, loc, index, e.arg());
+      end = arith::IndexCastOp::create(e.body, loc, index, e.arg());
+    }
+    emitCompute(e.body, in, buffer, dst, begin, end);
     deallocPadded(e.body, in, other);
     func::ReturnOp::create(e.body, loc);
   }
-  // NAME_packed_bytes()
+  // NAME_packed_bytes(), NAME_tiles()
   std::string bytesName = out.name + "_packed_bytes";
-  {
-    auto f = func::FuncOp::create(mb, loc, bytesName,
-                                  mb.getFunctionType({}, {i64}));
+  std::string tilesName = out.name + "_tiles";
+  for (auto [name, value] : {std::pair{bytesName, out.packedBytes},
+                             std::pair{tilesName, out.tiles}}) {
+    auto f = func::FuncOp::create(mb, loc, name, mb.getFunctionType({}, {i64}));
     OpBuilder b(&ctx);
     b.setInsertionPointToStart(f.addEntryBlock());
     func::ReturnOp::create(
         b, loc,
-        ValueRange{arith::ConstantOp::create(
-            b, loc, i64, b.getI64IntegerAttr(out.packedBytes))});
-    out.symbols.push_back(bytesName);
-    prototypes.push_back("int64_t " + bytesName + "(void);");
+        ValueRange{arith::ConstantOp::create(b, loc, i64,
+                                             b.getI64IntegerAttr(value))});
+    out.symbols.push_back(name);
+    prototypes.push_back("int64_t " + name + "(void);");
   }
   scratch.erase();
 
@@ -646,6 +687,11 @@ generateKernel(MLIRContext &ctx, const KernelSpec &spec,
      << " * " << bytesName << "() bytes (any alignment; 64 is best), then "
      << packedName << ".\n"
      << " * Packed layout: " << out.packedLayout << "\n"
+     << " * " << packedName << "_range computes the tiles [begin, end) of "
+     << tilesName << "()\n"
+     << " * disjoint parts of the output: give each thread one range.\n"
+     << (out.schedule.empty() ? std::string()
+                              : " * schedule: " + out.schedule + "\n")
      << " * Entry points are thread-safe; " << out.name
      << " allocates its packing buffer with malloc.\n */\n"
      << "#ifndef " << guard << "\n#define " << guard << "\n\n"

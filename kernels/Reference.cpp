@@ -27,7 +27,7 @@ uint16_t floatToBf16(float f) { // round to nearest even (no NaNs here)
 }
 
 /// Reads element `i` of an operand as a double (integers exactly).
-double load(ElementKind k, const std::vector<uint8_t> &v, int64_t i) {
+double load(ElementKind k, const Bytes &v, int64_t i) {
   switch (k) {
   case ElementKind::U8:
     return v[i];
@@ -52,7 +52,7 @@ double load(ElementKind k, const std::vector<uint8_t> &v, int64_t i) {
   return 0;
 }
 
-void fill(ElementKind k, std::vector<uint8_t> &v, int64_t n, std::mt19937_64 &rng,
+void fill(ElementKind k, Bytes &v, int64_t n, std::mt19937_64 &rng,
           Fill how, bool weights) {
   v.assign(n * elementBytes(k), 0);
   for (int64_t i = 0; i < n; ++i) {
@@ -203,7 +203,7 @@ Operands splitOperands(const CompiledKernel &k, const KernelData &d) {
 } // namespace
 
 void packWeights(const CompiledKernel &k, const KernelData &d,
-                 std::vector<uint8_t> &packed) {
+                 Bytes &packed) {
   bool gemm = k.spec().op == KernelSpec::Op::Gemm;
   packed.assign(k.packedBytes(), 0);
   Operands ops = splitOperands(k, d);
@@ -217,11 +217,11 @@ void packWeights(const CompiledKernel &k, const KernelData &d,
     reinterpret_cast<void (*)(const void *, void *)>(pack)(src, packed.data());
 }
 
-void runKernel(const CompiledKernel &k, KernelData &d, bool prepacked,
-               std::vector<uint8_t> *packedIn) {
+void runKernel(const CompiledKernel &k, KernelData &d, const RunMode &mode,
+               Bytes *packedIn) {
   const KernelSpec &s = k.spec();
   bool gemm = s.op == KernelSpec::Op::Gemm;
-  if (!prepacked) {
+  if (!mode.prepacked) {
     if (gemm)
       k.entry<void(const void *, int64_t, const void *, int64_t, void *,
                    int64_t)>()(d.input.data(), s.k, d.weights.data(), s.n,
@@ -231,19 +231,39 @@ void runKernel(const CompiledKernel &k, KernelData &d, bool prepacked,
           d.input.data(), d.weights.data(), d.output.data());
     return;
   }
-  std::vector<uint8_t> local;
-  std::vector<uint8_t> &packed = packedIn ? *packedIn : local;
+  Bytes local;
+  Bytes &packed = packedIn ? *packedIn : local;
   if (packed.empty())
     packWeights(k, d, packed);
   Operands ops = splitOperands(k, d);
   const void *other = ops.other;
   int64_t ld = ops.otherLd;
-  if (gemm)
-    k.entry<void(const void *, int64_t, const void *, void *, int64_t)>(
-        "_packed")(other, ld, packed.data(), d.output.data(), s.n);
-  else
-    k.entry<void(const void *, const void *, void *)>("_packed")(
-        other, packed.data(), d.output.data());
+  if (!mode.ranges) {
+    if (gemm)
+      k.entry<void(const void *, int64_t, const void *, void *, int64_t)>(
+          "_packed")(other, ld, packed.data(), d.output.data(), s.n);
+    else
+      k.entry<void(const void *, const void *, void *)>("_packed")(
+          other, packed.data(), d.output.data());
+    return;
+  }
+  int64_t tiles = k.tiles();
+  auto range = [&](int64_t part, int64_t parts) {
+    int64_t begin = tiles * part / parts, end = tiles * (part + 1) / parts;
+    if (gemm)
+      k.entry<void(const void *, int64_t, const void *, void *, int64_t,
+                   int64_t, int64_t)>("_packed_range")(
+          other, ld, packed.data(), d.output.data(), s.n, begin, end);
+    else
+      k.entry<void(const void *, const void *, void *, int64_t, int64_t)>(
+          "_packed_range")(other, packed.data(), d.output.data(), begin, end);
+  };
+  if (mode.pool) {
+    mode.pool->run(mode.ranges, range);
+    return;
+  }
+  for (int64_t p = 0; p < mode.ranges; ++p)
+    range(p, mode.ranges);
 }
 
 std::string checkKernel(const CompiledKernel &k, uint64_t seed, int &runs) {
@@ -252,14 +272,18 @@ std::string checkKernel(const CompiledKernel &k, uint64_t seed, int &runs) {
   for (Fill fill : {Fill::Random, Fill::Extreme}) {
     KernelData data = makeData(spec, seed, fill);
     computeReference(spec, data);
-    for (bool prepacked : {false, true}) {
+    // The plain entry, the pre-packed one, and the range entry in three
+    // uneven parts (tiles * p / 3 boundaries).
+    const char *names[] = {"plain", "pre-packed", "range (3 parts)"};
+    RunMode modes[] = {{false, 0}, {true, 0}, {true, 3}};
+    for (unsigned i = 0; i < 3; ++i) {
       std::fill(data.output.begin(), data.output.end(), 0xa5);
-      runKernel(k, data, prepacked);
+      runKernel(k, data, modes[i]);
       std::string diff = compareOutput(spec, data);
       if (!diff.empty())
         return llvm::formatv("{0} inputs, {1} entry: {2}",
                              fill == Fill::Random ? "random" : "extreme",
-                             prepacked ? "pre-packed" : "plain", diff)
+                             names[i], diff)
             .str();
       ++runs;
     }

@@ -16,6 +16,7 @@
 
 #include "tisa/Transforms/Tensorize.h"
 #include "tisa/Semantics/Intrinsic.h"
+#include "tisa/Targets/Target.h"
 
 #include "mlir/Dialect/Affine/Utils.h"
 #include "mlir/Dialect/Arith/IR/Arith.h"
@@ -89,6 +90,66 @@ struct LaneDotKernel::Impl {
   }
   void emitSums(OpBuilder &b, Location loc, unsigned in, Value src,
                 ArrayRef<unsigned> loops, int64_t factor, Value out) const;
+  /// The parallel loops of the register nest, outer to inner.
+  SmallVector<unsigned> parallelOrder(const Schedule &s) const {
+    SmallVector<unsigned> order;
+    if (s.lanesOuter)
+      order.push_back(laneLoop);
+    order.append(parallelLoops.begin(), parallelLoops.end());
+    if (!s.lanesOuter)
+      order.push_back(laneLoop);
+    return order;
+  }
+  /// A loop split into blocks of `size` iterations (index units: lanes for
+  /// the lane loop) around the register nest.
+  struct BlockLevel {
+    unsigned loop;
+    int64_t size;
+    bool partitioned;
+    bool cache; ///< a cache block (else only there for the partition)
+  };
+  int64_t step(unsigned l) const { return l == laneLoop ? lanes : 1; }
+  /// The block levels for `s`, outer to inner, and the number of tiles of
+  /// the partitioned one.
+  SmallVector<BlockLevel> blockLevels(const Schedule &s,
+                                      int64_t *partitionTiles = nullptr) const {
+    bool laneBlocked = s.laneBlock > 0 && s.laneBlock < lanesPadded;
+    struct Candidate {
+      BlockLevel level;
+      int64_t tiles;
+    };
+    SmallVector<Candidate> candidates;
+    if (laneBlocked)
+      candidates.push_back({{laneLoop, s.laneBlock, true, true},
+                            int64_t(llvm::divideCeil(lanesPadded, s.laneBlock))});
+    for (unsigned l : parallelOrder(s)) {
+      if (laneBlocked && l == laneLoop)
+        continue;
+      int64_t size = s.unroll[l] * step(l);
+      int64_t whole = l == laneLoop ? lanesPadded : extent[l];
+      candidates.push_back(
+          {{l, size, true, false}, int64_t(llvm::divideCeil(whole, size))});
+    }
+    // The partition: the outermost level with enough tiles for a few
+    // threads, else the one with the most.
+    unsigned best = 0;
+    for (unsigned i = 0; i < candidates.size(); ++i) {
+      if (candidates[i].tiles >= 4) {
+        best = i;
+        break;
+      }
+      if (candidates[i].tiles > candidates[best].tiles)
+        best = i;
+    }
+    if (partitionTiles)
+      *partitionTiles = candidates[best].tiles;
+    SmallVector<BlockLevel> levels;
+    if (laneBlocked)
+      levels.push_back({laneLoop, s.laneBlock, best == 0, true});
+    if (!laneBlocked || best != 0)
+      levels.push_back(candidates[best].level);
+    return levels;
+  }
   int64_t reductionVolume() const {
     int64_t v = 1;
     for (auto [l, loop] : llvm::enumerate(c.loops))
@@ -499,9 +560,11 @@ void LaneDotKernel::emitPack(OpBuilder &b, Location loc, Value src,
 }
 
 void LaneDotKernel::emitCompute(OpBuilder &b, Location loc, Value input,
-                                Value buffer, Value output,
-                                bool overwrite) const {
+                                Value buffer, Value output, bool overwrite,
+                                const Schedule &s, Value begin,
+                                Value end) const {
   const Impl &m = *impl;
+  assert(s.unroll.size() == m.c.loops.size() && "schedule for another kernel");
   const Description &d = *m.d;
   MLIRContext *ctx = b.getContext();
   Type i32 = b.getI32Type();
@@ -654,34 +717,222 @@ void LaneDotKernel::emitCompute(OpBuilder &b, Location loc, Value input,
     vector::MaskedStoreOp::create(b, loc, output, outAt, mask, acc);
   };
 
-  // Parallel loops, then the lanes.
+  // Parallel loops (each over its span, offset by the enclosing blocks),
+  // then the lanes.
+  SmallVector<Value> offset(m.c.loops.size());
+  SmallVector<int64_t> span(m.c.loops.size());
+  for (unsigned l = 0; l < span.size(); ++l)
+    span[l] = l == m.laneLoop ? m.lanesPadded : m.extent[l];
+  SmallVector<unsigned> order = m.parallelOrder(s);
   std::function<void(OpBuilder &, Location, unsigned)> parallel =
       [&](OpBuilder &b, Location loc, unsigned level) {
-        bool lanesLevel = level == m.parallelLoops.size();
-        unsigned l = lanesLevel ? m.laneLoop : m.parallelLoops[level];
-        int64_t stepSize = lanesLevel ? m.lanes : 1;
-        int64_t upper = lanesLevel ? m.lanesPadded : m.extent[l];
+        bool innermost = level + 1 == order.size();
+        unsigned l = order[level];
+        int64_t stepSize = l == m.laneLoop ? m.lanes : 1;
         auto loop = scf::ForOp::create(
-            b, loc, cIndex(b, loc, 0), cIndex(b, loc, upper),
+            b, loc, cIndex(b, loc, 0), cIndex(b, loc, span[l]),
             cIndex(b, loc, stepSize), ValueRange{},
             [&](OpBuilder &b, Location loc, Value iv, ValueRange) {
-              if (lanesLevel) {
+              if (offset[l])
+                iv = arith::AddIOp::create(b, loc, offset[l], iv);
+              if (l == m.laneLoop)
                 lane = iv;
-                registerBody(b, loc);
-              } else {
+              else
                 ivs[l] = iv;
+              if (innermost)
+                registerBody(b, loc);
+              else
                 parallel(b, loc, level + 1);
-              }
               scf::YieldOp::create(b, loc);
             });
-        loop->setAttr(kLoopAttr,
-                      b.getStringAttr(lanesLevel ? "lanes" : "parallel"));
-        if (m.unroll[l] > 1)
-          loop->setAttr(kUnrollAttr, b.getI64IntegerAttr(m.unroll[l]));
+        loop->setAttr(kLoopAttr, b.getStringAttr(l == m.laneLoop ? "lanes"
+                                                                 : "parallel"));
+        if (s.unroll[l] > 1)
+          loop->setAttr(kUnrollAttr, b.getI64IntegerAttr(s.unroll[l]));
       };
-  parallel(b, loc, 0);
+
+  // Block loops around them: full blocks in a loop, the partial last block
+  // once, so every loop inside has constant bounds. The partitioned level
+  // runs over the tiles [begin, end) only.
+  SmallVector<Impl::BlockLevel> blocks = m.blockLevels(s);
+  std::function<void(OpBuilder &, Location, unsigned)> emitBlocks =
+      [&](OpBuilder &b, Location loc, unsigned i) {
+        if (i == blocks.size())
+          return parallel(b, loc, 0);
+        const Impl::BlockLevel &bl = blocks[i];
+        // Without a range, a level that is only there for the partition
+        // would split what the register tile splits anyway.
+        if (!bl.cache && !begin)
+          return emitBlocks(b, loc, i + 1);
+        unsigned l = bl.loop;
+        int64_t whole = span[l], full = whole / bl.size,
+                tail = whole % bl.size;
+        Value saved = offset[l];
+        auto at = [&](OpBuilder &b, Location loc, Value block) {
+          Value o = arith::MulIOp::create(b, loc, block,
+                                          cIndex(b, loc, bl.size));
+          return saved ? Value(arith::AddIOp::create(b, loc, saved, o)) : o;
+        };
+        bool dynamic = bl.partitioned && begin;
+        if (full) {
+          Value lo = dynamic ? begin : cIndex(b, loc, 0);
+          Value hi = dynamic ? Value(arith::MinSIOp::create(
+                                   b, loc, end, cIndex(b, loc, full)))
+                             : cIndex(b, loc, full);
+          auto loop = scf::ForOp::create(
+              b, loc, lo, hi, cIndex(b, loc, 1), ValueRange{},
+              [&](OpBuilder &b, Location loc, Value iv, ValueRange) {
+                offset[l] = at(b, loc, iv);
+                span[l] = bl.size;
+                emitBlocks(b, loc, i + 1);
+                scf::YieldOp::create(b, loc);
+              });
+          loop->setAttr(kLoopAttr, b.getStringAttr("parallel"));
+        }
+        if (tail) {
+          auto emitTail = [&](OpBuilder &b, Location loc) {
+            offset[l] = at(b, loc, cIndex(b, loc, full));
+            span[l] = tail;
+            emitBlocks(b, loc, i + 1);
+          };
+          if (!dynamic) {
+            emitTail(b, loc);
+          } else {
+            Value fullV = cIndex(b, loc, full);
+            Value owned = arith::AndIOp::create(
+                b, loc,
+                arith::CmpIOp::create(b, loc, arith::CmpIPredicate::sle, begin,
+                                      fullV),
+                arith::CmpIOp::create(b, loc, arith::CmpIPredicate::sgt, end,
+                                      fullV));
+            scf::IfOp::create(b, loc, owned,
+                              [&](OpBuilder &b, Location loc) {
+                                emitTail(b, loc);
+                                scf::YieldOp::create(b, loc);
+                              });
+          }
+        }
+        offset[l] = saved;
+        span[l] = whole;
+      };
+  emitBlocks(b, loc, 0);
   for (Value t : temporaries)
     memref::DeallocOp::create(b, loc, t);
+}
+
+//===----------------------------------------------------------------------===//
+// Schedules
+//===----------------------------------------------------------------------===//
+
+std::string Schedule::text() const {
+  std::string out = "unroll=";
+  for (auto [i, u] : llvm::enumerate(unroll))
+    out += (i ? "x" : "") + std::to_string(u);
+  out += ",block=" + std::to_string(laneBlock);
+  out += lanesOuter ? ",order=lanes-outer" : ",order=lanes-inner";
+  return out;
+}
+
+FailureOr<Schedule> Schedule::parse(StringRef text, std::string &why) {
+  Schedule s;
+  bool sawUnroll = false;
+  SmallVector<StringRef> fields;
+  text.split(fields, ',');
+  for (StringRef f : fields) {
+    auto [key, value] = f.trim().split('=');
+    if (key == "unroll") {
+      sawUnroll = true;
+      SmallVector<StringRef> parts;
+      value.split(parts, 'x');
+      for (StringRef p : parts) {
+        int64_t u;
+        if (p.getAsInteger(10, u) || u < 1 || u > 64) {
+          why = "unroll factor '" + p.str() + "' is not an integer in [1, 64]";
+          return failure();
+        }
+        s.unroll.push_back(u);
+      }
+    } else if (key == "block") {
+      if (value.getAsInteger(10, s.laneBlock) || s.laneBlock < 0) {
+        why = "block '" + value.str() + "' is not a non-negative integer";
+        return failure();
+      }
+    } else if (key == "order") {
+      if (value != "lanes-inner" && value != "lanes-outer") {
+        why = "order '" + value.str() +
+              "' is neither lanes-inner nor lanes-outer";
+        return failure();
+      }
+      s.lanesOuter = value == "lanes-outer";
+    } else {
+      why = "unknown schedule field '" + key.str() +
+            "' (expected unroll, block, order)";
+      return failure();
+    }
+  }
+  if (!sawUnroll) {
+    why = "the schedule has no unroll field";
+    return failure();
+  }
+  return s;
+}
+
+Schedule LaneDotKernel::defaultSchedule(const Target &target) const {
+  const Impl &m = *impl;
+  Schedule s;
+  s.unroll = m.unroll;
+  // The packed operand streams through once per tile of the other parallel
+  // loops. When it does not fit in half of L2 and is reused, block the lane
+  // loop so that one block's panel does.
+  int64_t reuse = 1;
+  for (unsigned l : m.parallelLoops)
+    reuse *= m.extent[l];
+  int64_t budget = target.l2Bytes ? int64_t(target.l2Bytes / 2) : 512 << 10;
+  int64_t tile = m.lanes * s.unroll[m.laneLoop];
+  if (reuse > s.unroll[m.laneLoop] && m.dataBytes > budget) {
+    int64_t perLane = m.dataBytes / m.lanesPadded;
+    int64_t block = std::max<int64_t>(1, budget / perLane / tile) * tile;
+    if (block < m.lanesPadded)
+      s.laneBlock = block;
+  }
+  return s;
+}
+
+LogicalResult LaneDotKernel::verify(const Schedule &s, std::string &why) const {
+  const Impl &m = *impl;
+  if (s.unroll.size() != m.c.loops.size()) {
+    why = "the schedule unrolls " + std::to_string(s.unroll.size()) +
+          " loops but the kernel has " + std::to_string(m.c.loops.size());
+    return failure();
+  }
+  for (auto [l, u] : llvm::enumerate(s.unroll))
+    if (u != 1 && m.c.loops[l].reduction) {
+      why = "loop " + std::to_string(l) + " is a reduction; only parallel "
+            "loops are unrolled into registers";
+      return failure();
+    }
+  int64_t accumulators = 1;
+  for (int64_t u : s.unroll)
+    accumulators *= u;
+  if (accumulators > 64) {
+    why = "the register tile has " + std::to_string(accumulators) +
+          " accumulators (at most 64)";
+    return failure();
+  }
+  int64_t tile = m.lanes * s.unroll[m.laneLoop];
+  if (s.laneBlock % tile) {
+    why = "block " + std::to_string(s.laneBlock) +
+          " is not a multiple of the register tile's " + std::to_string(tile) +
+          " lanes";
+    return failure();
+  }
+  return success();
+}
+
+int64_t LaneDotKernel::partitionTiles(const Schedule &s) const {
+  int64_t tiles = 1;
+  impl->blockLevels(s, &tiles);
+  return tiles;
 }
 
 FailureOr<LaneDotKernel> selectKernel(const MatchResult &result,

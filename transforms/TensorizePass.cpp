@@ -82,7 +82,8 @@ struct TensorizePass
           b.getI64IntegerAttr(64));
       kernel->emitPack(b, loc, op.getDpsInputs()[packed], buffer);
       kernel->emitCompute(b, loc, op.getDpsInputs()[1 - packed], buffer,
-                          op.getDpsInits()[0], /*overwrite=*/false);
+                          op.getDpsInits()[0], /*overwrite=*/false,
+                          kernel->defaultSchedule(*state->target));
       memref::DeallocOp::create(b, loc, buffer);
       op->erase();
     }

@@ -61,7 +61,9 @@ std::optional<KernelSpec> specFrom(const Options &o, llvm::StringRef op,
   }
   for (const auto &[key, value] : o.values) {
     if (llvm::is_contained(allowed, key) ||
-        llvm::is_contained({"types", "isa", "o", "repeat", "name"}, key))
+        llvm::is_contained({"types", "isa", "o", "repeat", "name", "schedule",
+                            "threads"},
+                           key))
       continue;
     code = usageError("option --" + key + " does not apply to " + op);
     return std::nullopt;
@@ -118,6 +120,16 @@ std::string value(const Options &o, llvm::StringRef key,
                   llvm::StringRef otherwise) {
   auto it = o.values.find(key.str());
   return it == o.values.end() ? otherwise.str() : it->second;
+}
+
+JitOptions jitOptionsFrom(const Options &o) {
+  JitOptions options;
+  options.isa = value(o, "isa", "auto");
+  options.isaDirs = o.isaDirs;
+  options.target = o.target;
+  options.targetDir = o.targetDir;
+  options.schedule = value(o, "schedule", "");
+  return options;
 }
 
 /// The concrete target gen and run compile for (not "any").
@@ -217,6 +229,10 @@ int gen(const Options &o) {
     return usageError("'gen' needs -o DIR");
   if (auto ec = llvm::sys::fs::create_directories(dir))
     return fail("cannot create " + dir + ": " + ec.message());
+  for (const char *runOnly : {"repeat", "threads"})
+    if (o.values.count(runOnly))
+      return usageError("--" + std::string(runOnly) +
+                        " applies to 'run' only");
   llvm::StringRef what = o.positional[0];
   if (what.ends_with(".mlir"))
     return genFromFile(o, what, dir);
@@ -238,6 +254,18 @@ int gen(const Options &o) {
     descriptions.push_back(d.get());
   GenerateOptions options;
   options.isa = value(o, "isa", "auto");
+  options.schedule = value(o, "schedule", "");
+  bool tuned = false;
+  if (options.schedule.empty()) {
+    // A schedule `tisa tune` stored for this kernel and CPU.
+    JitOptions jit = jitOptionsFrom(o);
+    if (auto key = kernelKey(*spec, jit)) {
+      options.schedule = lookupTunedSchedule(jit.cacheDir, *spec, *key);
+      tuned = !options.schedule.empty();
+    } else {
+      llvm::consumeError(key.takeError());
+    }
+  }
   auto start = std::chrono::steady_clock::now();
   auto kernel = generateKernel(ctx, *spec, descriptions, *target, options);
   if (!kernel)
@@ -260,7 +288,11 @@ int gen(const Options &o) {
      << "  instruction: "
      << (kernel->instruction.empty() ? "none (plain vector code)"
                                      : kernel->instruction)
-     << "\n  plan: " << kernel->plan << "\n  " << so << "\n  " << h << "\n";
+     << "\n  plan: " << kernel->plan << "\n";
+  if (!kernel->schedule.empty())
+    os << "  schedule: " << kernel->schedule << (tuned ? " (tuned)" : "")
+       << "\n";
+  os << "  " << so << "\n  " << h << "\n";
   for (const std::string &s : kernel->symbols)
     os << "  " << s << "\n";
   return 0;
@@ -282,11 +314,11 @@ int run(const Options &o) {
   if (llvm::StringRef(value(o, "repeat", "0")).getAsInteger(10, repeat) ||
       repeat < 0)
     return usageError("--repeat expects a non-negative integer");
-  JitOptions options;
-  options.isa = value(o, "isa", "auto");
-  options.isaDirs = o.isaDirs;
-  options.target = o.target;
-  options.targetDir = o.targetDir;
+  int64_t threads = 1;
+  if (llvm::StringRef(value(o, "threads", "1")).getAsInteger(10, threads) ||
+      threads < 1 || threads > 1024)
+    return usageError("--threads expects an integer in [1, 1024]");
+  JitOptions options = jitOptionsFrom(o);
   std::optional<Target> target = concreteTarget(o);
   if (!target)
     return 1;
@@ -317,6 +349,11 @@ int run(const Options &o) {
      << (k.instruction().empty() ? "none: plain vector code"
                                  : k.instruction() + " (" + k.mnemonic() + ")")
      << "\nplan         " << k.plan() << "\n"
+     << "schedule     "
+     << (k.schedule().empty() ? std::string("none")
+                              : k.schedule() +
+                                    (k.tunedSchedule() ? " (tuned)" : ""))
+     << ", " << k.tiles() << " tiles\n"
      << llvm::formatv("compile      {0:f3} s ({1})\n", compileSeconds,
                       k.fromCache() ? "from the disk cache" : "generated");
 
@@ -325,19 +362,25 @@ int run(const Options &o) {
   std::string diff = checkKernel(k, o.seed, checks);
   if (!diff.empty())
     return fail(diff);
-  os << "check        " << checks << " runs (random and extreme inputs, plain "
-     << "and pre-packed entries): "
+  os << "check        " << checks << " runs (random and extreme inputs; plain, "
+     << "pre-packed and range entries): "
      << (spec->types.isFloat() ? "within the K-derived bound"
                                : "bit-exact")
      << " on " << spec->outputElements() << " outputs\n";
 
   // Time: medians of repeated calls, pre-packed and plain.
   KernelData data = makeData(*spec, o.seed, Fill::Random);
-  std::vector<uint8_t> packed;
+  Bytes packed;
   packWeights(k, data, packed);
+  ThreadPool pool{int(threads)};
   auto timeOnce = [&](bool prepacked) {
+    RunMode mode{prepacked};
+    if (prepacked && threads > 1) {
+      mode.ranges = threads;
+      mode.pool = &pool;
+    }
     auto t0 = clock::now();
-    runKernel(k, data, prepacked, &packed);
+    runKernel(k, data, mode, &packed);
     return std::chrono::duration<double>(clock::now() - t0).count();
   };
   double once = timeOnce(true);
@@ -357,9 +400,10 @@ int run(const Options &o) {
   os << llvm::formatv("time         median of {0}: {1:f3} ms pre-packed, "
                       "{2:f3} ms plain (packing included)\n",
                       n, pre * 1e3, plain * 1e3)
-     << llvm::formatv("speed        {0:f1} {2} pre-packed, {1:f1} {2} plain "
-                      "(one thread)\n",
-                      giga / pre, giga / plain, unit);
+     << llvm::formatv("speed        {0:f1} {2} pre-packed ({3} thread{4}), "
+                      "{1:f1} {2} plain (one thread)\n",
+                      giga / pre, giga / plain, unit, threads,
+                      threads == 1 ? "" : "s");
   return 0;
 }
 

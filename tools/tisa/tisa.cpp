@@ -72,7 +72,8 @@ commands:
                            library with MLIR's C interface (_mlir_ciface_NAME) and a header
   run gemm|conv2d ...      generate for this machine (JIT, cached on disk), run on random and
                            extreme data, check against a reference (bit-exact for integers) and
-                           print the speed; options as for gen, plus --repeat R and --seed N
+                           print the speed; options as for gen, plus --repeat R, --seed N and
+                           --threads N (time the pre-packed kernel on N threads, default 1)
 
 options:
   --isa-dir DIR            also load descriptions from DIR (repeatable); TISA_ISA_PATH adds more
@@ -85,6 +86,8 @@ options:
   --features LIST          'match', 'gen gemm|conv2d': the target's features replaced by LIST, e.g.
                            +avx512f,+avx512vnni (the architecture stays the target's)
   --target-dir DIR         read target files from DIR instead of the shipped ones
+  --schedule TEXT          'gen', 'run': the loop schedule (as 'tisa tune' prints it, e.g.
+                           unroll=5x5x1,block=0,order=lanes-inner) instead of the tuned or default one
   --all                    'match': also list every candidate plan and why each other
                            description was rejected
   --strict-fp              'match': reject floating-point instructions whose accumulation
@@ -345,7 +348,7 @@ int main(int argc, char **argv) {
     }
     static const char *kernelOptions[] = {
         "m", "n", "k", "h", "w", "c", "r", "s", "stride", "pad", "types",
-        "isa", "repeat", "name"};
+        "isa", "repeat", "name", "schedule", "threads"};
     bool kernelOption =
         a == "-o" || (a.starts_with("--") &&
                       llvm::is_contained(kernelOptions, a.drop_front(2)));

@@ -38,9 +38,30 @@ struct JitOptions {
   std::string cacheDir = defaultCacheDir();
   /// Warnings (no instruction for this CPU) go here; null: dropped.
   llvm::raw_ostream *warnings = &llvm::errs();
+  /// A loop schedule (Schedule::text()); empty: the one `tisa tune` stored
+  /// for this kernel in the cache directory, else the default.
+  std::string schedule;
+  /// Look up tuned schedules (disable to measure the default).
+  bool useTuned = true;
 
   static std::string defaultCacheDir();
 };
+
+/// The identity of a kernel for caching: the spec, the isa choice, the
+/// contents of every description file on the search path, the CPU and its
+/// features, and the tisa version (hex digest). Tuned schedules are stored
+/// under this key.
+llvm::Expected<std::string> kernelKey(const KernelSpec &spec,
+                                      const JitOptions &options);
+/// The schedule `tisa tune` stored for `key` in `cacheDir`, or "".
+std::string lookupTunedSchedule(llvm::StringRef cacheDir,
+                                const KernelSpec &spec, llvm::StringRef key);
+/// Stores `schedule` (with a comment line, e.g. the measured speed) as the
+/// tuned schedule for `key`.
+llvm::Error storeTunedSchedule(llvm::StringRef cacheDir,
+                               const KernelSpec &spec, llvm::StringRef key,
+                               llvm::StringRef schedule,
+                               llvm::StringRef comment);
 
 class CompiledKernel {
 public:
@@ -53,6 +74,12 @@ public:
   const std::string &header() const { return header_; }
   const std::string &packedOperand() const { return packedOperand_; }
   int64_t packedBytes() const { return packedBytes_; }
+  /// The loop schedule compiled in ("" for plain vector code) and whether it
+  /// came from `tisa tune`.
+  const std::string &schedule() const { return schedule_; }
+  bool tunedSchedule() const { return tuned_; }
+  /// Tiles of the `_packed_range` entry (work units for threads).
+  int64_t tiles() const { return tiles_; }
   const std::vector<std::string> &warnings() const { return warnings_; }
   bool fromCache() const { return fromCache_; }
   /// The object file (for disassembly).
@@ -70,9 +97,10 @@ private:
   compileKernel(const KernelSpec &, const JitOptions &);
   KernelSpec spec_;
   std::string name_, instruction_, mnemonic_, plan_, header_, packedOperand_;
-  int64_t packedBytes_ = 0;
+  int64_t packedBytes_ = 0, tiles_ = 1;
+  std::string schedule_;
   std::vector<std::string> warnings_;
-  bool fromCache_ = false;
+  bool fromCache_ = false, tuned_ = false;
   std::unique_ptr<JitObject> jit_;
   llvm::StringMap<void *> addresses_;
 };

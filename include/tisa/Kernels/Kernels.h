@@ -13,14 +13,20 @@
 //     void NAME_pack_b(const TB *B, int64_t ldb, void *packed);
 //     void NAME_packed(const TA *A, int64_t lda, const void *packed,
 //                      TC *C, int64_t ldc);
+//     int64_t NAME_tiles(void);
+//     void NAME_packed_range(const TA *A, int64_t lda, const void *packed,
+//                            TC *C, int64_t ldc, int64_t begin, int64_t end);
 //   conv2d, dense NHWC input, HWCF filter, NHWC output (overwrite):
 //     void NAME(const TA *input, const TB *filter, TC *output);
 //     NAME_packed_bytes, NAME_pack_filter(filter, packed),
-//     NAME_packed(input, packed, output).
+//     NAME_packed(input, packed, output), NAME_tiles,
+//     NAME_packed_range(input, packed, output, begin, end).
 //
 // The `_pack_X` entry relays out the operand the plan packs (the weights: B or
 // the filter; for a plan that packs the other input, its name) once; `_packed`
-// then runs on the packed copy. Without an instruction for the target the same
+// then runs on the packed copy. `_packed_range` computes the tiles [begin,
+// end) of NAME_tiles() disjoint parts of the output, so threads can share a
+// call (each thread one range; together the whole range). Without an instruction for the target the same
 // entries exist and run plain vector code (a warning says so).
 //
 //===----------------------------------------------------------------------===//
@@ -88,6 +94,9 @@ struct GenerateOptions {
   /// Without an instruction for the target, emit plain vector code (with a
   /// warning) instead of failing.
   bool allowFallback = true;
+  /// A loop schedule (Schedule::text(), e.g. from `tisa tune`); empty: the
+  /// default for the plan and target.
+  std::string schedule;
 };
 
 struct GeneratedKernel {
@@ -99,6 +108,9 @@ struct GeneratedKernel {
   std::string packedOperand;  ///< "b", "filter", ...
   std::string packedLayout;   ///< "[k/4=128][n=512][4]"
   int64_t packedBytes = 0;
+  std::string schedule; ///< Schedule::text() used ("" for the fallback)
+  /// Tiles NAME_packed_range counts (1 for the fallback).
+  int64_t tiles = 1;
   std::vector<std::string> warnings;
   std::string header; ///< the C header
   std::vector<std::string> symbols;

@@ -11,8 +11,10 @@
 #define TISA_KERNELS_REFERENCE_H
 
 #include "tisa/Kernels/Jit.h"
+#include "tisa/Kernels/ThreadPool.h"
 
 #include <cstdint>
+#include <new>
 #include <string>
 #include <vector>
 
@@ -23,8 +25,29 @@ namespace tisa {
 /// bf16 large magnitudes of mixed sign).
 enum class Fill { Random, Extreme };
 
+/// Allocates on 64-byte (cache line) boundaries, as a deployment would:
+/// vector loads of packed panels and stores to the output then never split
+/// a line, so timings do not depend on where malloc put a buffer.
+template <typename T> struct CacheLineAllocator {
+  using value_type = T;
+  CacheLineAllocator() = default;
+  template <typename U> CacheLineAllocator(const CacheLineAllocator<U> &) {}
+  T *allocate(size_t n) {
+    return static_cast<T *>(
+        ::operator new(n * sizeof(T), std::align_val_t(64)));
+  }
+  void deallocate(T *p, size_t) { ::operator delete(p, std::align_val_t(64)); }
+  template <typename U> bool operator==(const CacheLineAllocator<U> &) const {
+    return true;
+  }
+  template <typename U> bool operator!=(const CacheLineAllocator<U> &) const {
+    return false;
+  }
+};
+using Bytes = std::vector<uint8_t, CacheLineAllocator<uint8_t>>;
+
 struct KernelData {
-  std::vector<uint8_t> input, weights, output, expected;
+  Bytes input, weights, output, expected;
 };
 
 KernelData makeData(const KernelSpec &spec, uint64_t seed, Fill fill);
@@ -36,8 +59,20 @@ std::string compareOutput(const KernelSpec &spec, const KernelData &data);
 
 /// Calls the kernel on `data` through its plain entry, or through
 /// pack + packed entries (with `packed` as the buffer) when `prepacked`.
-void runKernel(const CompiledKernel &k, KernelData &data, bool prepacked,
-               std::vector<uint8_t> *packed = nullptr);
+/// How runKernel calls a kernel.
+struct RunMode {
+  /// Through the pre-packed entries (packing once into `packed` if it is
+  /// empty) instead of the plain entry.
+  bool prepacked = false;
+  /// With prepacked: through `_packed_range` in this many consecutive ranges
+  /// of the tiles, on `pool` when given (one range per part), else one after
+  /// another. 0: the `_packed` entry.
+  int64_t ranges = 0;
+  ThreadPool *pool = nullptr;
+};
+
+void runKernel(const CompiledKernel &k, KernelData &data, const RunMode &mode,
+               Bytes *packed = nullptr);
 /// Runs the kernel on random and on extreme data (from `seed`) through its
 /// plain and its pre-packed entries and compares each result with the
 /// reference. Empty if all agree; otherwise which run differed and how.
@@ -46,7 +81,7 @@ std::string checkKernel(const CompiledKernel &k, uint64_t seed, int &runs);
 
 /// Packs the weights once (for timing the packed entry).
 void packWeights(const CompiledKernel &k, const KernelData &data,
-                 std::vector<uint8_t> &packed);
+                 Bytes &packed);
 
 } // namespace tisa
 

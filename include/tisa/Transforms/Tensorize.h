@@ -29,6 +29,35 @@
 
 namespace tisa {
 
+struct Target;
+
+/// How emitCompute arranges the loops around the instruction: the register
+/// tile, cache blocking of the lane loop, the loop order, and which loop is
+/// split into tiles that threads share. The plan and the target give a
+/// default; `tisa tune` searches around it. Every field is a performance
+/// choice: any schedule computes the same result.
+struct Schedule {
+  /// Unroll (register tile) factor per program loop, in iterations of that
+  /// loop (lanes registers for the lane loop); 1 = none.
+  llvm::SmallVector<int64_t> unroll;
+  /// Lanes per cache block of the lane loop (a multiple of the register
+  /// tile's lanes); 0: no blocking. A block's packed panel should fit in L2.
+  int64_t laneBlock = 0;
+  /// The lane loop outside the other parallel loops (each packed panel is
+  /// read once, the broadcast operand many times) instead of innermost.
+  bool lanesOuter = false;
+
+  /// "unroll=1x5x1,lanes=5,block=240,order=lanes-inner"-style text, stable
+  /// (cache keys); parse() reads it back.
+  std::string text() const;
+  static mlir::FailureOr<Schedule> parse(llvm::StringRef text,
+                                         std::string &why);
+  bool operator==(const Schedule &o) const {
+    return unroll == o.unroll && laneBlock == o.laneBlock &&
+           lanesOuter == o.lanesOuter;
+  }
+};
+
 class LaneDotKernel {
 public:
   LaneDotKernel(LaneDotKernel &&);
@@ -50,6 +79,16 @@ public:
   /// "[K/4][N+pad][4] i8 (+ 128 * column sums)"-style description.
   std::string packedLayoutText() const;
 
+  /// The plan's register tile, and lane blocks whose packed panels fill half
+  /// of the target's L2 when the packed operand does not fit and is reused.
+  Schedule defaultSchedule(const Target &target) const;
+  /// Checks `s` against this kernel (sizes, multiples), or says why not.
+  mlir::LogicalResult verify(const Schedule &s, std::string &why) const;
+  /// The number of tiles emitCompute's [begin, end) range counts: the
+  /// outermost loop with enough register tiles (or lane blocks) to share
+  /// between threads.
+  int64_t partitionTiles(const Schedule &s) const;
+
   /// Packs program input `packedInput()` (the memref `src`, of the program's
   /// shape) into `buffer` (of packedBufferType).
   void emitPack(mlir::OpBuilder &b, mlir::Location loc, mlir::Value src,
@@ -57,10 +96,13 @@ public:
   /// The computation: reads the other program input from `input` (of the
   /// program's shape), the packed one from `buffer`, and writes `output`:
   /// output = input x packed when `overwrite`, output += ... otherwise
-  /// (linalg's semantics).
+  /// (linalg's semantics). With `begin`/`end` (index values), only the
+  /// partition tiles [begin, end) of `s` are computed, so threads can share
+  /// the work; the broadcast operand's padded copy and sums are per call.
   void emitCompute(mlir::OpBuilder &b, mlir::Location loc, mlir::Value input,
-                   mlir::Value buffer, mlir::Value output,
-                   bool overwrite) const;
+                   mlir::Value buffer, mlir::Value output, bool overwrite,
+                   const Schedule &s, mlir::Value begin = {},
+                   mlir::Value end = {}) const;
 
 private:
   struct Impl;

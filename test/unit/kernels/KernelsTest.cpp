@@ -169,9 +169,9 @@ TEST_P(Kernels, CorrectAndTensorized) {
 
   int runs = 0;
   EXPECT_EQ(checkKernel(k, kSeed, runs), "") << "plan " << k.plan();
-  EXPECT_EQ(runs, 4);
+  EXPECT_EQ(runs, 6);
 
-  for (llvm::StringRef entry : {"", "_packed"}) {
+  for (llvm::StringRef entry : {"", "_packed", "_packed_range"}) {
     auto insts = disassembleFunction(k.object(), k.name() + entry.str(), "");
     ASSERT_TRUE(bool(insts)) << llvm::toString(insts.takeError());
     auto loops = innermostLoops(*insts);
@@ -209,6 +209,89 @@ TEST_P(Kernels, CorrectAndTensorized) {
 INSTANTIATE_TEST_SUITE_P(Matrix, Kernels, testing::ValuesIn(matrix()),
                          testName);
 
+// Every schedule computes the same result: loop orders, cache blocks of the
+// lane loop (with a partial last block), register tiles with remainders in
+// both directions, and the range entry's partition over each of them.
+struct ScheduleCase {
+  KernelSpec spec;
+  std::string schedule;
+};
+
+class Schedules : public testing::TestWithParam<ScheduleCase> {};
+
+TEST_P(Schedules, SameResult) {
+  const ScheduleCase &c = GetParam();
+  JitOptions options;
+  options.cacheDir = "";
+  options.schedule = c.schedule;
+  auto compiled = compileKernel(c.spec, options);
+  ASSERT_TRUE(bool(compiled)) << llvm::toString(compiled.takeError());
+  EXPECT_EQ((*compiled)->schedule(), c.schedule);
+  int runs = 0;
+  EXPECT_EQ(checkKernel(**compiled, kSeed, runs), "") << c.schedule;
+  EXPECT_EQ(runs, 6);
+}
+
+std::vector<ScheduleCase> scheduleCases() {
+  std::vector<ScheduleCase> out;
+  for (llvm::StringRef t : {"u8s8s32", "s8s8s32", "bf16bf16f32"}) {
+    // N = 131: 144 padded lanes, so blocks of 32 or 64 leave a partial one.
+    KernelSpec g = gemm(97, 131, 67, t);
+    for (const char *s : {"unroll=1x1x1,block=0,order=lanes-outer",
+                          "unroll=3x2x1,block=32,order=lanes-inner",
+                          "unroll=2x4x1,block=64,order=lanes-outer",
+                          "unroll=7x3x1,block=48,order=lanes-inner"})
+      out.push_back({g, s});
+    // conv2d loops (n, oh, ow, f, kh, kw, c): 3x3, pad 1, 20 filters.
+    KernelSpec cv = conv(2, 9, 11, 8, 20, 3, 1, 1, t);
+    for (const char *s : {"unroll=1x2x3x2x1x1x1,block=0,order=lanes-inner",
+                          "unroll=2x1x4x1x1x1x1,block=16,order=lanes-outer"})
+      out.push_back({cv, s});
+  }
+  return out;
+}
+
+std::string scheduleName(const testing::TestParamInfo<ScheduleCase> &info) {
+  std::string name = info.param.spec.symbol() + "_" +
+                     std::to_string(info.index);
+  for (char &ch : name)
+    if (!llvm::isAlnum(ch))
+      ch = '_';
+  return name;
+}
+
+INSTANTIATE_TEST_SUITE_P(Kernels, Schedules,
+                         testing::ValuesIn(scheduleCases()), scheduleName);
+
+// A schedule that does not fit the kernel is an error that says why.
+TEST(KernelsJit, BadSchedules) {
+  KernelSpec spec = gemm(97, 131, 67, "u8s8s32");
+  struct Bad {
+    const char *schedule, *why;
+  } cases[] = {
+      {"unroll=5x5", "unrolls 2 loops but the kernel has 3"},
+      {"unroll=1x1x2,block=0", "loop 2 is a reduction"},
+      // N = 131 pads best to ymm's 8 lanes: 2 registers make 16.
+      {"unroll=2x2x1,block=40", "not a multiple of the register tile's 16"},
+      {"unroll=9x8x1", "72 accumulators"},
+      {"unroll=1x1x1,order=diagonal", "neither lanes-inner nor lanes-outer"},
+      {"unroll=1xax1", "unroll factor 'a'"},
+      {"block=16", "no unroll field"},
+      {"unroll=1x1x1,tile=3", "unknown schedule field 'tile'"},
+  };
+  for (const Bad &b : cases) {
+    JitOptions options;
+    options.cacheDir = "";
+    options.schedule = b.schedule;
+    auto compiled = compileKernel(spec, options);
+    ASSERT_FALSE(bool(compiled)) << b.schedule;
+    std::string message = llvm::toString(compiled.takeError());
+    EXPECT_NE(message.find(b.why), std::string::npos)
+        << b.schedule << ": " << message;
+    EXPECT_NE(message.find(b.schedule), std::string::npos) << message;
+  }
+}
+
 // On a CPU without a matching instruction (skylake-avx512 has no VNNI) the JIT
 // warns and emits plain vector code, which is still correct.
 TEST(KernelsJit, FallbackWithoutInstruction) {
@@ -222,7 +305,7 @@ TEST(KernelsJit, FallbackWithoutInstruction) {
   for (bool prepacked : {false, true}) {
     KernelData data = makeData(spec, kSeed, Fill::Random);
     computeReference(spec, data);
-    runKernel(k, data, prepacked);
+    runKernel(k, data, RunMode{prepacked});
     EXPECT_EQ(compareOutput(spec, data), "");
   }
   auto insts = disassembleFunction(k.object(), k.name(), "");
@@ -250,7 +333,7 @@ TEST(KernelsJit, DiskCache) {
   EXPECT_EQ((*second)->header(), (*first)->header());
   KernelData data = makeData(spec, kSeed, Fill::Extreme);
   computeReference(spec, data);
-  runKernel(**second, data, true);
+  runKernel(**second, data, RunMode{true});
   EXPECT_EQ(compareOutput(spec, data), "");
   options.target = "skylake-avx512";
   options.warnings = nullptr;
