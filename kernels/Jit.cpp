@@ -45,7 +45,7 @@ std::string serialize(const CompiledKernel &k, llvm::StringRef key) {
      << "\ninstruction=" << k.instruction() << "\nmnemonic=" << k.mnemonic()
      << "\nplan=" << k.plan() << "\npacked_operand=" << k.packedOperand()
      << "\npacked_bytes=" << k.packedBytes() << "\nschedule=" << k.schedule()
-     << "\ntiles=" << k.tiles() << "\n";
+     << "\ntiles=" << k.tiles() << "\nspace=" << k.scheduleSpace() << "\n";
   for (const std::string &w : k.warnings())
     os << "warning=" << w << "\n";
   os << "header:\n" << k.header();
@@ -196,6 +196,8 @@ compileKernel(const KernelSpec &spec, const JitOptions &options) {
           v.getAsInteger(10, kernel->packedBytes_);
         else if (k == "schedule")
           kernel->schedule_ = v.str();
+        else if (k == "space")
+          kernel->scheduleSpace_ = v.str();
         else if (k == "tiles")
           v.getAsInteger(10, kernel->tiles_);
         else if (k == "warning")
@@ -237,6 +239,7 @@ compileKernel(const KernelSpec &spec, const JitOptions &options) {
     kernel->packedBytes_ = generated->packedBytes;
     kernel->schedule_ = generated->schedule;
     kernel->tiles_ = generated->tiles;
+    kernel->scheduleSpace_ = generated->scheduleSpace;
     kernel->warnings_ = generated->warnings;
     object = std::move(generated->object);
     if (!options.cacheDir.empty()) {

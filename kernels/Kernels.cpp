@@ -434,6 +434,7 @@ generateKernel(MLIRContext &ctx, const KernelSpec &spec,
       schedule = *s;
     }
     out.schedule = schedule.text();
+    out.scheduleSpace = kernel->space().text();
     out.tiles = kernel->partitionTiles(schedule);
     out.instruction = kernel->plan().desc->name;
     out.mnemonic = kernel->plan().desc->mnemonic;

@@ -877,6 +877,55 @@ FailureOr<Schedule> Schedule::parse(StringRef text, std::string &why) {
   return s;
 }
 
+std::string ScheduleSpace::text() const {
+  std::string out = "parallel=";
+  for (auto [i, p] : llvm::enumerate(parallel))
+    out += (i ? "x" : "") + std::string(p ? "1" : "0");
+  return out + ",lane=" + std::to_string(laneLoop) +
+         ",lanes=" + std::to_string(lanes) +
+         ",padded=" + std::to_string(lanesPadded);
+}
+
+FailureOr<ScheduleSpace> ScheduleSpace::parse(StringRef text) {
+  ScheduleSpace s;
+  SmallVector<StringRef> fields;
+  text.split(fields, ',');
+  bool ok = fields.size() == 4;
+  for (StringRef f : fields) {
+    auto [key, value] = f.split('=');
+    if (key == "parallel") {
+      SmallVector<StringRef> bits;
+      value.split(bits, 'x');
+      for (StringRef b : bits) {
+        ok &= b == "0" || b == "1";
+        s.parallel.push_back(b == "1");
+      }
+    } else if (key == "lane") {
+      ok &= !value.getAsInteger(10, s.laneLoop);
+    } else if (key == "lanes") {
+      ok &= !value.getAsInteger(10, s.lanes) && s.lanes > 0;
+    } else if (key == "padded") {
+      ok &= !value.getAsInteger(10, s.lanesPadded) && s.lanesPadded > 0;
+    } else {
+      ok = false;
+    }
+  }
+  if (!ok || s.laneLoop >= s.parallel.size())
+    return failure();
+  return s;
+}
+
+ScheduleSpace LaneDotKernel::space() const {
+  const Impl &m = *impl;
+  ScheduleSpace s;
+  for (const auto &loop : m.c.loops)
+    s.parallel.push_back(!loop.reduction);
+  s.laneLoop = m.laneLoop;
+  s.lanes = m.lanes;
+  s.lanesPadded = m.lanesPadded;
+  return s;
+}
+
 Schedule LaneDotKernel::defaultSchedule(const Target &target) const {
   const Impl &m = *impl;
   Schedule s;

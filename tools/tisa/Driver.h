@@ -49,6 +49,8 @@ int targetShow(const Options &o);
 int gen(const Options &o);
 /// tisa run gemm|conv2d ...
 int run(const Options &o);
+/// tisa tune gemm|conv2d ...
+int tune(const Options &o);
 
 } // namespace tisa::driver
 

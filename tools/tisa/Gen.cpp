@@ -12,6 +12,7 @@
 #include "Driver.h"
 #include "tisa/Kernels/Jit.h"
 #include "tisa/Kernels/Reference.h"
+#include "tisa/Kernels/Tune.h"
 #include "tisa/Targets/Codegen.h"
 #include "tisa/Transforms/Passes.h"
 
@@ -62,7 +63,7 @@ std::optional<KernelSpec> specFrom(const Options &o, llvm::StringRef op,
   for (const auto &[key, value] : o.values) {
     if (llvm::is_contained(allowed, key) ||
         llvm::is_contained({"types", "isa", "o", "repeat", "name", "schedule",
-                            "threads"},
+                            "threads", "time-limit"},
                            key))
       continue;
     code = usageError("option --" + key + " does not apply to " + op);
@@ -229,10 +230,10 @@ int gen(const Options &o) {
     return usageError("'gen' needs -o DIR");
   if (auto ec = llvm::sys::fs::create_directories(dir))
     return fail("cannot create " + dir + ": " + ec.message());
-  for (const char *runOnly : {"repeat", "threads"})
+  for (const char *runOnly : {"repeat", "threads", "time-limit"})
     if (o.values.count(runOnly))
       return usageError("--" + std::string(runOnly) +
-                        " applies to 'run' only");
+                        " applies to 'run' and 'tune' only");
   llvm::StringRef what = o.positional[0];
   if (what.ends_with(".mlir"))
     return genFromFile(o, what, dir);
@@ -298,41 +299,82 @@ int gen(const Options &o) {
   return 0;
 }
 
-int run(const Options &o) {
-  if (o.positional.size() != 1)
-    return usageError("'run' needs one kernel: gemm or conv2d");
-  int code = 0;
+/// What 'run' and 'tune' share: a kernel for a target this machine executes.
+struct Runnable {
+  KernelSpec spec;
+  JitOptions options;
+  int64_t threads = 1;
+};
+
+std::optional<Runnable> runnable(const Options &o, llvm::StringRef verb,
+                                 int &code) {
+  code = 1;
+  if (o.positional.size() != 1) {
+    code = usageError("'" + verb + "' needs one kernel: gemm or conv2d");
+    return std::nullopt;
+  }
+  Runnable r;
   std::optional<KernelSpec> spec = specFrom(o, o.positional[0], code);
   if (!spec)
+    return std::nullopt;
+  r.spec = *spec;
+  if (o.values.count("o")) {
+    code = usageError("'" + verb + "' writes no files; use 'gen -o DIR'");
+    return std::nullopt;
+  }
+  if (!o.features.empty()) {
+    code = usageError("--features does not apply to '" + verb +
+                      "': it runs on this machine (choose a --target it can "
+                      "execute)");
+    return std::nullopt;
+  }
+  if (llvm::StringRef(value(o, "threads", "1")).getAsInteger(10, r.threads) ||
+      r.threads < 1 || r.threads > 1024) {
+    code = usageError("--threads expects an integer in [1, 1024]");
+    return std::nullopt;
+  }
+  r.options = jitOptionsFrom(o);
+  std::optional<Target> target = concreteTarget(o);
+  if (!target)
+    return std::nullopt;
+  auto host = loadTarget("host", o.targetDir);
+  if (host && o.target != "host") {
+    std::vector<std::string> missing;
+    // x87 is part of every x86-64 CPU but not in LLVM's host feature list;
+    // pku (protection keys) is an OS-enabled system feature that a compiler
+    // never emits on its own (a VM may hide it).
+    for (const auto &f : target->features)
+      if (!host->features.contains(f.getKey()) &&
+          !llvm::is_contained({"x87", "pku"}, f.getKey()))
+        missing.push_back(f.getKey().str());
+    llvm::sort(missing);
+    if (!missing.empty()) {
+      code = fail("this machine cannot run code for " + target->name +
+                  ": it lacks " + llvm::join(missing, ", "));
+      return std::nullopt;
+    }
+  }
+  code = 0;
+  return r;
+}
+
+int run(const Options &o) {
+  int code = 0;
+  std::optional<Runnable> r = runnable(o, "run", code);
+  if (!r)
     return code;
-  if (o.values.count("o"))
-    return usageError("'run' writes no files; use 'gen -o DIR'");
-  if (!o.features.empty())
-    return usageError("--features does not apply to 'run': it runs on this "
-                      "machine (choose a --target it can execute)");
+  for (const char *tuneOnly : {"time-limit"})
+    if (o.values.count(tuneOnly))
+      return usageError("--" + std::string(tuneOnly) +
+                        " applies to 'tune' only");
   int64_t repeat = 0;
   if (llvm::StringRef(value(o, "repeat", "0")).getAsInteger(10, repeat) ||
       repeat < 0)
     return usageError("--repeat expects a non-negative integer");
-  int64_t threads = 1;
-  if (llvm::StringRef(value(o, "threads", "1")).getAsInteger(10, threads) ||
-      threads < 1 || threads > 1024)
-    return usageError("--threads expects an integer in [1, 1024]");
-  JitOptions options = jitOptionsFrom(o);
+  const KernelSpec *spec = &r->spec;
+  JitOptions options = r->options;
+  int64_t threads = r->threads;
   std::optional<Target> target = concreteTarget(o);
-  if (!target)
-    return 1;
-  auto host = loadTarget("host", o.targetDir);
-  if (host && o.target != "host") {
-    std::vector<std::string> missing;
-    for (const auto &f : target->features)
-      if (!host->features.contains(f.getKey()))
-        missing.push_back(f.getKey().str());
-    llvm::sort(missing);
-    if (!missing.empty())
-      return fail("this machine cannot run code for " + target->name +
-                  ": it lacks " + llvm::join(missing, ", "));
-  }
 
   auto &os = llvm::outs();
   using clock = std::chrono::steady_clock;
@@ -404,6 +446,81 @@ int run(const Options &o) {
                       "{1:f1} {2} plain (one thread)\n",
                       giga / pre, giga / plain, unit, threads,
                       threads == 1 ? "" : "s");
+  return 0;
+}
+
+int tune(const Options &o) {
+  int code = 0;
+  std::optional<Runnable> r = runnable(o, "tune", code);
+  if (!r)
+    return code;
+  for (const char *runOnly : {"repeat", "schedule"})
+    if (o.values.count(runOnly))
+      return usageError("--" + std::string(runOnly) +
+                        " does not apply to 'tune'");
+  double limit = 60;
+  std::string limitText = value(o, "time-limit", "60");
+  if (llvm::StringRef(limitText).getAsDouble(limit) || !(limit > 0))
+    return usageError("--time-limit expects a positive number of seconds, "
+                      "got '" + limitText + "'");
+  TuneOptions options;
+  options.jit = r->options;
+  options.timeLimit = limit;
+  options.threads = int(r->threads);
+  options.seed = o.seed;
+  // A progress bar on a terminal; nothing on a pipe (the summary follows).
+  bool bar = llvm::errs().is_displayed();
+  const char *unit = r->spec.types.isFloat() ? "GFLOPS" : "GOPS";
+  double giga = r->spec.ops() / 1e9;
+  options.progress = [&](const TuneProgress &p) {
+    if (!bar)
+      return;
+    double fraction = std::max(double(p.done) / std::max(p.planned, 1),
+                               p.elapsed / p.limit);
+    int filled = int(std::min(fraction, 1.0) * 30);
+    llvm::errs() << "\r[" << std::string(filled, '#')
+                 << std::string(30 - filled, ' ') << "] "
+                 << llvm::formatv("{0}/{1} schedules, {2:f0}/{3:f0} s, best "
+                                  "{4:f1} {5}   ",
+                                  p.done, p.planned, p.elapsed, p.limit,
+                                  giga / p.bestSeconds, unit);
+  };
+  auto result = tuneKernel(r->spec, options);
+  if (bar)
+    llvm::errs() << "\n";
+  if (!result)
+    return fail(llvm::toString(result.takeError()));
+  auto &os = llvm::outs();
+  os << "kernel       " << r->spec.symbol() << " (" << r->spec.describe()
+     << ")\n"
+     << llvm::formatv("searched     {0} schedules{1}, {2} thread{3}\n",
+                      result->tried.size(),
+                      result->timedOut ? " (stopped by --time-limit)" : "",
+                      options.threads, options.threads == 1 ? "" : "s");
+  // The five fastest.
+  std::vector<const TuneCandidate *> ranked;
+  for (const TuneCandidate &c : result->tried)
+    if (c.seconds > 0)
+      ranked.push_back(&c);
+  llvm::sort(ranked, [](auto *a, auto *b) {
+    return a->seconds < b->seconds || (a->seconds == b->seconds && a < b);
+  });
+  for (size_t i = 0; i < std::min<size_t>(5, ranked.size()); ++i)
+    os << llvm::formatv("  {0,8:f1} {1}  {2}{3}\n", giga / ranked[i]->seconds,
+                        unit, ranked[i]->schedule,
+                        ranked[i]->schedule == result->initial ? " (default)"
+                                                               : "");
+  for (const TuneCandidate &c : result->tried)
+    if (!c.error.empty())
+      os << "  failed   " << c.schedule << ": " << c.error << "\n";
+  os << llvm::formatv("best         {0} ({1:f1} {2}, {3:f2}x the default "
+                      "{4:f1} {2})\n",
+                      result->best, giga / result->bestSeconds, unit,
+                      result->initialSeconds / result->bestSeconds,
+                      giga / result->initialSeconds);
+  if (!options.jit.cacheDir.empty())
+    os << "stored in    " << options.jit.cacheDir
+       << " (used by 'tisa gen' and 'tisa run' for this kernel and CPU)\n";
   return 0;
 }
 

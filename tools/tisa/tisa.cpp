@@ -74,6 +74,10 @@ commands:
                            extreme data, check against a reference (bit-exact for integers) and
                            print the speed; options as for gen, plus --repeat R, --seed N and
                            --threads N (time the pre-packed kernel on N threads, default 1)
+  tune gemm|conv2d ...     search loop schedules (register tile, cache blocks, loop order) around
+                           the default by measuring each (checked against the reference), and
+                           store the fastest in the cache directory, where 'gen' and 'run' find
+                           it; options as for run, plus --time-limit S (default 60)
 
 options:
   --isa-dir DIR            also load descriptions from DIR (repeatable); TISA_ISA_PATH adds more
@@ -86,6 +90,7 @@ options:
   --features LIST          'match', 'gen gemm|conv2d': the target's features replaced by LIST, e.g.
                            +avx512f,+avx512vnni (the architecture stays the target's)
   --target-dir DIR         read target files from DIR instead of the shipped ones
+  --time-limit S           'tune': stop searching after S seconds
   --schedule TEXT          'gen', 'run': the loop schedule (as 'tisa tune' prints it, e.g.
                            unroll=5x5x1,block=0,order=lanes-inner) instead of the tuned or default one
   --all                    'match': also list every candidate plan and why each other
@@ -348,7 +353,7 @@ int main(int argc, char **argv) {
     }
     static const char *kernelOptions[] = {
         "m", "n", "k", "h", "w", "c", "r", "s", "stride", "pad", "types",
-        "isa", "repeat", "name", "schedule", "threads"};
+        "isa", "repeat", "name", "schedule", "threads", "time-limit"};
     bool kernelOption =
         a == "-o" || (a.starts_with("--") &&
                       llvm::is_contained(kernelOptions, a.drop_front(2)));
@@ -373,9 +378,11 @@ int main(int argc, char **argv) {
     o.positional.assign(words.begin() + 1, words.end());
     return tisa::driver::match(o);
   }
-  if (words[0] == "gen" || words[0] == "run") {
+  if (words[0] == "gen" || words[0] == "run" || words[0] == "tune") {
     o.positional.assign(words.begin() + 1, words.end());
-    return words[0] == "gen" ? tisa::driver::gen(o) : tisa::driver::run(o);
+    return words[0] == "gen"   ? tisa::driver::gen(o)
+           : words[0] == "run" ? tisa::driver::run(o)
+                               : tisa::driver::tune(o);
   }
   if (words[0] == "target") {
     if (words.size() < 2)

@@ -78,6 +78,8 @@ public:
   /// came from `tisa tune`.
   const std::string &schedule() const { return schedule_; }
   bool tunedSchedule() const { return tuned_; }
+  /// What a schedule may choose (ScheduleSpace::text(); "" without one).
+  const std::string &scheduleSpace() const { return scheduleSpace_; }
   /// Tiles of the `_packed_range` entry (work units for threads).
   int64_t tiles() const { return tiles_; }
   const std::vector<std::string> &warnings() const { return warnings_; }
@@ -98,7 +100,7 @@ private:
   KernelSpec spec_;
   std::string name_, instruction_, mnemonic_, plan_, header_, packedOperand_;
   int64_t packedBytes_ = 0, tiles_ = 1;
-  std::string schedule_;
+  std::string schedule_, scheduleSpace_;
   std::vector<std::string> warnings_;
   bool fromCache_ = false, tuned_ = false;
   std::unique_ptr<JitObject> jit_;

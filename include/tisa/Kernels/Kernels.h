@@ -109,6 +109,7 @@ struct GeneratedKernel {
   std::string packedLayout;   ///< "[k/4=128][n=512][4]"
   int64_t packedBytes = 0;
   std::string schedule; ///< Schedule::text() used ("" for the fallback)
+  std::string scheduleSpace; ///< ScheduleSpace::text() ("" for the fallback)
   /// Tiles NAME_packed_range counts (1 for the fallback).
   int64_t tiles = 1;
   std::vector<std::string> warnings;

@@ -58,6 +58,17 @@ struct Schedule {
   }
 };
 
+/// What a schedule may choose for one kernel: which program loops are
+/// parallel (unrollable), which carries the lanes, and how many there are.
+struct ScheduleSpace {
+  llvm::SmallVector<bool> parallel; ///< per program loop
+  unsigned laneLoop = 0;
+  int64_t lanes = 1, lanesPadded = 1;
+  /// "parallel=1x1x0,lane=1,lanes=16,padded=512"; parse() reads it back.
+  std::string text() const;
+  static mlir::FailureOr<ScheduleSpace> parse(llvm::StringRef text);
+};
+
 class LaneDotKernel {
 public:
   LaneDotKernel(LaneDotKernel &&);
@@ -82,6 +93,7 @@ public:
   /// The plan's register tile, and lane blocks whose packed panels fill half
   /// of the target's L2 when the packed operand does not fit and is reused.
   Schedule defaultSchedule(const Target &target) const;
+  ScheduleSpace space() const;
   /// Checks `s` against this kernel (sizes, multiples), or says why not.
   mlir::LogicalResult verify(const Schedule &s, std::string &why) const;
   /// The number of tiles emitCompute's [begin, end) range counts: the

@@ -1,0 +1,264 @@
+//===- Tune.cpp - search loop schedules by measuring them -----------------===//
+
+#include "tisa/Kernels/Tune.h"
+#include "tisa/Kernels/Reference.h"
+#include "tisa/Transforms/Tensorize.h"
+
+#include "llvm/ADT/StringSet.h"
+#include "llvm/Support/FormatVariadic.h"
+
+#include <chrono>
+
+namespace tisa {
+
+namespace {
+
+using Clock = std::chrono::steady_clock;
+
+double since(Clock::time_point t) {
+  return std::chrono::duration<double>(Clock::now() - t).count();
+}
+
+/// Register tiles, lane blocks and loop orders around a schedule.
+class Neighbourhood {
+public:
+  Neighbourhood(const ScheduleSpace &space, const Schedule &initial)
+      : space(space), initial(initial) {
+    // The loop whose unroll pairs with the lanes: the one the default
+    // unrolls, else the innermost parallel loop besides the lanes.
+    for (unsigned l = 0; l < space.parallel.size(); ++l)
+      if (space.parallel[l] && l != space.laneLoop &&
+          (initial.unroll[l] > 1 || other < 0))
+        other = l;
+    if (other >= 0 && initial.unroll[other] <= 1)
+      for (unsigned l = 0; l < space.parallel.size(); ++l)
+        if (space.parallel[l] && l != space.laneLoop)
+          other = l; // innermost
+  }
+
+  /// Register tiles with about as many accumulators as the default, nearest
+  /// first (the default itself excluded).
+  std::vector<Schedule> tiles(const Schedule &base) const {
+    // (distance, order generated, schedule): sorted by distance, stable.
+    std::vector<std::tuple<int64_t, size_t, Schedule>> out;
+    int64_t u0 = other >= 0 ? base.unroll[other] : 1;
+    int64_t v0 = base.unroll[space.laneLoop];
+    for (int64_t u = 1; u <= (other >= 0 ? 10 : 1); ++u)
+      for (int64_t v = 1; v <= 8; ++v) {
+        int64_t acc = u * v;
+        if (acc < 8 || acc > 30 || (u == u0 && v == v0))
+          continue;
+        Schedule s = with(base, u, v);
+        out.push_back({std::abs(acc - u0 * v0) * 4 + std::abs(u - u0) +
+                           std::abs(v - v0),
+                       out.size(), s});
+      }
+    llvm::sort(out, [](auto &a, auto &b) {
+      return std::tie(std::get<0>(a), std::get<1>(a)) <
+             std::tie(std::get<0>(b), std::get<1>(b));
+    });
+    std::vector<Schedule> result;
+    for (auto &[d, i, s] : out)
+      result.push_back(s);
+    return result;
+  }
+
+  /// Blocks and orders for `base`'s register tile.
+  std::vector<Schedule> layouts(const Schedule &base) const {
+    std::vector<Schedule> out;
+    int64_t tile = space.lanes * base.unroll[space.laneLoop];
+    llvm::SmallVector<int64_t> blocks = {0};
+    int64_t b0 = initial.laneBlock ? initial.laneBlock : space.lanesPadded;
+    for (int64_t b : {b0 / 4, b0 / 2, b0, b0 * 2, base.laneBlock}) {
+      int64_t aligned = b / tile * tile;
+      if (aligned > 0 && aligned < space.lanesPadded &&
+          !llvm::is_contained(blocks, aligned))
+        blocks.push_back(aligned);
+    }
+    for (bool outer : {false, true})
+      for (int64_t b : blocks) {
+        Schedule s = base;
+        s.laneBlock = b;
+        s.lanesOuter = outer;
+        out.push_back(s);
+      }
+    return out;
+  }
+
+  /// One step away in each direction of each choice.
+  std::vector<Schedule> steps(const Schedule &base) const {
+    std::vector<Schedule> out;
+    int64_t u = other >= 0 ? base.unroll[other] : 1;
+    int64_t v = base.unroll[space.laneLoop];
+    for (auto [du, dv] : {std::pair{1, 0}, {-1, 0}, {0, 1}, {0, -1}, {1, -1},
+                          {-1, 1}}) {
+      if (other < 0 && du)
+        continue;
+      if (u + du < 1 || v + dv < 1 || (u + du) * (v + dv) > 30)
+        continue;
+      out.push_back(with(base, u + du, v + dv));
+    }
+    return out;
+  }
+
+private:
+  Schedule with(const Schedule &base, int64_t u, int64_t v) const {
+    Schedule s = base;
+    if (other >= 0)
+      s.unroll[other] = u;
+    s.unroll[space.laneLoop] = v;
+    int64_t tile = space.lanes * v;
+    s.laneBlock = base.laneBlock ? std::max<int64_t>(tile,
+                                                     base.laneBlock / tile *
+                                                         tile)
+                                 : 0;
+    if (s.laneBlock >= space.lanesPadded)
+      s.laneBlock = 0;
+    return s;
+  }
+
+  ScheduleSpace space;
+  Schedule initial;
+  int other = -1;
+};
+
+} // namespace
+
+llvm::Expected<TuneResult> tuneKernel(const KernelSpec &spec,
+                                      const TuneOptions &options) {
+  auto start = Clock::now();
+  JitOptions jit = options.jit;
+  jit.warnings = nullptr;
+  jit.useTuned = false; // start from the analytical default
+  jit.schedule.clear();
+  auto key = kernelKey(spec, jit);
+  if (!key)
+    return key.takeError();
+  std::string cacheDir = jit.cacheDir;
+  jit.cacheDir.clear(); // candidates are not worth caching
+  auto first = compileKernel(spec, jit);
+  if (!first)
+    return first.takeError();
+  if ((*first)->schedule().empty())
+    return llvm::createStringError(
+        "nothing to tune: no instruction applies to " + spec.describe() +
+        " on this target (plain vector code)");
+  llvm::FailureOr<ScheduleSpace> space =
+      ScheduleSpace::parse((*first)->scheduleSpace());
+  std::string why;
+  llvm::FailureOr<Schedule> initial = Schedule::parse((*first)->schedule(), why);
+  if (failed(space) || failed(initial))
+    return llvm::createStringError("internal error: unreadable schedule '" +
+                                   (*first)->schedule() + "'");
+
+  TuneResult result;
+  result.key = *key;
+  result.initial = initial->text();
+  KernelData data = makeData(spec, options.seed, Fill::Random);
+  computeReference(spec, data);
+  ThreadPool pool(options.threads);
+  llvm::StringSet<> seen;
+  int planned = 1;
+
+  // Compiles, checks and times one schedule; returns its median seconds or 0.
+  auto measure = [&](const Schedule &s,
+                     std::unique_ptr<CompiledKernel> compiled = nullptr) {
+    TuneCandidate c;
+    c.schedule = s.text();
+    seen.insert(c.schedule);
+    if (!compiled) {
+      jit.schedule = c.schedule;
+      auto k = compileKernel(spec, jit);
+      if (!k) {
+        c.error = llvm::toString(k.takeError());
+        result.tried.push_back(c);
+        return 0.0;
+      }
+      compiled = std::move(*k);
+    }
+    const CompiledKernel &k = *compiled;
+    Bytes packed;
+    RunMode mode{true, options.threads, options.threads > 1 ? &pool : nullptr};
+    std::fill(data.output.begin(), data.output.end(), 0xa5);
+    runKernel(k, data, mode, &packed);
+    std::string diff = compareOutput(spec, data);
+    if (!diff.empty()) {
+      c.error = "wrong result: " + diff;
+      result.tried.push_back(c);
+      return 0.0;
+    }
+    auto t0 = Clock::now();
+    runKernel(k, data, mode, &packed);
+    double once = std::max(since(t0), 1e-7);
+    int64_t runs = std::clamp<int64_t>(int64_t(0.15 / once), 5, 400);
+    std::vector<double> times;
+    for (int64_t i = 0; i < runs; ++i) {
+      auto t = Clock::now();
+      runKernel(k, data, mode, &packed);
+      times.push_back(since(t));
+    }
+    std::nth_element(times.begin(), times.begin() + times.size() / 2,
+                     times.end());
+    c.seconds = times[times.size() / 2];
+    result.tried.push_back(c);
+    if (result.bestSeconds == 0 || c.seconds < result.bestSeconds) {
+      result.bestSeconds = c.seconds;
+      result.best = c.schedule;
+    }
+    if (options.progress)
+      options.progress({int(result.tried.size()), planned, since(start),
+                        options.timeLimit, result.best, result.bestSeconds});
+    return c.seconds;
+  };
+  auto timeLeft = [&] { return since(start) < options.timeLimit; };
+  // Measures the unseen schedules of `list` while time is left; true if one
+  // beat the best by more than 1%.
+  auto explore = [&](const std::vector<Schedule> &list) {
+    bool improved = false;
+    std::vector<Schedule> fresh;
+    for (const Schedule &s : list)
+      if (!seen.contains(s.text()))
+        fresh.push_back(s);
+    planned += fresh.size();
+    for (const Schedule &s : fresh) {
+      if (!timeLeft()) {
+        result.timedOut = true;
+        break;
+      }
+      double before = result.bestSeconds;
+      double t = measure(s);
+      improved |= t > 0 && t < before * 0.99;
+    }
+    return improved;
+  };
+
+  result.initialSeconds = measure(*initial, std::move(*first));
+  if (result.initialSeconds == 0)
+    return llvm::createStringError("the default schedule of " +
+                                   spec.describe() + " failed: " +
+                                   result.tried.front().error);
+  Neighbourhood around(*space, *initial);
+  auto best = [&] { return *Schedule::parse(result.best, why); };
+  // Register tiles, then blocks and orders for the best one, then single
+  // steps from the best until nothing improves.
+  explore(around.tiles(*initial));
+  explore(around.layouts(best()));
+  while (timeLeft() && explore(around.steps(best())))
+    explore(around.layouts(best()));
+  if (!timeLeft())
+    result.timedOut = true;
+
+  if (options.store && !cacheDir.empty()) {
+    std::string comment = llvm::formatv(
+        "tisa tune: {0} candidates, {1} thread(s): {2:f1} us (default "
+        "{3:f1} us)",
+        result.tried.size(), options.threads, result.bestSeconds * 1e6,
+        result.initialSeconds * 1e6);
+    if (auto e = storeTunedSchedule(cacheDir, spec, *key, result.best,
+                                    comment))
+      return std::move(e);
+  }
+  return result;
+}
+
+} // namespace tisa
