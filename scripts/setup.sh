@@ -10,6 +10,8 @@ PACKAGES=(
   cmake ninja-build ccache pkg-config
   # tests and disassembly
   googletest libgtest-dev libbenchmark-dev libcapstone-dev
+  # tisa-bench baselines: oneDNN (its CMake config needs OpenCL's), libxsmm, OpenBLAS
+  libdnnl-dev ocl-icd-opencl-dev libxsmm-dev libopenblas-dev
   # Arm checks under QEMU: user-mode emulator and the aarch64 C library to link probes
   qemu-user libc6-dev-arm64-cross libstdc++-12-dev-arm64-cross binutils-aarch64-linux-gnu
 )

@@ -1,0 +1,839 @@
+//===- TisaBench.cpp - tisa's kernels against oneDNN, libxsmm, OpenBLAS ---===//
+//
+// For every workload of ../shared/reference/workloads.md (GEMM and conv2d;
+// u8s8s32, s8s8s32 and bf16) and 1 and 2 threads, in one process:
+//   1. generate tisa's kernel for this CPU (the JIT; a schedule stored by
+//      `tisa tune` is used when there is one) and pack its weights;
+//   2. prepare every vendor adapter that applies (bench/vendors/) on the same
+//      inputs, run it once, and check its output against tisa's (integers bit
+//      for bit, bf16 within twice the K-derived bound): a disagreement is
+//      reported and that implementation is not timed;
+//   3. time each with Google Benchmark (repetitions, median);
+// then measure the peak of vpdpbusd / vdpbf16ps / FMA on as many threads, and
+// write a Markdown table (GOPS, % of peak, ratio to the best of oneDNN and
+// libxsmm, geomeans) and an SVG chart to --report DIR.
+//
+// tisa is timed through its pre-packed entry (its weights packed once, as the
+// vendors' packed variants; on 2 threads the range entry on a thread pool).
+// Convolution ops exclude multiplications by padding.
+//
+//===----------------------------------------------------------------------===//
+
+#include "Peak.h"
+#include "Vendors.h"
+
+#include "tisa/Config.h"
+#include "tisa/Kernels/Reference.h"
+
+#include "llvm/ADT/StringExtras.h"
+#include "llvm/Support/FileSystem.h"
+#include "llvm/Support/FormatVariadic.h"
+#include "llvm/TargetParser/Host.h"
+#include "llvm/Support/MemoryBuffer.h"
+#include "llvm/Support/Path.h"
+#include "llvm/Support/raw_ostream.h"
+
+#include <benchmark/benchmark.h>
+
+#include <chrono>
+#include <cmath>
+#include <ctime>
+#include <map>
+#include <thread>
+
+using namespace tisa;
+using namespace tisa::bench;
+
+namespace {
+
+//===----------------------------------------------------------------------===//
+// Workloads
+//===----------------------------------------------------------------------===//
+
+struct Settings {
+  std::string reportDir;
+  std::string filter;
+  std::vector<int> threads = {1, 2};
+  int repetitions = 5;
+  double minTime = 0.05;
+};
+
+struct Workload {
+  std::string name; ///< "resnet50.conv2", "bert.qkv", "square"
+  KernelSpec spec;
+};
+
+KernelSpec gemm(int64_t m, int64_t n, int64_t k) {
+  KernelSpec s;
+  s.m = m;
+  s.n = n;
+  s.k = k;
+  return s;
+}
+
+KernelSpec conv(int64_t h, int64_t w, int64_t c, int64_t f, int64_t r,
+                int64_t stride, int64_t pad) {
+  KernelSpec s;
+  s.op = KernelSpec::Op::Conv2d;
+  s.h = h;
+  s.w = w;
+  s.c = c;
+  s.filters = f;
+  s.r = s.s = r;
+  s.stride = stride;
+  s.pad = pad;
+  return s;
+}
+
+/// ../shared/reference/workloads.md, in its order.
+std::vector<Workload> shapes() {
+  std::vector<Workload> out;
+  for (int64_t n : {256, 512, 1024, 2048})
+    out.push_back({"square", gemm(n, n, n)});
+  out.push_back({"matvec", gemm(1, 1024, 1024)});
+  out.push_back({"matvec", gemm(1, 4096, 4096)});
+  out.push_back({"bert", gemm(128, 768, 768)});
+  out.push_back({"bert", gemm(128, 3072, 768)});
+  out.push_back({"bert", gemm(128, 768, 3072)});
+  out.push_back({"odd", gemm(97, 131, 67)});
+  out.push_back({"odd", gemm(1, 1, 1)});
+  out.push_back({"odd", gemm(17, 15, 65)});
+  // ResNet-50 (pads as listed).
+  out.push_back({"resnet50", conv(224, 224, 3, 64, 7, 2, 3)});
+  out.push_back({"resnet50", conv(56, 56, 64, 64, 3, 1, 1)});
+  out.push_back({"resnet50", conv(56, 56, 64, 256, 1, 1, 0)});
+  out.push_back({"resnet50", conv(56, 56, 256, 64, 1, 1, 0)});
+  out.push_back({"resnet50", conv(28, 28, 128, 128, 3, 1, 1)});
+  out.push_back({"resnet50", conv(14, 14, 256, 256, 3, 1, 1)});
+  out.push_back({"resnet50", conv(7, 7, 512, 512, 3, 1, 1)});
+  out.push_back({"resnet50", conv(14, 14, 1024, 256, 1, 1, 0)});
+  // The UNIT evaluation's layers (N, C, H, W, K, C, R, S, stride_h,
+  // stride_w); the list gives no padding, so none.
+  struct Unit {
+    int64_t c, h, w, k, r, stride;
+  } unit[] = {{160, 9, 9, 224, 3, 1},      {1056, 7, 7, 192, 1, 1},
+              {128, 16, 16, 128, 3, 1},    {192, 16, 16, 192, 3, 1},
+              {256, 16, 16, 256, 3, 1},    {1024, 14, 14, 512, 1, 1},
+              {128, 16, 16, 160, 3, 1},    {576, 14, 14, 192, 1, 1},
+              {96, 16, 16, 128, 3, 1},     {1024, 14, 14, 256, 1, 1},
+              {576, 14, 14, 128, 1, 1},    {64, 29, 29, 96, 3, 1},
+              {64, 56, 56, 128, 1, 2},     {608, 14, 14, 192, 1, 1},
+              {288, 35, 35, 384, 3, 2},    {80, 73, 73, 192, 3, 1}};
+  for (const Unit &u : unit)
+    out.push_back({"unit", conv(u.h, u.w, u.c, u.k, u.r, u.stride, 0)});
+  return out;
+}
+
+std::vector<Workload> workloads() {
+  std::vector<Workload> out;
+  for (const Workload &w : shapes()) {
+    bool isGemm = w.spec.op == KernelSpec::Op::Gemm;
+    for (const char *t : {"u8s8s32", "s8s8s32", "bf16bf16f32"}) {
+      // workloads.md: conv2d in int8 (u8 x s8) and bf16.
+      if (!isGemm && llvm::StringRef(t) == "s8s8s32")
+        continue;
+      Workload x = w;
+      x.spec.types = llvm::cantFail(KernelTypes::parse(t));
+      out.push_back(x);
+    }
+  }
+  return out;
+}
+
+Problem problemOf(const KernelSpec &s) {
+  Problem p;
+  p.kind = s.op == KernelSpec::Op::Gemm ? Problem::Kind::Gemm
+                                        : Problem::Kind::Conv2d;
+  p.precision = s.types.isFloat()           ? Precision::BF16F32
+                : s.types.a == ElementKind::S8 ? Precision::S8S8S32
+                                               : Precision::U8S8S32;
+  p.m = s.m;
+  p.n = s.n;
+  p.k = s.k;
+  p.batch = s.batch;
+  p.h = s.h;
+  p.w = s.w;
+  p.c = s.c;
+  p.filters = s.filters;
+  p.r = s.r;
+  p.s = s.s;
+  p.stride = s.stride;
+  p.pad = s.pad;
+  return p;
+}
+
+/// Multiply-accumulates x 2, without the taps that fall on padding.
+double usefulOps(const KernelSpec &s) {
+  if (s.op == KernelSpec::Op::Gemm)
+    return s.ops();
+  auto taps = [&](int64_t in, int64_t out, int64_t window) {
+    int64_t sum = 0;
+    for (int64_t o = 0; o < out; ++o)
+      for (int64_t r = 0; r < window; ++r) {
+        int64_t i = o * s.stride + r - s.pad;
+        sum += i >= 0 && i < in;
+      }
+    return double(sum);
+  };
+  return 2.0 * s.batch * s.filters * s.c * taps(s.h, s.outH(), s.r) *
+         taps(s.w, s.outW(), s.s);
+}
+
+/// Google Benchmark names: "square_512x512x512_u8s8s32/t1/" + implementation.
+std::string benchmarkPrefix(const Workload &w, int threads);
+
+std::string label(const Workload &w) {
+  const KernelSpec &s = w.spec;
+  if (s.op == KernelSpec::Op::Gemm)
+    return llvm::formatv("{0} {1}x{2}x{3}", w.name, s.m, s.n, s.k);
+  return llvm::formatv("{0} {1}x{2}x{3}->{4} {5}x{5}/{6}p{7}", w.name, s.h, s.w,
+                       s.c, s.filters, s.r, s.stride, s.pad);
+}
+
+std::string benchmarkPrefix(const Workload &w, int threads) {
+  std::string prefix = label(w) + " " + w.spec.types.text() + "/t" +
+                       std::to_string(threads) + "/";
+  std::replace(prefix.begin(), prefix.end(), ' ', '_');
+  return prefix;
+}
+
+/// Registers `body` as a timed benchmark: real time, repetitions, medians,
+/// GOPS as a counter.
+void registerTimed(const std::string &name, const Settings &settings,
+                   double ops, std::function<void()> body) {
+  benchmark::RegisterBenchmark(name.c_str(),
+                               [body, ops](benchmark::State &state) {
+                                 for (auto _ : state)
+                                   body();
+                                 state.counters["GOPS"] = benchmark::Counter(
+                                     ops / 1e9,
+                                     benchmark::Counter::kIsIterationInvariantRate);
+                               })
+      ->UseRealTime()
+      ->Unit(benchmark::kMicrosecond)
+      ->MinTime(settings.minTime)
+      ->Repetitions(settings.repetitions)
+      ->ReportAggregatesOnly(true);
+}
+
+//===----------------------------------------------------------------------===//
+// Agreement
+//===----------------------------------------------------------------------===//
+
+/// The elements of `v` (of kind `k`) as floats.
+std::vector<float> toFloat(ElementKind k, const Bytes &v) {
+  size_t n = v.size() / elementBytes(k);
+  std::vector<float> out(n);
+  for (size_t i = 0; i < n; ++i) {
+    switch (k) {
+    case ElementKind::BF16: {
+      uint32_t bits = uint32_t(reinterpret_cast<const uint16_t *>(v.data())[i])
+                      << 16;
+      std::memcpy(&out[i], &bits, 4);
+      break;
+    }
+    case ElementKind::U8:
+      out[i] = v[i];
+      break;
+    case ElementKind::S8:
+      out[i] = int8_t(v[i]);
+      break;
+    case ElementKind::S32:
+      out[i] = float(reinterpret_cast<const int32_t *>(v.data())[i]);
+      break;
+    case ElementKind::F32:
+      std::memcpy(&out[i], &v[4 * i], 4);
+      break;
+    }
+  }
+  return out;
+}
+
+double maxAbs(ElementKind k, const Bytes &v) {
+  double m = 0;
+  for (float x : toFloat(k, v))
+    m = std::max(m, std::fabs(double(x)));
+  return m;
+}
+
+/// "" when `got` agrees with `want`: integers bit for bit; f32 within twice
+/// (R + 2) 2^-24 R max|a| max|b| (each side may err by the K-derived bound,
+/// bounded by the largest possible sum of |a b|).
+std::string agree(const KernelSpec &s, const KernelData &d, const Bytes &got,
+                  const Bytes &want, double maxProduct = -1) {
+  int64_t n = s.outputElements();
+  double bound = 0;
+  if (s.types.isFloat()) {
+    double r = s.op == KernelSpec::Op::Gemm ? s.k : s.r * s.s * s.c;
+    if (maxProduct < 0)
+      maxProduct = maxAbs(s.types.a, d.input) * maxAbs(s.types.b, d.weights);
+    bound = 2 * (r + 2) * std::ldexp(1.0, -24) * r * maxProduct;
+  }
+  int64_t bad = 0, first = -1;
+  for (int64_t o = 0; o < n; ++o) {
+    bool ok;
+    if (s.types.isFloat()) {
+      float x, y;
+      std::memcpy(&x, &got[4 * o], 4);
+      std::memcpy(&y, &want[4 * o], 4);
+      ok = std::fabs(double(x) - y) <= bound;
+    } else {
+      ok = std::memcmp(&got[4 * o], &want[4 * o], 4) == 0;
+    }
+    if (!ok && bad++ == 0)
+      first = o;
+  }
+  if (!bad)
+    return "";
+  auto value = [&](const Bytes &v) {
+    if (s.types.isFloat()) {
+      float x;
+      std::memcpy(&x, &v[4 * first], 4);
+      return std::to_string(x);
+    }
+    int32_t x;
+    std::memcpy(&x, &v[4 * first], 4);
+    return std::to_string(x);
+  };
+  return llvm::formatv("{0} of {1} outputs differ from tisa's; first at {2}: "
+                       "{3} vs tisa {4}",
+                       bad, n, first, value(got), value(want));
+}
+
+//===----------------------------------------------------------------------===//
+// Results
+//===----------------------------------------------------------------------===//
+
+struct Entry {
+  std::string impl;      ///< "tisa", "onednn.matmul.packed", ...
+  std::string detail;    ///< oneDNN's implementation, tisa's instruction
+  double seconds = 0;    ///< median; 0 when not timed
+  std::string note;      ///< why not timed
+};
+
+struct Row {
+  Workload workload;
+  int threads = 1;
+  double ops = 0;
+  PeakKind peak = PeakKind::Vpdpbusd;
+  std::vector<Entry> entries;
+
+  const Entry *find(llvm::StringRef impl) const {
+    for (const Entry &e : entries)
+      if (e.impl == impl)
+        return &e;
+    return nullptr;
+  }
+  /// The fastest timed oneDNN or libxsmm entry.
+  const Entry *bestVendor() const {
+    const Entry *best = nullptr;
+    for (const Entry &e : entries)
+      if (e.seconds > 0 &&
+          (llvm::StringRef(e.impl).starts_with("onednn") ||
+           llvm::StringRef(e.impl).starts_with("libxsmm")) &&
+          (!best || e.seconds < best->seconds))
+        best = &e;
+    return best;
+  }
+};
+
+/// Collects the median of each benchmark's repetitions.
+class MedianReporter : public benchmark::ConsoleReporter {
+public:
+  std::map<std::string, double> medians; ///< run name -> seconds
+
+  void ReportRuns(const std::vector<Run> &runs) override {
+    for (const Run &r : runs)
+      if (r.run_type == Run::RT_Aggregate && r.aggregate_name == "median" &&
+          !r.error_occurred)
+        medians[r.run_name.function_name] =
+            r.GetAdjustedRealTime() /
+            benchmark::GetTimeUnitMultiplier(r.time_unit);
+    ConsoleReporter::ReportRuns(runs);
+  }
+};
+
+/// Peak GOPS of `kind` on `threads` threads: the median of 5 runs of
+/// independent chains on every thread at once.
+double measurePeak(PeakKind kind, int threads) {
+  if (!peakSupported(kind))
+    return 0;
+  constexpr int64_t steps = 1 << 16;
+  std::vector<double> samples;
+  for (int rep = 0; rep < 5; ++rep) {
+    auto t0 = std::chrono::steady_clock::now();
+    std::vector<std::thread> pool;
+    for (int t = 1; t < threads; ++t)
+      pool.emplace_back([&] { benchmark::DoNotOptimize(runChains(kind, steps)); });
+    benchmark::DoNotOptimize(runChains(kind, steps));
+    for (std::thread &t : pool)
+      t.join();
+    double s = std::chrono::duration<double>(
+                   std::chrono::steady_clock::now() - t0)
+                   .count();
+    samples.push_back(threads * steps * kChains * opsPerInstruction(kind) /
+                      s / 1e9);
+  }
+  std::nth_element(samples.begin(), samples.begin() + 2, samples.end());
+  return samples[2];
+}
+
+std::string cpuName() {
+  auto file = llvm::MemoryBuffer::getFile("/proc/cpuinfo");
+  if (file) {
+    llvm::SmallVector<llvm::StringRef> lines;
+    (*file)->getBuffer().split(lines, '\n');
+    for (llvm::StringRef l : lines)
+      if (l.starts_with("model name"))
+        return l.split(':').second.trim().str();
+  }
+  return llvm::sys::getHostCPUName().str();
+}
+
+double geomean(const std::vector<double> &v) {
+  if (v.empty())
+    return 0;
+  double s = 0;
+  for (double x : v)
+    s += std::log(x);
+  return std::exp(s / v.size());
+}
+
+void writeReport(const Settings &settings, const std::vector<Row> &rows,
+                 const std::map<int, std::map<PeakKind, double>> &peaks) {
+  if (auto ec = llvm::sys::fs::create_directories(settings.reportDir)) {
+    llvm::errs() << "tisa-bench: cannot create " << settings.reportDir << ": "
+                 << ec.message() << "\n";
+    return;
+  }
+  std::time_t now = std::time(nullptr);
+  char date[32];
+  std::strftime(date, sizeof date, "%Y-%m-%d %H:%M", std::localtime(&now));
+  std::string md;
+  llvm::raw_string_ostream os(md);
+  os << "# tisa-bench results\n\n"
+     << "- Machine: " << cpuName() << " (" << llvm::sys::getHostCPUName()
+     << "), " << std::thread::hardware_concurrency() << " hardware threads\n"
+     << "- Date: " << date << "\n"
+     << "- tisa " << TISA_VERSION << "; " << onednnVersion() << "; "
+     << libxsmmVersion() << "; " << openblasVersion() << "\n"
+     << "- Medians of " << settings.repetitions
+     << " repetitions (Google Benchmark, real time). GOPS count 2 per "
+        "multiply-accumulate; convolutions exclude taps on padding.\n"
+     << "- tisa: pre-packed weights (as the vendors' packed variants); "
+        "every implementation's output was checked against tisa's before "
+        "timing.\n"
+     << "- Best vendor: the fastest of oneDNN (gemm API, matmul with plain "
+        "or packed weights, convolution) and libxsmm (BRGEMM) per shape.\n\n";
+  os << "Measured peak (independent chains, this run):\n\n"
+     << "| threads | vpdpbusd (int8 GOPS) | vdpbf16ps (bf16 GFLOPS) | FMA "
+        "(f32 GFLOPS) |\n|---|---|---|---|\n";
+  for (auto &[t, p] : peaks)
+    os << llvm::formatv("| {0} | {1:f1} | {2:f1} | {3:f1} |\n", t,
+                        p.at(PeakKind::Vpdpbusd), p.at(PeakKind::Vdpbf16ps),
+                        p.at(PeakKind::Fma));
+  os << "\n";
+
+  std::map<int, std::map<std::string, std::vector<double>>> ratios;
+  for (int threads : settings.threads) {
+    os << "## " << threads << " thread" << (threads == 1 ? "" : "s") << "\n\n"
+       << "| workload | types | tisa GOPS | % peak | best vendor | vendor GOPS "
+          "| tisa / best |";
+    if (threads > 1)
+      os << " tisa scaling |";
+    os << "\n|---|---|---|---|---|---|---|" << (threads > 1 ? "---|" : "")
+       << "\n";
+    for (const Row &r : rows) {
+      if (r.threads != threads)
+        continue;
+      const Entry *t = r.find("tisa");
+      const Entry *v = r.bestVendor();
+      double peak = peaks.at(threads).at(r.peak);
+      double tg = t && t->seconds > 0 ? r.ops / t->seconds / 1e9 : 0;
+      double vg = v ? r.ops / v->seconds / 1e9 : 0;
+      os << "| " << label(r.workload) << " | " << r.workload.spec.types.text()
+         << " | " << (tg ? llvm::formatv("{0:f1}", tg).str() : "-") << " | "
+         << (tg && peak ? llvm::formatv("{0:f0}%", 100 * tg / peak).str()
+                        : "-")
+         << " | "
+         << (v ? v->impl + (v->detail.empty() ? "" : " (" + v->detail + ")")
+               : "-")
+         << " | " << (vg ? llvm::formatv("{0:f1}", vg).str() : "-") << " | ";
+      if (tg && vg) {
+        os << llvm::formatv("{0:f2}x", tg / vg);
+        std::string group = (r.workload.spec.op == KernelSpec::Op::Gemm
+                                 ? "GEMM "
+                                 : "conv2d ") +
+                            std::string(r.workload.spec.types.isFloat()
+                                            ? "bf16"
+                                            : "int8");
+        ratios[threads][group].push_back(tg / vg);
+        ratios[threads]["all"].push_back(tg / vg);
+      } else {
+        os << "-";
+      }
+      os << " |";
+      if (threads > 1) {
+        const Row *one = nullptr;
+        for (const Row &o : rows)
+          if (o.threads == 1 && label(o.workload) == label(r.workload) &&
+              o.workload.spec.types.text() == r.workload.spec.types.text())
+            one = &o;
+        const Entry *t1 = one ? one->find("tisa") : nullptr;
+        if (t && t->seconds > 0 && t1 && t1->seconds > 0)
+          os << llvm::formatv(" {0:f2}x |", t1->seconds / t->seconds);
+        else
+          os << " - |";
+      }
+      os << "\n";
+    }
+    os << "\nGeomean of tisa / best vendor:";
+    for (auto &[group, v] : ratios[threads])
+      os << llvm::formatv(" {0} {1:f3}x ({2} shapes);", group, geomean(v),
+                          v.size());
+    os << "\n\n";
+  }
+
+  os << "## Every implementation\n\nGOPS per implementation (\"-\": not "
+        "applicable or not timed; reasons below).\n\n";
+  std::vector<std::string> impls;
+  for (const Row &r : rows)
+    for (const Entry &e : r.entries)
+      if (!llvm::is_contained(impls, e.impl))
+        impls.push_back(e.impl);
+  os << "| workload | types | threads |";
+  for (const std::string &i : impls)
+    os << " " << i << " |";
+  os << "\n|---|---|---|";
+  for (size_t i = 0; i < impls.size(); ++i)
+    os << "---|";
+  os << "\n";
+  std::vector<std::string> notes;
+  for (const Row &r : rows) {
+    os << "| " << label(r.workload) << " | " << r.workload.spec.types.text()
+       << " | " << r.threads << " |";
+    for (const std::string &i : impls) {
+      const Entry *e = r.find(i);
+      if (e && e->seconds > 0)
+        os << llvm::formatv(" {0:f1} |", r.ops / e->seconds / 1e9);
+      else
+        os << " - |";
+      if (e && !e->note.empty() &&
+          e->note.find("not a ") == std::string::npos)
+        notes.push_back(label(r.workload) + " " +
+                        r.workload.spec.types.text() + " " + i + ": " +
+                        e->note);
+    }
+    os << "\n";
+  }
+  if (!notes.empty()) {
+    os << "\nNot timed:\n\n";
+    llvm::sort(notes);
+    notes.erase(std::unique(notes.begin(), notes.end()), notes.end());
+    for (const std::string &n : notes)
+      os << "- " << n << "\n";
+  }
+
+  llvm::SmallString<256> mdPath(settings.reportDir), svgPath(settings.reportDir);
+  llvm::sys::path::append(mdPath, "results.md");
+  llvm::sys::path::append(svgPath, "chart.svg");
+  std::error_code ec;
+  {
+    llvm::raw_fd_ostream f(mdPath, ec);
+    if (!ec)
+      f << md;
+  }
+
+  // Chart: tisa / best vendor per workload, one bar per thread count, on a
+  // log scale centred on 1.
+  struct Bar {
+    std::string label;
+    std::vector<double> ratio; // per thread count
+  };
+  std::vector<Bar> bars;
+  for (const Row &r : rows) {
+    std::string l = label(r.workload) + " " + r.workload.spec.types.text();
+    if (bars.empty() || bars.back().label != l)
+      bars.push_back({l, std::vector<double>(settings.threads.size(), 0)});
+    const Entry *t = r.find("tisa");
+    const Entry *v = r.bestVendor();
+    auto it = llvm::find(settings.threads, r.threads);
+    if (t && t->seconds > 0 && v && it != settings.threads.end())
+      bars.back().ratio[it - settings.threads.begin()] =
+          v->seconds / t->seconds;
+  }
+  const int rowH = 14, left = 330, width = 420, top = 40;
+  int height = top + int(bars.size()) * rowH + 40;
+  std::string svg;
+  llvm::raw_string_ostream sv(svg);
+  double lo = std::log(0.25), hi = std::log(4.0);
+  auto x = [&](double ratio) {
+    double v = std::log(std::clamp(ratio, 0.25, 4.0));
+    return left + (v - lo) / (hi - lo) * width;
+  };
+  const char *colours[] = {"#3572b0", "#e08a1e", "#5a9e4b", "#9b59b6"};
+  sv << "<svg xmlns=\"http://www.w3.org/2000/svg\" width=\"" << left + width + 30
+     << "\" height=\"" << height
+     << "\" font-family=\"sans-serif\" font-size=\"10\">\n"
+     << "<rect width=\"100%\" height=\"100%\" fill=\"white\"/>\n"
+     << "<text x=\"10\" y=\"16\" font-size=\"13\">tisa / best of oneDNN and "
+        "libxsmm (log scale; right of 1x: tisa faster)</text>\n";
+  for (size_t t = 0; t < settings.threads.size(); ++t)
+    sv << "<rect x=\"" << 10 + 110 * t << "\" y=\"24\" width=\"10\" "
+       << "height=\"10\" fill=\"" << colours[t % 4] << "\"/><text x=\""
+       << 24 + 110 * t << "\" y=\"33\">" << settings.threads[t] << " thread"
+       << (settings.threads[t] == 1 ? "" : "s") << "</text>\n";
+  for (double g : {0.25, 0.5, 1.0, 2.0, 4.0})
+    sv << llvm::formatv("<line x1=\"{0:f1}\" y1=\"{1}\" x2=\"{0:f1}\" "
+                        "y2=\"{2}\" stroke=\"{3}\"/><text x=\"{0:f1}\" "
+                        "y=\"{4}\" text-anchor=\"middle\">{5}x</text>\n",
+                        x(g), top, height - 30, g == 1.0 ? "black" : "#ccc",
+                        height - 18, g);
+  for (size_t i = 0; i < bars.size(); ++i) {
+    int y = top + int(i) * rowH;
+    sv << "<text x=\"" << left - 6 << "\" y=\"" << y + 10
+       << "\" text-anchor=\"end\">" << bars[i].label << "</text>\n";
+    double barH = double(rowH - 2) / settings.threads.size();
+    for (size_t t = 0; t < bars[i].ratio.size(); ++t) {
+      double r = bars[i].ratio[t];
+      if (r <= 0)
+        continue;
+      double x0 = x(1.0), x1 = x(r);
+      sv << llvm::formatv("<rect x=\"{0:f1}\" y=\"{1:f1}\" width=\"{2:f1}\" "
+                          "height=\"{3:f1}\" fill=\"{4}\"><title>{5:f2}x"
+                          "</title></rect>\n",
+                          std::min(x0, x1), y + 1 + t * barH,
+                          std::max(std::fabs(x1 - x0), 0.5), barH,
+                          colours[t % 4], r);
+    }
+  }
+  sv << "</svg>\n";
+  {
+    llvm::raw_fd_ostream f(svgPath, ec);
+    if (!ec)
+      f << svg;
+  }
+  llvm::outs() << "tisa-bench: wrote " << mdPath << " and " << svgPath << "\n";
+}
+
+int usage(const char *argv0) {
+  llvm::errs()
+      << "usage: " << argv0
+      << " [--report DIR] [--filter TEXT] [--threads 1,2] [--repetitions N]"
+         " [--min-time S] [Google Benchmark flags]\n"
+         "  --report DIR     write results.md and chart.svg to DIR\n"
+         "  --filter TEXT    only workloads whose label or types contain TEXT\n"
+         "                   (e.g. 'square 512', 'bf16', 'resnet50')\n"
+         "  --threads LIST   thread counts (default 1,2)\n"
+         "  --repetitions N  repetitions per benchmark, median reported "
+         "(default 5)\n"
+         "  --min-time S     minimum seconds per repetition (default 0.05)\n";
+  return 2;
+}
+
+} // namespace
+
+int main(int argc, char **argv) {
+  Settings settings;
+  std::vector<char *> rest = {argv[0]};
+  for (int i = 1; i < argc; ++i) {
+    llvm::StringRef a = argv[i];
+    auto value = [&](llvm::StringRef &out) {
+      if (i + 1 >= argc)
+        return false;
+      out = argv[++i];
+      return true;
+    };
+    llvm::StringRef v;
+    if (a == "--help" || a == "-h")
+      return usage(argv[0]), 0;
+    if (a == "--report") {
+      if (!value(v))
+        return usage(argv[0]);
+      settings.reportDir = v.str();
+    } else if (a == "--filter") {
+      if (!value(v))
+        return usage(argv[0]);
+      settings.filter = v.str();
+    } else if (a == "--threads") {
+      if (!value(v))
+        return usage(argv[0]);
+      settings.threads.clear();
+      llvm::SmallVector<llvm::StringRef> parts;
+      v.split(parts, ',');
+      for (llvm::StringRef p : parts) {
+        int t;
+        if (p.getAsInteger(10, t) || t < 1 || t > 256) {
+          llvm::errs() << "tisa-bench: --threads expects a list of counts in "
+                          "[1, 256], got '"
+                       << v << "'\n";
+          return 2;
+        }
+        settings.threads.push_back(t);
+      }
+    } else if (a == "--repetitions") {
+      if (!value(v) || v.getAsInteger(10, settings.repetitions) ||
+          settings.repetitions < 1)
+        return usage(argv[0]);
+    } else if (a == "--min-time") {
+      if (!value(v) || v.getAsDouble(settings.minTime) ||
+          !(settings.minTime > 0))
+        return usage(argv[0]);
+    } else {
+      rest.push_back(argv[i]);
+    }
+  }
+  int restArgc = int(rest.size());
+  benchmark::Initialize(&restArgc, rest.data());
+  if (benchmark::ReportUnrecognizedArguments(restArgc, rest.data()))
+    return 2;
+
+  std::vector<std::pair<std::string, std::vector<Vendor>>> libraries = {
+      {"onednn", onednnVendors()}, {"libxsmm", libxsmmVendors()}};
+  MedianReporter reporter;
+  std::vector<Row> rows;
+  JitOptions jit;
+  jit.warnings = nullptr;
+  for (const Workload &w : workloads()) {
+    std::string what = label(w) + " " + w.spec.types.text();
+    if (!settings.filter.empty() &&
+        what.find(settings.filter) == std::string::npos)
+      continue;
+    auto compiled = compileKernel(w.spec, jit);
+    if (!compiled) {
+      llvm::errs() << "tisa-bench: " << what << ": "
+                   << llvm::toString(compiled.takeError()) << "\n";
+      continue;
+    }
+    std::shared_ptr<CompiledKernel> k = std::move(*compiled);
+    auto data = std::make_shared<KernelData>(makeData(w.spec, 1, Fill::Random));
+    auto packed = std::make_shared<Bytes>();
+    runKernel(*k, *data, RunMode{true}, packed.get());
+    Bytes tisaOut = data->output;
+    Problem problem = problemOf(w.spec);
+    Buffers buffers{data->input.data(), data->weights.data(), nullptr};
+    for (int threads : settings.threads) {
+      Row row{w, threads, usefulOps(w.spec),
+              w.spec.types.isFloat() ? PeakKind::Vdpbf16ps
+                                     : PeakKind::Vpdpbusd,
+              {}};
+      std::string prefix = benchmarkPrefix(w, threads);
+      // tisa: the pre-packed entry, on a pool through the range entry.
+      auto pool = std::make_shared<ThreadPool>(threads);
+      RunMode mode{true, threads > 1 ? threads : 0,
+                   threads > 1 ? pool.get() : nullptr};
+      {
+        std::fill(data->output.begin(), data->output.end(), 0xa5);
+        runKernel(*k, *data, mode, packed.get());
+        Entry e{"tisa", k->instruction(), 0, ""};
+        if (data->output != tisaOut) {
+          e.note = "the " + std::to_string(threads) +
+                   "-thread result differs from the 1-thread one";
+        } else {
+          registerTimed(prefix + "tisa", settings, row.ops,
+                        [k, data, packed, pool, mode] {
+                          runKernel(*k, *data, mode, packed.get());
+                        });
+        }
+        row.entries.push_back(e);
+      }
+      // Vendors: prepare, check against tisa, then time.
+      for (auto &[lib, vendors] : libraries)
+        for (const Vendor &v : vendors) {
+          auto out = std::make_shared<Bytes>(data->output.size());
+          Buffers b = buffers;
+          b.c = out->data();
+          std::string whyNot;
+          std::shared_ptr<VendorKernel> vk =
+              v.prepare(problem, b, threads, whyNot);
+          Entry e{v.name, "", 0, ""};
+          if (!vk) {
+            e.note = whyNot;
+            row.entries.push_back(e);
+            continue;
+          }
+          e.detail = vk->implementation();
+          vk->run();
+          vk->finish();
+          std::string diff = agree(w.spec, *data, *out, tisaOut);
+          if (!diff.empty()) {
+            e.note = "disagrees: " + diff;
+            row.entries.push_back(e);
+            continue;
+          }
+          row.entries.push_back(e);
+          registerTimed(prefix + v.name, settings, row.ops,
+                        [vk, out] { vk->run(); });
+        }
+      // OpenBLAS sgemm: the same GEMM in f32 (a reference for what the
+      // narrow types buy), on float copies of the inputs, checked within the
+      // f32 bound against tisa's result.
+      if (w.spec.op == KernelSpec::Op::Gemm)
+        for (const Vendor &v : openblasVendors()) {
+          Problem f32 = problem;
+          f32.precision = Precision::F32;
+          auto a = std::make_shared<std::vector<float>>(toFloat(
+              w.spec.types.a, data->input));
+          auto b = std::make_shared<std::vector<float>>(toFloat(
+              w.spec.types.b, data->weights));
+          auto out = std::make_shared<std::vector<float>>(
+              w.spec.outputElements());
+          std::string whyNot;
+          std::shared_ptr<VendorKernel> vk = v.prepare(
+              f32, Buffers{a->data(), b->data(), out->data()}, threads,
+              whyNot);
+          Entry e{v.name + " (f32)", "", 0, whyNot};
+          if (vk) {
+            vk->run();
+            vk->finish();
+            Bytes got(out->size() * 4), want(out->size() * 4);
+            std::memcpy(got.data(), out->data(), got.size());
+            std::vector<float> exact = toFloat(w.spec.types.c, tisaOut);
+            std::memcpy(want.data(), exact.data(), want.size());
+            KernelSpec asFloat = w.spec;
+            asFloat.types = llvm::cantFail(KernelTypes::parse("bf16bf16f32"));
+            std::string diff = agree(asFloat, *data, got, want,
+                                     maxAbs(w.spec.types.a, data->input) *
+                                         maxAbs(w.spec.types.b, data->weights));
+            if (diff.empty())
+              registerTimed(prefix + e.impl, settings, row.ops,
+                            [vk, a, b, out] { vk->run(); });
+            else
+              e.note = "disagrees: " + diff;
+          }
+          row.entries.push_back(e);
+        }
+      rows.push_back(row);
+    }
+    // Time this workload's benchmarks (both thread counts), then drop them.
+    benchmark::RunSpecifiedBenchmarks(&reporter);
+    benchmark::ClearRegisteredBenchmarks();
+  }
+
+  // Attach the medians.
+  for (Row &r : rows) {
+    std::string prefix = benchmarkPrefix(r.workload, r.threads);
+    for (Entry &e : r.entries) {
+      auto it = reporter.medians.find(prefix + e.impl);
+      if (it != reporter.medians.end())
+        e.seconds = it->second;
+      else if (e.note.empty())
+        e.note = "not timed (filtered or failed)";
+    }
+  }
+
+  std::map<int, std::map<PeakKind, double>> peaks;
+  for (int t : settings.threads)
+    for (PeakKind kind :
+         {PeakKind::Vpdpbusd, PeakKind::Vdpbf16ps, PeakKind::Fma})
+      peaks[t][kind] = measurePeak(kind, t);
+  for (auto &[t, p] : peaks)
+    llvm::outs() << llvm::formatv(
+        "peak on {0} thread(s): vpdpbusd {1:f1} GOPS, vdpbf16ps {2:f1} "
+        "GFLOPS, FMA {3:f1} GFLOPS\n",
+        t, p[PeakKind::Vpdpbusd], p[PeakKind::Vdpbf16ps], p[PeakKind::Fma]);
+  if (!settings.reportDir.empty())
+    writeReport(settings, rows, peaks);
+  benchmark::Shutdown();
+  return 0;
+}
