@@ -21,3 +21,8 @@ done
 echo
 echo "== tisa gen gemm --m 128 --n 768 --k 768 --types u8,s8,s32 -o build/demo-kernels"
 $tisa gen gemm --m 128 --n 768 --k 768 --types u8,s8,s32 -o build/demo-kernels
+echo
+echo "== tisa-bench: the 512^3 GEMMs against oneDNN and libxsmm on one thread (scripts/bench.sh runs all)"
+build/bin/tisa-bench --filter "square 512x512x512" --threads 1 --repetitions 3 \
+  --report build/demo-bench > /dev/null
+sed -n '/^## 1 thread/,/^Geomean/p' build/demo-bench/results.md
