@@ -10,6 +10,12 @@
 // (pkg-config openblas). Its thread count is process-wide, so prepare() and
 // every run() set it: another adapter may have changed it in between.
 //
+// After each call OpenBLAS's worker threads busy-wait for up to 2^28 cycles
+// (its THREAD_TIMEOUT) before sleeping, taking a core from whatever the process
+// runs next: the two-thread timings of the other adapters right after an
+// OpenBLAS run collapse on a two-core machine. OPENBLAS_THREAD_TIMEOUT=4 in
+// the environment (read when the library loads) avoids that.
+//
 //===----------------------------------------------------------------------===//
 
 #include "Vendors.h"
@@ -62,8 +68,9 @@ std::unique_ptr<VendorKernel> prepare(const Problem &p, const Buffers &buffers,
 std::vector<Vendor> openblasVendors() { return {{"openblas", prepare}}; }
 
 std::string openblasVersion() {
-  // openblas_get_config() is e.g. "OpenBLAS 0.3.21 DYNAMIC_ARCH NO_AFFINITY
-  // Zen MAX_THREADS=64"; the core name is the kernel set chosen at run time.
+  // E.g. "OpenBLAS 0.3.21 NO_LAPACKE DYNAMIC_ARCH NO_AFFINITY Cooperlake
+  // MAX_THREADS=64": the core name is the kernel set DYNAMIC_ARCH chose at
+  // run time (Cooperlake on Zen 4, for its AVX-512 BF16).
   return std::string(openblas_get_config());
 }
 
