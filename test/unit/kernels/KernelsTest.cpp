@@ -21,6 +21,13 @@
 
 using namespace tisa;
 
+namespace tisa {
+// Test parameters print as their description, not as bytes.
+void PrintTo(const KernelSpec &spec, std::ostream *os) {
+  *os << spec.describe();
+}
+} // namespace tisa
+
 namespace {
 
 constexpr uint64_t kSeed = 0x7153a;
@@ -216,6 +223,10 @@ struct ScheduleCase {
   KernelSpec spec;
   std::string schedule;
 };
+
+void PrintTo(const ScheduleCase &c, std::ostream *os) {
+  *os << c.spec.describe() << " " << c.schedule;
+}
 
 class Schedules : public testing::TestWithParam<ScheduleCase> {};
 
