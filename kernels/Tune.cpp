@@ -24,16 +24,18 @@ class Neighbourhood {
 public:
   Neighbourhood(const ScheduleSpace &space, const Schedule &initial)
       : space(space), initial(initial) {
-    // The loop whose unroll pairs with the lanes: the one the default
-    // unrolls, else the innermost parallel loop besides the lanes.
-    for (unsigned l = 0; l < space.parallel.size(); ++l)
-      if (space.parallel[l] && l != space.laneLoop &&
-          (initial.unroll[l] > 1 || other < 0))
+    // The loop whose unroll pairs with the lanes: the innermost one the
+    // default unrolls, else the innermost parallel loop besides the lanes.
+    int innermost = -1;
+    for (unsigned l = 0; l < space.parallel.size(); ++l) {
+      if (!space.parallel[l] || l == space.laneLoop)
+        continue;
+      innermost = l;
+      if (initial.unroll[l] > 1)
         other = l;
-    if (other >= 0 && initial.unroll[other] <= 1)
-      for (unsigned l = 0; l < space.parallel.size(); ++l)
-        if (space.parallel[l] && l != space.laneLoop)
-          other = l; // innermost
+    }
+    if (other < 0)
+      other = innermost;
   }
 
   /// Register tiles with about as many accumulators as the default, nearest

@@ -303,6 +303,7 @@ int gen(const Options &o) {
 struct Runnable {
   KernelSpec spec;
   JitOptions options;
+  Target target;
   int64_t threads = 1;
 };
 
@@ -337,6 +338,7 @@ std::optional<Runnable> runnable(const Options &o, llvm::StringRef verb,
   std::optional<Target> target = concreteTarget(o);
   if (!target)
     return std::nullopt;
+  r.target = *target;
   auto host = loadTarget("host", o.targetDir);
   if (host && o.target != "host") {
     std::vector<std::string> missing;
@@ -372,9 +374,9 @@ int run(const Options &o) {
       repeat < 0)
     return usageError("--repeat expects a non-negative integer");
   const KernelSpec *spec = &r->spec;
-  JitOptions options = r->options;
+  const JitOptions &options = r->options;
   int64_t threads = r->threads;
-  std::optional<Target> target = concreteTarget(o);
+  const Target *target = &r->target;
 
   auto &os = llvm::outs();
   using clock = std::chrono::steady_clock;
