@@ -1,6 +1,7 @@
 //===- Jit.cpp - compile kernels for the host at run time -----------------===//
 
 #include "tisa/Kernels/Jit.h"
+#include "tisa/CodegenId.h"
 #include "tisa/Config.h"
 #include "tisa/Semantics/DescriptionSet.h"
 
@@ -11,6 +12,7 @@
 #include "llvm/Support/Path.h"
 #include "llvm/Support/Process.h"
 #include "llvm/Support/xxhash.h"
+
 
 namespace tisa {
 
@@ -79,7 +81,7 @@ llvm::Expected<std::string> kernelKey(const KernelSpec &spec,
   }
   CodegenTarget cg = codegenTargetFor(*target);
   keyText += "|cpu=" + cg.cpu + "|features=" + cg.features +
-             "|tisa=" + TISA_VERSION;
+             "|tisa=" + TISA_VERSION + "|codegen=" + TISA_CODEGEN_ID;
   return llvm::utohexstr(llvm::xxh3_64bits(keyText));
 }
 

@@ -440,8 +440,8 @@ generateKernel(MLIRContext &ctx, const KernelSpec &spec,
     out.mnemonic = kernel->plan().desc->mnemonic;
     llvm::raw_string_ostream os(out.plan);
     printPlanSummary(*contraction, kernel->plan(), os);
-    out.packedLayout = kernel->packedLayoutText();
-    out.packedBytes = kernel->packedBytes();
+    out.packedLayout = kernel->packedLayoutText(schedule);
+    out.packedBytes = kernel->packedBytes(schedule);
   } else {
     out.plan = "plain vector code (no instruction)";
     out.packedLayout = "the program's own layout, dense";
@@ -507,7 +507,7 @@ generateKernel(MLIRContext &ctx, const KernelSpec &spec,
   unsigned other = 1 - packed;
   auto emitPack = [&](OpBuilder &b, Value src, Value buffer) {
     if (succeeded(kernel)) {
-      kernel->emitPack(b, loc, src, buffer);
+      kernel->emitPack(b, loc, src, buffer, schedule);
       return;
     }
     Value view = memref::ViewOp::create(

@@ -36,6 +36,10 @@ public:
     }
     if (other < 0)
       other = innermost;
+    unsigned count = 0;
+    for (unsigned l = 0; l < space.parallel.size(); ++l)
+      count += space.parallel[l] && l != space.laneLoop;
+    fusable = count >= 2;
   }
 
   /// Register tiles with about as many accumulators as the default, nearest
@@ -77,13 +81,17 @@ public:
           !llvm::is_contained(blocks, aligned))
         blocks.push_back(aligned);
     }
-    for (bool outer : {false, true})
-      for (int64_t b : blocks) {
-        Schedule s = base;
-        s.laneBlock = b;
-        s.lanesOuter = outer;
-        out.push_back(s);
-      }
+    for (bool fuse : {base.fuse, !base.fuse})
+      for (bool outer : {false, true})
+        for (int64_t b : blocks) {
+          if (fuse != base.fuse && !fusable)
+            continue;
+          Schedule s = base;
+          s.laneBlock = b;
+          s.lanesOuter = outer;
+          s.fuse = fuse;
+          out.push_back(s);
+        }
     return out;
   }
 
@@ -116,12 +124,15 @@ private:
                                  : 0;
     if (s.laneBlock >= space.lanesPadded)
       s.laneBlock = 0;
+    // Panels follow the tile (see Schedule::panel).
+    s.panel = base.panel ? (tile < space.lanesPadded ? tile : 0) : 0;
     return s;
   }
 
   ScheduleSpace space;
   Schedule initial;
   int other = -1;
+  bool fusable = false; ///< two parallel loops besides the lanes
 };
 
 } // namespace

@@ -77,13 +77,13 @@ struct TensorizePass
       OpBuilder b(op);
       Location loc = op.getLoc();
       unsigned packed = kernel->packedInput();
+      Schedule schedule = kernel->defaultSchedule(*state->target);
       Value buffer = memref::AllocOp::create(
-          b, loc, kernel->packedBufferType(b.getContext()),
+          b, loc, kernel->packedBufferType(b.getContext(), schedule),
           b.getI64IntegerAttr(64));
-      kernel->emitPack(b, loc, op.getDpsInputs()[packed], buffer);
+      kernel->emitPack(b, loc, op.getDpsInputs()[packed], buffer, schedule);
       kernel->emitCompute(b, loc, op.getDpsInputs()[1 - packed], buffer,
-                          op.getDpsInits()[0], /*overwrite=*/false,
-                          kernel->defaultSchedule(*state->target));
+                          op.getDpsInits()[0], /*overwrite=*/false, schedule);
       memref::DeallocOp::create(b, loc, buffer);
       op->erase();
     }

@@ -18,7 +18,8 @@ def TisaTensorizePass : Pass<"tisa-tensorize", "::mlir::func::FuncOp"> {
     supports is applied:
 
     - the operand the plan packs is copied into the plan's layout (for `vpdpbusd` on a GEMM,
-      B becomes [K/4][N][4] with N padded to the lane count), padded with values that contribute
+      B becomes [N/P][K/4][P][4] with N padded to the lane count and P the register tile's
+      lanes), padded with values that contribute
       zero, with a signedness bias applied on the way when the plan repairs signedness;
     - the broadcast operand is copied with its reduction dimension padded when that extent is not
       a multiple of the instruction's group;

@@ -46,15 +46,29 @@ struct Schedule {
   /// The lane loop outside the other parallel loops (each packed panel is
   /// read once, the broadcast operand many times) instead of innermost.
   bool lanesOuter = false;
+  /// Lanes per panel of the packed operand (a multiple of the instruction's
+  /// lanes); 0: one panel of every lane. Within a panel the reduction runs
+  /// contiguously, so a register tile as wide as the panel reads its packed
+  /// operand front to back instead of a few vectors per reduction step at a
+  /// stride of the whole lane extent (TLB misses, 4 KiB aliasing). The
+  /// packed layout depends on it: pack and compute take the same schedule.
+  int64_t panel = 0;
+  /// The innermost parallel loop besides the lanes (conv2d: ow) runs fused
+  /// with the one around it (oh), unrolled by the inner loop's factor, so a
+  /// register tile of rows is not cut short at the end of every image row
+  /// (7 columns in tiles of 6 leave a remainder of 1 per row; 49 fused
+  /// positions leave 1 in all). The outer loop's own factor must be 1.
+  bool fuse = false;
 
-  /// "unroll=1x5x1,lanes=5,block=240,order=lanes-inner"-style text, stable
+  /// "unroll=1x5x1,block=240,order=lanes-inner,panel=80,fuse=1" text, stable
   /// (cache keys); parse() reads it back.
   std::string text() const;
   static mlir::FailureOr<Schedule> parse(llvm::StringRef text,
                                          std::string &why);
   bool operator==(const Schedule &o) const {
     return unroll == o.unroll && laneBlock == o.laneBlock &&
-           lanesOuter == o.lanesOuter;
+           lanesOuter == o.lanesOuter && panel == o.panel &&
+           fuse == o.fuse;
   }
 };
 
@@ -82,13 +96,15 @@ public:
   const TensorizePlan &plan() const;
   /// The program input (0 or 1) that is packed ahead of the computation.
   unsigned packedInput() const;
-  /// Bytes of the buffer `emitPack` fills: the packed operand and, when a
-  /// repair needs it, the compensation that depends only on that operand.
-  int64_t packedBytes() const;
+  /// Bytes of the buffer `emitPack` fills for schedule `s`: the packed
+  /// operand and, when a repair needs it, the compensation that depends only
+  /// on that operand.
+  int64_t packedBytes(const Schedule &s) const;
   /// memref<packedBytes x i8>.
-  mlir::MemRefType packedBufferType(mlir::MLIRContext *ctx) const;
-  /// "[K/4][N+pad][4] i8 (+ 128 * column sums)"-style description.
-  std::string packedLayoutText() const;
+  mlir::MemRefType packedBufferType(mlir::MLIRContext *ctx,
+                                    const Schedule &s) const;
+  /// "[n/80=7][k/4=64][80][4] + 128 * sums (i32)"-style description.
+  std::string packedLayoutText(const Schedule &s) const;
 
   /// The plan's register tile, and lane blocks whose packed panels fill half
   /// of the target's L2 when the packed operand does not fit and is reused.
@@ -102,9 +118,9 @@ public:
   int64_t partitionTiles(const Schedule &s) const;
 
   /// Packs program input `packedInput()` (the memref `src`, of the program's
-  /// shape) into `buffer` (of packedBufferType).
+  /// shape) into `buffer` (of packedBufferType) in the layout of `s`.
   void emitPack(mlir::OpBuilder &b, mlir::Location loc, mlir::Value src,
-                mlir::Value buffer) const;
+                mlir::Value buffer, const Schedule &s) const;
   /// The computation: reads the other program input from `input` (of the
   /// program's shape), the packed one from `buffer`, and writes `output`:
   /// output = input x packed when `overwrite`, output += ... otherwise

@@ -3,11 +3,11 @@
 // group innermost, and the description's lowering.
 // RUN: tisa-opt %s --tisa-tensorize=target=znver4 --split-input-file -verify-diagnostics | FileCheck %s
 
-// u8 x s8 -> s32: B is packed to [K/4][N][4] (N=32 is two registers), A is
+// u8 x s8 -> s32: B is packed to [N/P][K/4][P][4] with one panel of P=N (N=32 is two registers), A is
 // broadcast 4 bytes at a time, C is accumulated with masked lanes.
 // CHECK-LABEL: func.func @gemm_u8s8s32
 // CHECK:         %[[BUF:.*]] = memref.alloc() {alignment = 64 : i64} : memref<2048xi8>
-// CHECK:         %[[PACKED:.*]] = memref.view %[[BUF]][{{.*}}][] : memref<2048xi8> to memref<16x128xi8>
+// CHECK:         %[[PACKED:.*]] = memref.view %[[BUF]][{{.*}}][] : memref<2048xi8> to memref<1x16x128xi8>
 // CHECK:         memref.load %arg1
 // CHECK-NOT:     arith.xori
 // CHECK:         memref.store {{.*}}, %[[PACKED]]
@@ -18,7 +18,7 @@
 // CHECK:             %[[ACC:.*]] = scf.for %[[K:.*]] = {{.*}} iter_args(%[[A:.*]] = %[[INIT]]) -> (vector<16xi32>)
 // CHECK:               vector.load %arg0[%[[M]], {{.*}}] : memref<8x64xi8>, vector<4xi8>
 // CHECK:               vector.broadcast {{.*}} : i32 to vector<16xi32>
-// CHECK:               vector.load {{.*}}[%[[K]], {{.*}}] : memref<16x128xi8>, vector<64xi8>
+// CHECK:               vector.load {{.*}}[{{.*}}, %[[K]], {{.*}}] : memref<1x16x128xi8>, vector<64xi8>
 // CHECK:               llvm.call_intrinsic "llvm.x86.avx512.vpdpbusd.512"(%[[A]],
 // CHECK:             } {tisa.loop = "reduction"}
 // CHECK:             vector.maskedstore %arg2[%[[M]], %[[N]]], %[[MASK]], %[[ACC]]
@@ -64,7 +64,7 @@ func.func @gemm_s8s8s32(%a: memref<5x6xi8>, %b: memref<6x40xi8>, %c: memref<5x40
 // bf16 NHWC convolution: the filter is packed [KH][KW][C/2][F][2], the input
 // is broadcast two channels at a time; the reduction runs kh, kw, then c.
 // CHECK-LABEL: func.func @conv_bf16
-// CHECK:         memref.view {{.*}} to memref<3x3x4x32xbf16>
+// CHECK:         memref.view {{.*}} to memref<1x3x3x4x32xbf16>
 // CHECK:         scf.for {{.*}} {
 // CHECK:           scf.for
 // CHECK:             scf.for

@@ -251,12 +251,21 @@ std::vector<ScheduleCase> scheduleCases() {
     for (const char *s : {"unroll=1x1x1,block=0,order=lanes-outer",
                           "unroll=3x2x1,block=32,order=lanes-inner",
                           "unroll=2x4x1,block=64,order=lanes-outer",
-                          "unroll=7x3x1,block=48,order=lanes-inner"})
+                          "unroll=7x3x1,block=48,order=lanes-inner",
+                          // Panels as wide as the tile, or not: the last
+                          // panel of 144 lanes is partial either way.
+                          "unroll=5x2x1,block=0,order=lanes-inner,panel=32",
+                          "unroll=3x3x1,block=96,order=lanes-outer,panel=64"})
       out.push_back({g, s});
     // conv2d loops (n, oh, ow, f, kh, kw, c): 3x3, pad 1, 20 filters.
     KernelSpec cv = conv(2, 9, 11, 8, 20, 3, 1, 1, t);
     for (const char *s : {"unroll=1x2x3x2x1x1x1,block=0,order=lanes-inner",
-                          "unroll=2x1x4x1x1x1x1,block=16,order=lanes-outer"})
+                          "unroll=2x1x4x1x1x1x1,block=16,order=lanes-outer",
+                          // oh and ow fused: 9 x 11 positions in tiles of 4.
+                          "unroll=1x1x4x2x1x1x1,block=0,order=lanes-inner,"
+                          "panel=16,fuse=1",
+                          "unroll=2x1x5x1x1x1x1,block=16,order=lanes-outer,"
+                          "fuse=1"})
       out.push_back({cv, s});
   }
   return out;
@@ -279,6 +288,7 @@ TEST(KernelsJit, BadSchedules) {
   KernelSpec spec = gemm(97, 131, 67, "u8s8s32");
   struct Bad {
     const char *schedule, *why;
+    bool conv = false; ///< for the conv2d below, else the GEMM
   } cases[] = {
       {"unroll=5x5", "unrolls 2 loops but the kernel has 3"},
       {"unroll=1x1x2,block=0", "loop 2 is a reduction"},
@@ -289,12 +299,23 @@ TEST(KernelsJit, BadSchedules) {
       {"unroll=1xax1", "unroll factor 'a'"},
       {"block=16", "no unroll field"},
       {"unroll=1x1x1,tile=3", "unknown schedule field 'tile'"},
+      {"unroll=2x2x1,panel=12", "panel 12 is not a multiple of the "
+                                "instruction's 8 lanes"},
+      {"unroll=1x1x1,panel=-16", "panel '-16' is not a non-negative"},
+      {"unroll=1x1x1,fuse=yes", "fuse 'yes' is neither 0 nor 1"},
+      {"unroll=2x2x1,fuse=1", "fuse needs two parallel loops besides the "
+                              "lanes"},
+      {"unroll=1x2x2x1x1x1x1,fuse=1",
+       "loop 1 is fused with the next one; the fused loop's unroll factor is "
+       "the inner loop's, so its own must be 1",
+       true},
   };
+  KernelSpec convSpec = conv(1, 9, 11, 8, 20, 3, 1, 1, "u8s8s32");
   for (const Bad &b : cases) {
     JitOptions options;
     options.cacheDir = "";
     options.schedule = b.schedule;
-    auto compiled = compileKernel(spec, options);
+    auto compiled = compileKernel(b.conv ? convSpec : spec, options);
     ASSERT_FALSE(bool(compiled)) << b.schedule;
     std::string message = llvm::toString(compiled.takeError());
     EXPECT_NE(message.find(b.why), std::string::npos)
