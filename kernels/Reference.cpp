@@ -238,7 +238,8 @@ void runKernel(const CompiledKernel &k, KernelData &d, const RunMode &mode,
   Operands ops = splitOperands(k, d);
   const void *other = ops.other;
   int64_t ld = ops.otherLd;
-  if (!mode.ranges) {
+  int64_t parts = mode.pool ? usefulParts(k, mode.ranges) : mode.ranges;
+  if (!mode.ranges || (mode.pool && parts <= 1)) {
     if (gemm)
       k.entry<void(const void *, int64_t, const void *, void *, int64_t)>(
           "_packed")(other, ld, packed.data(), d.output.data(), s.n);
@@ -259,11 +260,20 @@ void runKernel(const CompiledKernel &k, KernelData &d, const RunMode &mode,
           "_packed_range")(other, packed.data(), d.output.data(), begin, end);
   };
   if (mode.pool) {
-    mode.pool->run(mode.ranges, range);
+    mode.pool->run(parts, range);
     return;
   }
   for (int64_t p = 0; p < mode.ranges; ++p)
     range(p, mode.ranges);
+}
+
+int64_t usefulParts(const CompiledKernel &k, int64_t threads) {
+  const KernelSpec &s = k.spec();
+  int64_t macs = s.op == KernelSpec::Op::Gemm
+                     ? s.m * s.n * s.k
+                     : s.outputElements() * s.r * s.s * s.c;
+  return std::max<int64_t>(
+      1, std::min({threads, k.tiles(), macs / kMinMacsPerThread}));
 }
 
 std::string checkKernel(const CompiledKernel &k, uint64_t seed, int &runs) {

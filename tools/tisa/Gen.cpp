@@ -440,14 +440,18 @@ int run(const Options &o) {
   };
   double pre = median(true), plain = median(false);
   double giga = spec->ops() / 1e9;
+  int64_t used = threads > 1 ? usefulParts(k, threads) : 1;
+  std::string threadText = std::to_string(used) +
+                           (used == 1 ? " thread" : " threads");
+  if (used < threads)
+    threadText += ": too little work for " + std::to_string(threads);
   const char *unit = spec->types.isFloat() ? "GFLOPS" : "GOPS";
   os << llvm::formatv("time         median of {0}: {1:f3} ms pre-packed, "
                       "{2:f3} ms plain (packing included)\n",
                       n, pre * 1e3, plain * 1e3)
-     << llvm::formatv("speed        {0:f1} {2} pre-packed ({3} thread{4}), "
+     << llvm::formatv("speed        {0:f1} {2} pre-packed ({3}), "
                       "{1:f1} {2} plain (one thread)\n",
-                      giga / pre, giga / plain, unit, threads,
-                      threads == 1 ? "" : "s");
+                      giga / pre, giga / plain, unit, threadText);
   return 0;
 }
 

@@ -92,7 +92,8 @@ options:
   --target-dir DIR         read target files from DIR instead of the shipped ones
   --time-limit S           'tune': stop searching after S seconds
   --schedule TEXT          'gen', 'run': the loop schedule (as 'tisa tune' prints it, e.g.
-                           unroll=5x5x1,block=0,order=lanes-inner) instead of the tuned or default one
+                           unroll=6x4x1,block=0,order=lanes-inner,panel=64; fields unroll, block,
+                           order, panel, fuse: docs/codegen.md) instead of the tuned or default one
   --all                    'match': also list every candidate plan and why each other
                            description was rejected
   --strict-fp              'match': reject floating-point instructions whose accumulation

@@ -71,6 +71,16 @@ struct RunMode {
   ThreadPool *pool = nullptr;
 };
 
+/// Multiply-accumulates below which another thread costs more than it saves
+/// (waking a pool thread takes microseconds; 2^21 MACs take about 5 us at
+/// one Zen 4 core's int8 peak).
+constexpr int64_t kMinMacsPerThread = int64_t(1) << 21;
+/// How many of `threads` parts are worth running `k` in: no more than its
+/// tiles, and at least kMinMacsPerThread multiply-accumulates each.
+int64_t usefulParts(const CompiledKernel &k, int64_t threads);
+
+/// With mode.pool, the ranges are cut to usefulParts(); one part runs the
+/// `_packed` entry on the calling thread.
 void runKernel(const CompiledKernel &k, KernelData &data, const RunMode &mode,
                Bytes *packed = nullptr);
 /// Runs the kernel on random and on extreme data (from `seed`) through its
