@@ -65,7 +65,6 @@ struct LaneDotKernel::Impl {
 
   SmallVector<unsigned> parallelLoops;  // outer to inner, lane loop excluded
   SmallVector<unsigned> reductionLoops; // outer to inner, group loop last
-  SmallVector<int64_t> unroll;          // per program loop, from the plan
 
   SmallVector<Type> paramTypes; // of the intrinsic, per lowering argument
   Type resultType;
@@ -423,12 +422,6 @@ FailureOr<LaneDotKernel> LaneDotKernel::get(const Contraction &c,
     if (c.loops[l].reduction)
       m.reductionLoops.push_back(l);
   m.reductionLoops.push_back(m.groupLoop);
-
-  // Register tile from the plan.
-  m.unroll.assign(c.loops.size(), 1);
-  for (const TensorizePlan::TiledLoop &t : plan.tiles)
-    if (t.programLoops.size() == 1 && !t.reduction && t.instr > 0)
-      m.unroll[t.programLoops[0]] = std::max<int64_t>(1, t.reg / t.instr);
 
   // Repair.
   if (plan.repair) {

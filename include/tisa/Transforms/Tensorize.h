@@ -106,8 +106,10 @@ public:
   /// "[n/80=7][k/4=64][80][4] + 128 * sums (i32)"-style description.
   std::string packedLayoutText(const Schedule &s) const;
 
-  /// The plan's register tile, and lane blocks whose packed panels fill half
-  /// of the target's L2 when the packed operand does not fit and is reused.
+  /// The register tile (and fused rows) with the fewest counted cycles on
+  /// `target`, remainder tiles included; panels as wide as that tile; lane
+  /// blocks whose panels fill half of L2 when the packed operand does not fit
+  /// and is reused (docs/codegen.md, "Schedules and tuning").
   Schedule defaultSchedule(const Target &target) const;
   ScheduleSpace space() const;
   /// Checks `s` against this kernel (sizes, multiples), or says why not.
