@@ -65,25 +65,12 @@ struct Workload {
 };
 
 KernelSpec gemm(int64_t m, int64_t n, int64_t k) {
-  KernelSpec s;
-  s.m = m;
-  s.n = n;
-  s.k = k;
-  return s;
+  return KernelSpec::makeGemm(m, n, k);
 }
 
 KernelSpec conv(int64_t h, int64_t w, int64_t c, int64_t f, int64_t r,
                 int64_t stride, int64_t pad) {
-  KernelSpec s;
-  s.op = KernelSpec::Op::Conv2d;
-  s.h = h;
-  s.w = w;
-  s.c = c;
-  s.filters = f;
-  s.r = s.s = r;
-  s.stride = stride;
-  s.pad = pad;
-  return s;
+  return KernelSpec::makeConv2d(1, h, w, c, f, r, stride, pad);
 }
 
 /// ../shared/reference/workloads.md, in its order.

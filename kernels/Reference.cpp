@@ -268,10 +268,7 @@ void runKernel(const CompiledKernel &k, KernelData &d, const RunMode &mode,
 }
 
 int64_t usefulParts(const CompiledKernel &k, int64_t threads) {
-  const KernelSpec &s = k.spec();
-  int64_t macs = s.op == KernelSpec::Op::Gemm
-                     ? s.m * s.n * s.k
-                     : s.outputElements() * s.r * s.s * s.c;
+  int64_t macs = int64_t(k.spec().ops() / 2);
   return std::max<int64_t>(
       1, std::min({threads, k.tiles(), macs / kMinMacsPerThread}));
 }

@@ -72,6 +72,30 @@ struct KernelSpec {
   /// Symbol prefix; empty: derived ("tisa_gemm_u8s8s32_512x512x512").
   std::string name;
 
+  /// A GEMM, and a conv2d with a square r x r filter; types left to set.
+  static KernelSpec makeGemm(int64_t m, int64_t n, int64_t k) {
+    KernelSpec s;
+    s.m = m;
+    s.n = n;
+    s.k = k;
+    return s;
+  }
+  static KernelSpec makeConv2d(int64_t batch, int64_t h, int64_t w, int64_t c,
+                               int64_t filters, int64_t r, int64_t stride,
+                               int64_t pad) {
+    KernelSpec s;
+    s.op = Op::Conv2d;
+    s.batch = batch;
+    s.h = h;
+    s.w = w;
+    s.c = c;
+    s.filters = filters;
+    s.r = s.s = r;
+    s.stride = stride;
+    s.pad = pad;
+    return s;
+  }
+
   int64_t outH() const { return (h + 2 * pad - r) / stride + 1; }
   int64_t outW() const { return (w + 2 * pad - s) / stride + 1; }
   /// Checks extents and types; the error names the bad value.

@@ -33,10 +33,7 @@ namespace {
 constexpr uint64_t kSeed = 0x7153a;
 
 KernelSpec gemm(int64_t m, int64_t n, int64_t k, llvm::StringRef types) {
-  KernelSpec s;
-  s.m = m;
-  s.n = n;
-  s.k = k;
+  KernelSpec s = KernelSpec::makeGemm(m, n, k);
   s.types = cantFail(KernelTypes::parse(types));
   return s;
 }
@@ -44,16 +41,7 @@ KernelSpec gemm(int64_t m, int64_t n, int64_t k, llvm::StringRef types) {
 KernelSpec conv(int64_t batch, int64_t h, int64_t w, int64_t c, int64_t f,
                 int64_t r, int64_t stride, int64_t pad,
                 llvm::StringRef types) {
-  KernelSpec s;
-  s.op = KernelSpec::Op::Conv2d;
-  s.batch = batch;
-  s.h = h;
-  s.w = w;
-  s.c = c;
-  s.filters = f;
-  s.r = s.s = r;
-  s.stride = stride;
-  s.pad = pad;
+  KernelSpec s = KernelSpec::makeConv2d(batch, h, w, c, f, r, stride, pad);
   s.types = cantFail(KernelTypes::parse(types));
   return s;
 }
