@@ -767,45 +767,89 @@ void LaneDotKernel::emitCompute(OpBuilder &b, Location loc, Value input,
     vector::MaskedStoreOp::create(b, loc, output, outAt, mask, acc);
   };
 
-  // Parallel loops (each over its span, offset by the enclosing blocks),
-  // then the lanes.
+  // Parallel loops: tile loops over each loop's span (offset by the
+  // enclosing blocks), full tiles in a loop and the partial last tile once;
+  // then, innermost, a point loop of constant trip count per tile wider than
+  // one step, tagged for -tisa-register-tile to unroll and jam. Remainders
+  // are thereby tiles of their own (3 rows left over run as one 3 x b tile),
+  // and values computed between the tile loops and the point loops are the
+  // same in every copy, so loops bounded by them still jam.
   SmallVector<Value> offset(m.c.loops.size());
   SmallVector<int64_t> span(m.c.loops.size());
   for (unsigned l = 0; l < span.size(); ++l)
     span[l] = m.whole(l, s);
   SmallVector<unsigned> order = m.parallelOrder(s);
   auto fusedPair = m.fused(s);
-  std::function<void(OpBuilder &, Location, unsigned)> parallel =
+  SmallVector<Value> tileStart(m.c.loops.size());
+  SmallVector<int64_t> tileLength(m.c.loops.size());
+  // Index `i` of loop `l` of the register nest.
+  auto setIndex = [&](OpBuilder &b, Location loc, unsigned l, Value i) {
+    if (l == m.laneLoop) {
+      lane = i;
+    } else if (fusedPair && l == fusedPair->first) {
+      Value inner = cIndex(b, loc, m.extent[fusedPair->second]);
+      ivs[l] = arith::DivUIOp::create(b, loc, i, inner);
+      ivs[fusedPair->second] = arith::RemUIOp::create(b, loc, i, inner);
+    } else {
+      ivs[l] = i;
+    }
+  };
+  auto kindOf = [&](unsigned l) {
+    return b.getStringAttr(l == m.laneLoop ? "lanes" : "parallel");
+  };
+  std::function<void(OpBuilder &, Location, unsigned)> points =
       [&](OpBuilder &b, Location loc, unsigned level) {
-        bool innermost = level + 1 == order.size();
+        if (level == order.size())
+          return registerBody(b, loc);
         unsigned l = order[level];
-        int64_t stepSize = l == m.laneLoop ? m.lanes : 1;
+        int64_t count = tileLength[l] / m.step(l);
+        if (count == 1) {
+          setIndex(b, loc, l, tileStart[l]);
+          return points(b, loc, level + 1);
+        }
         auto loop = scf::ForOp::create(
-            b, loc, cIndex(b, loc, 0), cIndex(b, loc, span[l]),
-            cIndex(b, loc, stepSize), ValueRange{},
-            [&](OpBuilder &b, Location loc, Value iv, ValueRange) {
-              if (offset[l])
-                iv = arith::AddIOp::create(b, loc, offset[l], iv);
-              if (l == m.laneLoop) {
-                lane = iv;
-              } else if (fusedPair && l == fusedPair->first) {
-                Value inner = cIndex(b, loc, m.extent[fusedPair->second]);
-                ivs[l] = arith::DivUIOp::create(b, loc, iv, inner);
-                ivs[fusedPair->second] =
-                    arith::RemUIOp::create(b, loc, iv, inner);
-              } else {
-                ivs[l] = iv;
-              }
-              if (innermost)
-                registerBody(b, loc);
-              else
-                parallel(b, loc, level + 1);
+            b, loc, cIndex(b, loc, 0), cIndex(b, loc, count),
+            cIndex(b, loc, 1), ValueRange{},
+            [&](OpBuilder &b, Location loc, Value p, ValueRange) {
+              Value i = arith::AddIOp::create(
+                  b, loc, tileStart[l],
+                  arith::MulIOp::create(b, loc, p,
+                                        cIndex(b, loc, m.step(l))));
+              setIndex(b, loc, l, i);
+              points(b, loc, level + 1);
               scf::YieldOp::create(b, loc);
             });
-        loop->setAttr(kLoopAttr, b.getStringAttr(l == m.laneLoop ? "lanes"
-                                                                 : "parallel"));
-        if (m.unrollOf(l, s) > 1)
-          loop->setAttr(kUnrollAttr, b.getI64IntegerAttr(m.unrollOf(l, s)));
+        loop->setAttr(kLoopAttr, kindOf(l));
+        loop->setAttr(kUnrollAttr, b.getI64IntegerAttr(count));
+      };
+  std::function<void(OpBuilder &, Location, unsigned)> parallel =
+      [&](OpBuilder &b, Location loc, unsigned level) {
+        if (level == order.size())
+          return points(b, loc, 0);
+        unsigned l = order[level];
+        int64_t size = m.unrollOf(l, s) * m.step(l);
+        int64_t full = span[l] / size, tail = span[l] % size;
+        auto at = [&](OpBuilder &b, Location loc, Value i) {
+          return offset[l] ? Value(arith::AddIOp::create(b, loc, offset[l], i))
+                           : i;
+        };
+        if (full) {
+          auto loop = scf::ForOp::create(
+              b, loc, cIndex(b, loc, 0), cIndex(b, loc, full * size),
+              cIndex(b, loc, size), ValueRange{},
+              [&](OpBuilder &b, Location loc, Value iv, ValueRange) {
+                tileStart[l] = at(b, loc, iv);
+                tileLength[l] = size;
+                parallel(b, loc, level + 1);
+                scf::YieldOp::create(b, loc);
+              });
+          loop->setAttr(kLoopAttr, kindOf(l));
+        }
+        if (tail) {
+          tileStart[l] = at(b, loc, cIndex(b, loc, full * size));
+          tileLength[l] = tail;
+          parallel(b, loc, level + 1);
+        }
       };
 
   // Block loops around them: full blocks in a loop, the partial last block
@@ -1005,8 +1049,8 @@ Schedule LaneDotKernel::defaultSchedule(const Target &target) const {
 
   // Register tile: `a` rows of one parallel loop (or of the two innermost
   // fused) by `b` registers of lanes, chosen by counting cycles, remainders
-  // included. The unroll pass leaves remainder rows as 1 x b tiles and
-  // remainder registers as a x 1 tiles. A tile's reduction step costs its
+  // included: the rows and registers left over form one smaller tile. A
+  // tile's reduction step costs its
   // instructions; or, with fewer accumulators than twice latency x issue
   // rate (measured: 8 independent vpdpbusd chains of latency 4 reach the
   // peak, 4 do not), that many; or its loads (b packed vectors and a
@@ -1034,9 +1078,9 @@ Schedule LaneDotKernel::defaultSchedule(const Target &target) const {
   auto cycles = [&](int64_t rows, int64_t a, int64_t b) {
     auto lanes = [&](int64_t tileRows) {
       return laneRegs / b * tileCycles(tileRows, b) +
-             laneRegs % b * tileCycles(tileRows, 1);
+             (laneRegs % b ? tileCycles(tileRows, laneRegs % b) : 0.0);
     };
-    return rows / a * lanes(a) + rows % a * lanes(1);
+    return rows / a * lanes(a) + (rows % a ? lanes(rows % a) : 0.0);
   };
   // Row-loop candidates: each parallel loop, and the innermost two fused.
   struct Rows {

@@ -11,19 +11,26 @@
 // CHECK:         memref.load %arg1
 // CHECK-NOT:     arith.xori
 // CHECK:         memref.store {{.*}}, %[[PACKED]]
-// CHECK:         scf.for %[[M:.*]] = {{.*}} {
-// CHECK:           scf.for %[[N:.*]] = %{{.*}} to %{{.*}} step %c16
-// CHECK:             %[[MASK:.*]] = vector.create_mask
-// CHECK:             %[[INIT:.*]] = vector.maskedload %arg2[%[[M]], %[[N]]], %[[MASK]]
-// CHECK:             %[[ACC:.*]] = scf.for %[[K:.*]] = {{.*}} iter_args(%[[A:.*]] = %[[INIT]]) -> (vector<16xi32>)
-// CHECK:               vector.load %arg0[%[[M]], {{.*}}] : memref<8x64xi8>, vector<4xi8>
-// CHECK:               vector.broadcast {{.*}} : i32 to vector<16xi32>
-// CHECK:               vector.load {{.*}}[{{.*}}, %[[K]], {{.*}}] : memref<1x16x128xi8>, vector<64xi8>
-// CHECK:               llvm.call_intrinsic "llvm.x86.avx512.vpdpbusd.512"(%[[A]],
-// CHECK:             } {tisa.loop = "reduction"}
-// CHECK:             vector.maskedstore %arg2[%[[M]], %[[N]]], %[[MASK]], %[[ACC]]
-// CHECK:           } {tisa.loop = "lanes", tisa.unroll = 2 : i64}
-// CHECK:         } {tisa.loop = "parallel", tisa.unroll = 8 : i64}
+// Tile loops (8 rows, 32 lanes), then point loops for -tisa-register-tile to unroll and jam.
+// CHECK:         scf.for %[[MT:.*]] = %{{.*}} to %c8{{.*}} step %c8
+// CHECK:           scf.for %[[NT:.*]] = %{{.*}} to %c32{{.*}} step %c32
+// CHECK:             scf.for %[[MP:.*]] = %{{.*}} to %c8{{.*}} step %c1
+// CHECK:               %[[M:.*]] = arith.addi %[[MT]],
+// CHECK:               scf.for %[[NP:.*]] = %{{.*}} to %c2 step %c1
+// CHECK:                 %[[N:.*]] = arith.addi %[[NT]],
+// CHECK:                 %[[MASK:.*]] = vector.create_mask
+// CHECK:                 %[[INIT:.*]] = vector.maskedload %arg2[%[[M]], %[[N]]], %[[MASK]]
+// CHECK:                 %[[ACC:.*]] = scf.for %[[K:.*]] = {{.*}} iter_args(%[[A:.*]] = %[[INIT]]) -> (vector<16xi32>)
+// CHECK:                   vector.load %arg0[%[[M]], {{.*}}] : memref<8x64xi8>, vector<4xi8>
+// CHECK:                   vector.broadcast {{.*}} : i32 to vector<16xi32>
+// CHECK:                   vector.load {{.*}}[{{.*}}, %[[K]], {{.*}}] : memref<1x16x128xi8>, vector<64xi8>
+// CHECK:                   llvm.call_intrinsic "llvm.x86.avx512.vpdpbusd.512"(%[[A]],
+// CHECK:                 } {tisa.loop = "reduction"}
+// CHECK:                 vector.maskedstore %arg2[%[[M]], %[[N]]], %[[MASK]], %[[ACC]]
+// CHECK:               } {tisa.loop = "lanes", tisa.unroll = 2 : i64}
+// CHECK:             } {tisa.loop = "parallel", tisa.unroll = 8 : i64}
+// CHECK:           } {tisa.loop = "lanes"}
+// CHECK:         } {tisa.loop = "parallel"}
 // CHECK:         memref.dealloc %[[BUF]]
 // CHECK-NOT:     linalg.generic
 func.func @gemm_u8s8s32(%a: memref<8x64xi8>, %b: memref<64x32xi8>, %c: memref<8x32xi32>) {
