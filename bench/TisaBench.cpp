@@ -150,23 +150,6 @@ Problem problemOf(const KernelSpec &s) {
   return p;
 }
 
-/// Multiply-accumulates x 2, without the taps that fall on padding.
-double usefulOps(const KernelSpec &s) {
-  if (s.op == KernelSpec::Op::Gemm)
-    return s.ops();
-  auto taps = [&](int64_t in, int64_t out, int64_t window) {
-    int64_t sum = 0;
-    for (int64_t o = 0; o < out; ++o)
-      for (int64_t r = 0; r < window; ++r) {
-        int64_t i = o * s.stride + r - s.pad;
-        sum += i >= 0 && i < in;
-      }
-    return double(sum);
-  };
-  return 2.0 * s.batch * s.filters * s.c * taps(s.h, s.outH(), s.r) *
-         taps(s.w, s.outW(), s.s);
-}
-
 /// Google Benchmark names: "square_512x512x512_u8s8s32/t1/" + implementation.
 std::string benchmarkPrefix(const Workload &w, int threads);
 
@@ -719,7 +702,7 @@ int main(int argc, char **argv) {
     Problem problem = problemOf(w.spec);
     Buffers buffers{data->input.data(), data->weights.data(), nullptr};
     for (int threads : settings.threads) {
-      Row row{w, threads, usefulOps(w.spec),
+      Row row{w, threads, w.spec.ops(),
               w.spec.types.isFloat() ? PeakKind::Vdpbf16ps
                                      : PeakKind::Vpdpbusd,
               {}};

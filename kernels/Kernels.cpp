@@ -194,7 +194,19 @@ std::string KernelSpec::describe() const {
 double KernelSpec::ops() const {
   if (op == Op::Gemm)
     return 2.0 * m * n * k;
-  return 2.0 * batch * outH() * outW() * filters * r * s * c;
+  // Taps on padding multiply zeros: not counted (the vendors skip them, and
+  // so does the generated code).
+  auto taps = [&](int64_t in, int64_t out, int64_t window) {
+    int64_t sum = 0;
+    for (int64_t o = 0; o < out; ++o)
+      for (int64_t t = 0; t < window; ++t) {
+        int64_t i = o * stride + t - pad;
+        sum += i >= 0 && i < in;
+      }
+    return double(sum);
+  };
+  return 2.0 * batch * filters * c * taps(h, outH(), r) *
+         taps(w, outW(), s);
 }
 
 int64_t KernelSpec::inputElements() const {
@@ -457,15 +469,23 @@ generateKernel(MLIRContext &ctx, const KernelSpec &spec,
   std::string names[3] = {gemm ? "A" : "input", gemm ? "B" : "filter",
                           gemm ? "C" : "output"};
   MemRefType types[3] = {inType, wType, outType};
+  // The kernel reads a padded convolution's input in place.
+  bool inPlacePadding = !gemm && spec.pad && succeeded(kernel) && packed == 1;
+  SmallVector<int64_t> inputPadding;
+  if (inPlacePadding)
+    inputPadding = {0, spec.pad, spec.pad, 0};
+  auto plainInput =
+      MemRefType::get({spec.batch, spec.h, spec.w, spec.c}, inElt);
   // Operand `i` of an entry: its pointer, then for GEMM the leading dimension.
   auto operand = [&](Entry &e, unsigned i) -> Value {
     Value p = e.arg();
     Value ld = gemm ? e.arg() : Value();
     if (gemm || i != 0 || spec.pad == 0)
       return memrefFromPointer(e.body, loc, p, types[i], ld);
+    if (inPlacePadding)
+      return memrefFromPointer(e.body, loc, p, plainInput, Value());
     // The convolution's input: copy into a zero-padded buffer.
-    auto plain = MemRefType::get({spec.batch, spec.h, spec.w, spec.c}, inElt);
-    Value src = memrefFromPointer(e.body, loc, p, plain, Value());
+    Value src = memrefFromPointer(e.body, loc, p, plainInput, Value());
     Value padded = memref::AllocOp::create(e.body, loc, inType,
                                            e.body.getI64IntegerAttr(64));
     Value zero = arith::ConstantOp::create(e.body, loc, inElt,
@@ -476,7 +496,7 @@ generateKernel(MLIRContext &ctx, const KernelSpec &spec,
                                          e.body.getIndexAttr(spec.pad),
                                          e.body.getIndexAttr(0)};
     SmallVector<OpFoldResult> sizes, ones(4, e.body.getIndexAttr(1));
-    for (int64_t x : plain.getShape())
+    for (int64_t x : plainInput.getShape())
       sizes.push_back(e.body.getIndexAttr(x));
     Value interior =
         memref::SubViewOp::create(e.body, loc, padded, offsets, sizes, ones);
@@ -519,7 +539,7 @@ generateKernel(MLIRContext &ctx, const KernelSpec &spec,
                          Value begin = {}, Value end = {}) {
     if (succeeded(kernel)) {
       kernel->emitCompute(b, loc, in, buffer, dst, /*overwrite=*/true,
-                          schedule, begin, end);
+                          schedule, begin, end, inputPadding);
       return;
     }
     std::optional<OpBuilder::InsertionGuard> guard;
@@ -548,7 +568,7 @@ generateKernel(MLIRContext &ctx, const KernelSpec &spec,
     buildContraction(b, loc, spec, ins[0], ins[1], dst);
   };
   auto deallocPadded = [&](OpBuilder &b, Value v, unsigned i) {
-    if (!gemm && i == 0 && spec.pad)
+    if (!gemm && i == 0 && spec.pad && !inPlacePadding)
       memref::DeallocOp::create(b, loc, v);
   };
 

@@ -244,8 +244,10 @@ translateToLLVMIR(ModuleOp module, llvm::LLVMContext &ctx) {
   module.getContext()->appendDialectRegistry(registry);
   std::unique_ptr<llvm::Module> llvmModule =
       translateModuleToLLVMIR(module, ctx);
-  if (!llvmModule)
+  if (!llvmModule) {
+    if (getenv("TISA_DEBUG_DUMP")) module.print(llvm::errs());
     return llvm::createStringError("cannot translate the probe to LLVM IR");
+  }
   return llvmModule;
 }
 

@@ -35,6 +35,28 @@ using namespace mlir;
 
 namespace tisa {
 
+namespace {
+/// A program input given without its zero border: dimension d of the
+/// program's operand is `low[d]` zeros, the array's `size[d]` elements, then
+/// zeros (conv2d: the unpadded image, read in place).
+struct Border {
+  SmallVector<int64_t> low, size, logical;
+  bool any() const {
+    for (unsigned d = 0; d < low.size(); ++d)
+      if (padded(d))
+        return true;
+    return false;
+  }
+  bool padded(unsigned d) const {
+    return low[d] > 0 || low[d] + size[d] < logical[d];
+  }
+  /// Turns the logical indices `idx` (of the first `idx.size()` dimensions)
+  /// into indices of the array, clamped into it; returns whether they were
+  /// inside (null when they always are).
+  Value clamp(OpBuilder &b, Location loc, MutableArrayRef<Value> idx) const;
+};
+} // namespace
+
 struct LaneDotKernel::Impl {
   Contraction c;
   TensorizePlan plan;
@@ -103,8 +125,10 @@ struct LaneDotKernel::Impl {
       shape.push_back(l == laneLoop ? lanesPadded : extent[l]);
     return MemRefType::get(shape, IntegerType::get(ctx, 32));
   }
+  /// `border`: `src` is program input `in` without it (reads there are 0).
   void emitSums(OpBuilder &b, Location loc, unsigned in, Value src,
-                ArrayRef<unsigned> loops, int64_t factor, Value out) const;
+                ArrayRef<unsigned> loops, int64_t factor, Value out,
+                const Border *border = nullptr) const;
   /// With `s.fuse`, the innermost parallel loop besides the lanes runs
   /// fused into the one around it (its unroll factor tiles the fused loop).
   std::optional<std::pair<unsigned, unsigned>>
@@ -242,11 +266,71 @@ Value flipSignBits(OpBuilder &b, Location loc, Value v) {
   return arith::XOrIOp::create(b, loc, v, mask);
 }
 
+/// The coefficients of the loops in `e` and, last, its constant, when `e`
+/// is a sum of loops times constants.
+std::optional<SmallVector<int64_t>> linearCoefficients(AffineExpr e,
+                                                       unsigned loops) {
+  SmallVector<int64_t> c(loops + 1, 0);
+  std::function<bool(AffineExpr, int64_t)> add = [&](AffineExpr e,
+                                                     int64_t scale) {
+    if (auto d = dyn_cast<AffineDimExpr>(e)) {
+      c[d.getPosition()] += scale;
+      return true;
+    }
+    if (auto k = dyn_cast<AffineConstantExpr>(e)) {
+      c[loops] += scale * k.getValue();
+      return true;
+    }
+    auto bin = dyn_cast<AffineBinaryOpExpr>(e);
+    if (!bin)
+      return false;
+    if (e.getKind() == AffineExprKind::Add)
+      return add(bin.getLHS(), scale) && add(bin.getRHS(), scale);
+    if (e.getKind() == AffineExprKind::Mul) {
+      if (auto k = dyn_cast<AffineConstantExpr>(bin.getRHS()))
+        return add(bin.getLHS(), scale * k.getValue());
+      if (auto k = dyn_cast<AffineConstantExpr>(bin.getLHS()))
+        return add(bin.getRHS(), scale * k.getValue());
+    }
+    return false;
+  };
+  if (!add(e, 1))
+    return std::nullopt;
+  return c;
+}
+
 bool isIdentityStride(const ProgramOperand &o) {
   return !o.strides.empty() && o.strides.back() == 1;
 }
 
 } // namespace
+
+Value Border::clamp(OpBuilder &b, Location loc,
+                    MutableArrayRef<Value> idx) const {
+  Value inside;
+  auto both = [&](Value ok) {
+    inside = inside ? Value(arith::AndIOp::create(b, loc, inside, ok)) : ok;
+  };
+  for (auto [d, i] : llvm::enumerate(idx)) {
+    if (!padded(d))
+      continue;
+    Value at = low[d] ? Value(arith::SubIOp::create(b, loc, i,
+                                                    cIndex(b, loc, low[d])))
+                      : i;
+    if (low[d]) {
+      both(arith::CmpIOp::create(b, loc, arith::CmpIPredicate::sge, at,
+                                 cIndex(b, loc, 0)));
+      at = arith::MaxSIOp::create(b, loc, at, cIndex(b, loc, 0));
+    }
+    if (low[d] + size[d] < logical[d]) {
+      both(arith::CmpIOp::create(b, loc, arith::CmpIPredicate::slt, at,
+                                 cIndex(b, loc, size[d])));
+      at = arith::MinSIOp::create(b, loc, at, cIndex(b, loc, size[d] - 1));
+    }
+    i = at;
+  }
+  return inside;
+}
 
 LaneDotKernel::LaneDotKernel(std::unique_ptr<Impl> impl)
     : impl(std::move(impl)) {}
@@ -496,7 +580,8 @@ Value widen(OpBuilder &b, Location loc, Value v, bool isSigned) {
 /// padding holds zero).
 void LaneDotKernel::Impl::emitSums(OpBuilder &b, Location loc, unsigned in,
                                    Value src, ArrayRef<unsigned> loops,
-                                   int64_t factor, Value out) const {
+                                   int64_t factor, Value out,
+                                   const Border *border) const {
   const Impl &m = *this;
   Type i32 = b.getI32Type();
   Value zero = cInt(b, loc, i32, 0);
@@ -520,9 +605,13 @@ void LaneDotKernel::Impl::emitSums(OpBuilder &b, Location loc, unsigned in,
     std::function<Value(OpBuilder &, unsigned, Value)> reduce =
         [&](OpBuilder &b, unsigned level, Value sum) -> Value {
       if (level == reductions.size()) {
-        Value v = memref::LoadOp::create(
-            b, loc, src, applyMap(b, loc, m.c.operands[in].map, ivs));
-        return arith::AddIOp::create(b, loc, sum, widen(b, loc, v, isSigned));
+        SmallVector<Value> at = applyMap(b, loc, m.c.operands[in].map, ivs);
+        Value inside = border ? border->clamp(b, loc, at) : Value();
+        Value v = widen(b, loc, memref::LoadOp::create(b, loc, src, at),
+                        isSigned);
+        if (inside)
+          v = arith::SelectOp::create(b, loc, inside, v, cInt(b, loc, i32, 0));
+        return arith::AddIOp::create(b, loc, sum, v);
       }
       auto loop = scf::ForOp::create(
           b, loc, cIndex(b, loc, 0), cIndex(b, loc, redExtents[level]),
@@ -602,8 +691,8 @@ void LaneDotKernel::emitPack(OpBuilder &b, Location loc, Value src,
 
 void LaneDotKernel::emitCompute(OpBuilder &b, Location loc, Value input,
                                 Value buffer, Value output, bool overwrite,
-                                const Schedule &s, Value begin,
-                                Value end) const {
+                                const Schedule &s, Value begin, Value end,
+                                ArrayRef<int64_t> inputPadding) const {
   const Impl &m = *impl;
   assert(s.unroll.size() == m.c.loops.size() && "schedule for another kernel");
   const Description &d = *m.d;
@@ -616,37 +705,108 @@ void LaneDotKernel::emitCompute(OpBuilder &b, Location loc, Value input,
   auto laneVec = [&](Type t) { return VectorType::get({m.lanes}, t); };
   SmallVector<Value> temporaries;
 
-  // The broadcast input, with its group dimension padded if need be.
-  Value bcMem = input;
+  // The broadcast input as given: with `inputPadding`, without its zero
+  // border. It is read in place, a row of the group dimension at a time,
+  // with a row of zeros standing in for rows outside; or, when its group
+  // dimension needs padding (or is itself bordered), from a padded copy.
   const ProgramOperand &bc = m.c.operands[m.bcInput];
-  if (m.padBroadcast) {
+  auto inputType = cast<MemRefType>(input.getType());
+  unsigned rank = bc.shape.size();
+  Border border;
+  border.logical.assign(bc.shape.begin(), bc.shape.end());
+  for (unsigned dim = 0; dim < rank; ++dim) {
+    border.low.push_back(inputPadding.empty() ? 0 : inputPadding[dim]);
+    border.size.push_back(inputType.getDimSize(dim));
+    assert(border.low[dim] >= 0 &&
+           border.low[dim] + border.size[dim] <= bc.shape[dim] &&
+           "the input does not fit its program operand");
+  }
+  bool copy = m.padBroadcast || border.padded(rank - 1);
+  bool inPlaceBorder = border.any() && !copy;
+  Value bcMem = input;
+  if (copy) {
     SmallVector<int64_t> shape(bc.shape);
     shape.back() = m.groupTiles * m.group;
     auto type = MemRefType::get(shape, elt);
     bcMem = memref::AllocOp::create(b, loc, type, b.getI64IntegerAttr(64));
     temporaries.push_back(bcMem);
-    // Padding must contribute zero after the bias is applied.
-    Value pad = m.bias[m.bcInput]
-                    ? cInt(b, loc, elt, -128)
-                    : arith::ConstantOp::create(b, loc, elt, b.getZeroAttr(elt));
+    // Group padding lies outside the reduction and must contribute zero
+    // after the bias; the border holds the program's zeros.
+    Value zero = arith::ConstantOp::create(b, loc, elt, b.getZeroAttr(elt));
+    Value groupPad = m.bias[m.bcInput] ? cInt(b, loc, elt, -128) : zero;
     int64_t last = bc.shape.back();
     loopNest(b, loc, shape, [&](OpBuilder &b, Location loc, ValueRange iv) {
       SmallVector<Value> at(iv);
-      Value valid = arith::CmpIOp::create(b, loc, arith::CmpIPredicate::slt,
-                                          iv.back(), cIndex(b, loc, last));
+      Value inGroup = arith::CmpIOp::create(b, loc, arith::CmpIPredicate::slt,
+                                            iv.back(), cIndex(b, loc, last));
       at.back() = arith::MinSIOp::create(b, loc, iv.back(),
                                          cIndex(b, loc, last - 1));
+      Value inside = border.clamp(b, loc, at);
       Value v = memref::LoadOp::create(b, loc, input, at);
-      v = arith::SelectOp::create(b, loc, valid, v, pad);
+      if (inside)
+        v = arith::SelectOp::create(b, loc, inside, v, zero);
+      v = arith::SelectOp::create(b, loc, inGroup, v, groupPad);
       memref::StoreOp::create(b, loc, v, bcMem, SmallVector<Value>(iv));
     });
   }
+  // Rows outside the input read this one.
+  MemRefType rowType;
+  Value zeroRow;
+  if (inPlaceBorder) {
+    SmallVector<int64_t> offsets(rank, ShapedType::kDynamic),
+        sizes(rank, 1), strides(rank, 1);
+    sizes.back() = bc.shape.back();
+    rowType = memref::SubViewOp::inferRankReducedResultType(
+        {bc.shape.back()}, inputType, offsets, sizes, strides);
+    Value row = memref::AllocOp::create(
+        b, loc, MemRefType::get({bc.shape.back()}, elt),
+        b.getI64IntegerAttr(64));
+    temporaries.push_back(row);
+    linalg::FillOp::create(
+        b, loc,
+        ValueRange{arith::ConstantOp::create(b, loc, elt, b.getZeroAttr(elt))},
+        ValueRange{row});
+    zeroRow = memref::CastOp::create(b, loc, rowType, row);
+  }
+  // Tap loops: a reduction loop that indexes a bordered dimension together
+  // with parallel loops (conv2d: kh with oh, kw with ow). Each tile runs it
+  // only over the taps where a row of the tile reads inside the input, as
+  // the vendors count the work. (Not with a bias on the broadcast input:
+  // the compensation counts every tap.)
+  struct TapDim {
+    unsigned dim, loop;
+    SmallVector<int64_t> coef; ///< per program loop, then the constant
+  };
+  SmallVector<TapDim> tapDims;
+  unsigned numLoops = m.c.loops.size();
+  if (border.any() && m.bias[m.bcInput] == 0) {
+    for (unsigned dim = 0; dim + 1 < rank; ++dim) {
+      if (!border.padded(dim))
+        continue;
+      auto coef = linearCoefficients(bc.map.getResult(dim), numLoops);
+      if (!coef || (*coef)[m.laneLoop] != 0)
+        continue;
+      SmallVector<unsigned> taps;
+      bool monotone = true;
+      for (unsigned l = 0; l < numLoops; ++l) {
+        if (!(*coef)[l])
+          continue;
+        monotone &= (*coef)[l] > 0;
+        if (m.c.loops[l].reduction)
+          taps.push_back(l);
+      }
+      if (monotone && taps.size() == 1 && taps[0] != m.groupLoop)
+        tapDims.push_back({dim, taps[0], *coef});
+    }
+  }
+  SmallVector<Value> tapLow(numLoops), tapHigh(numLoops);
   Value bcSums;
   if (m.bcSumFactor) {
     bcSums = memref::AllocOp::create(b, loc, m.sumType(m.bcSumLoops, ctx),
                                      b.getI64IntegerAttr(64));
     temporaries.push_back(bcSums);
-    m.emitSums(b, loc, m.bcInput, input, m.bcSumLoops, m.bcSumFactor, bcSums);
+    m.emitSums(b, loc, m.bcInput, input, m.bcSumLoops, m.bcSumFactor, bcSums,
+               &border);
   }
   Value data = memref::ViewOp::create(b, loc, m.dataType(ctx, s), buffer,
                                       cIndex(b, loc, 0), ValueRange{});
@@ -658,15 +818,23 @@ void LaneDotKernel::emitCompute(OpBuilder &b, Location loc, Value input,
   int64_t panel = m.panelLanes(s);
 
   SmallVector<Value> ivs(m.c.loops.size());
-  Value lane; // first lane of the current register
+  Value lane;  // first lane of the current register
+  Value bcRow; // in place with a border: the broadcast row of this step
 
   // One instruction step: broadcast, packed load, the lowering.
   auto step = [&](OpBuilder &b, Location loc, Value acc) -> Value {
-    SmallVector<Value> at = applyMap(b, loc, bc.map, ivs);
-    at.back() = arith::MulIOp::create(b, loc, ivs[m.groupLoop],
-                                      cIndex(b, loc, m.group));
-    Value g = vector::LoadOp::create(b, loc, VectorType::get({m.group}, elt),
-                                     bcMem, at);
+    Value first = arith::MulIOp::create(b, loc, ivs[m.groupLoop],
+                                        cIndex(b, loc, m.group));
+    Value g;
+    if (bcRow) {
+      g = vector::LoadOp::create(b, loc, VectorType::get({m.group}, elt),
+                                 bcRow, first);
+    } else {
+      SmallVector<Value> at = applyMap(b, loc, bc.map, ivs);
+      at.back() = first;
+      g = vector::LoadOp::create(b, loc, VectorType::get({m.group}, elt),
+                                 bcMem, at);
+    }
     g = vector::BitCastOp::create(b, loc, VectorType::get({1}, groupInt), g);
     g = vector::ExtractOp::create(b, loc, g, ArrayRef<int64_t>{0});
     if (m.bias[m.bcInput])
@@ -713,8 +881,25 @@ void LaneDotKernel::emitCompute(OpBuilder &b, Location loc, Value input,
       return step(b, loc, acc);
     unsigned l = m.reductionLoops[level];
     int64_t trips = l == m.groupLoop ? m.groupTiles : m.extent[l];
+    if (l == m.groupLoop && inPlaceBorder) {
+      // The row of the group dimension the other loops select.
+      ivs[m.groupLoop] = cIndex(b, loc, 0);
+      SmallVector<Value> at = applyMap(b, loc, bc.map, ivs);
+      at.pop_back();
+      Value inside = border.clamp(b, loc, at);
+      SmallVector<OpFoldResult> offsets(at.begin(), at.end()),
+          sizes(rank, b.getIndexAttr(1)), strides(rank, b.getIndexAttr(1));
+      offsets.push_back(b.getIndexAttr(0));
+      sizes.back() = b.getIndexAttr(bc.shape.back());
+      bcRow = memref::SubViewOp::create(b, loc, rowType, input, offsets, sizes,
+                                        strides);
+      if (inside)
+        bcRow = arith::SelectOp::create(b, loc, inside, bcRow, zeroRow);
+    }
+    Value lb = tapLow[l] ? tapLow[l] : cIndex(b, loc, 0);
+    Value ub = tapHigh[l] ? tapHigh[l] : cIndex(b, loc, trips);
     auto loop = scf::ForOp::create(
-        b, loc, cIndex(b, loc, 0), cIndex(b, loc, trips), cIndex(b, loc, 1),
+        b, loc, lb, ub, cIndex(b, loc, 1),
         ValueRange{acc},
         [&](OpBuilder &b, Location loc, Value iv, ValueRange args) {
           ivs[l] = iv;
@@ -797,8 +982,75 @@ void LaneDotKernel::emitCompute(OpBuilder &b, Location loc, Value input,
   auto kindOf = [&](unsigned l) {
     return b.getStringAttr(l == m.laneLoop ? "lanes" : "parallel");
   };
+  // The taps the current tile needs: rows p in [lo, hi] of each parallel
+  // loop read dimension `dim` at coef . p + c_t * t + constant, inside the
+  // input for padLow <= that < padLow + size.
+  auto tapBounds = [&](OpBuilder &b, Location loc) {
+    SmallVector<Value> lo(numLoops), hi(numLoops);
+    for (unsigned l : order) {
+      if (l == m.laneLoop)
+        continue;
+      Value first = tileStart[l];
+      Value last = arith::AddIOp::create(b, loc, first,
+                                         cIndex(b, loc, tileLength[l] - 1));
+      if (fusedPair && l == fusedPair->first) {
+        unsigned inner = fusedPair->second;
+        Value w = cIndex(b, loc, m.extent[inner]);
+        lo[l] = arith::DivUIOp::create(b, loc, first, w);
+        hi[l] = arith::DivUIOp::create(b, loc, last, w);
+        // One image row: its columns; across rows: all of them.
+        Value oneRow = arith::CmpIOp::create(b, loc, arith::CmpIPredicate::eq,
+                                             lo[l], hi[l]);
+        lo[inner] = arith::SelectOp::create(
+            b, loc, oneRow, arith::RemUIOp::create(b, loc, first, w),
+            cIndex(b, loc, 0));
+        hi[inner] = arith::SelectOp::create(
+            b, loc, oneRow, arith::RemUIOp::create(b, loc, last, w),
+            cIndex(b, loc, m.extent[inner] - 1));
+      } else {
+        lo[l] = first;
+        hi[l] = last;
+      }
+    }
+    for (unsigned l = 0; l < numLoops; ++l)
+      tapLow[l] = tapHigh[l] = Value();
+    for (const TapDim &t : tapDims) {
+      Value pMin = cIndex(b, loc, t.coef[numLoops]), pMax = pMin;
+      for (unsigned l = 0; l < numLoops; ++l) {
+        if (!t.coef[l] || l == t.loop)
+          continue;
+        Value c = cIndex(b, loc, t.coef[l]);
+        pMin = arith::AddIOp::create(b, loc, pMin,
+                                     arith::MulIOp::create(b, loc, lo[l], c));
+        pMax = arith::AddIOp::create(b, loc, pMax,
+                                     arith::MulIOp::create(b, loc, hi[l], c));
+      }
+      Value c = cIndex(b, loc, t.coef[t.loop]);
+      Value low = arith::CeilDivSIOp::create(
+          b, loc,
+          arith::SubIOp::create(b, loc, cIndex(b, loc, border.low[t.dim]),
+                                pMax),
+          c);
+      Value high = arith::CeilDivSIOp::create(
+          b, loc,
+          arith::SubIOp::create(
+              b, loc,
+              cIndex(b, loc, border.low[t.dim] + border.size[t.dim]), pMin),
+          c);
+      low = arith::MaxSIOp::create(
+          b, loc, low, tapLow[t.loop] ? tapLow[t.loop] : cIndex(b, loc, 0));
+      high = arith::MinSIOp::create(
+          b, loc, high,
+          tapHigh[t.loop] ? tapHigh[t.loop]
+                          : cIndex(b, loc, m.extent[t.loop]));
+      tapLow[t.loop] = low;
+      tapHigh[t.loop] = high;
+    }
+  };
   std::function<void(OpBuilder &, Location, unsigned)> points =
       [&](OpBuilder &b, Location loc, unsigned level) {
+        if (level == 0 && !tapDims.empty())
+          tapBounds(b, loc);
         if (level == order.size())
           return registerBody(b, loc);
         unsigned l = order[level];

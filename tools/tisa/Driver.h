@@ -26,6 +26,7 @@ struct Options {
   bool all = false;
   bool strictFp = false;
   bool noFuse = false;
+  bool emitIr = false; ///< 'gen gemm|conv2d': also write NAME.mlir
   /// gen/run: kernel options (--m 512, --types u8,s8,s32, -o DIR, ...) by
   /// name without dashes.
   std::map<std::string, std::string> values;

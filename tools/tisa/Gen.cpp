@@ -283,6 +283,11 @@ int gen(const Options &o) {
     return fail(llvm::toString(std::move(e)));
   if (auto e = writeFile(h, kernel->header))
     return fail(llvm::toString(std::move(e)));
+  llvm::SmallString<256> ir(dir);
+  llvm::sys::path::append(ir, kernel->name + ".mlir");
+  if (o.emitIr)
+    if (auto e = writeFile(ir, kernel->tensorizedIR))
+      return fail(llvm::toString(std::move(e)));
   auto &os = llvm::outs();
   os << spec->describe() << " for " << target->name << " (" << target->cpu
      << "), generated in " << llvm::formatv("{0:f2}", seconds) << " s\n"
@@ -294,6 +299,8 @@ int gen(const Options &o) {
     os << "  schedule: " << kernel->schedule << (tuned ? " (tuned)" : "")
        << "\n";
   os << "  " << so << "\n  " << h << "\n";
+  if (o.emitIr)
+    os << "  " << ir << "\n";
   for (const std::string &s : kernel->symbols)
     os << "  " << s << "\n";
   return 0;

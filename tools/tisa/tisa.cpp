@@ -99,6 +99,8 @@ options:
   --strict-fp              'match': reject floating-point instructions whose accumulation
                            order, rounding or denormal handling differ from the program's
   --no-fuse                'match': never fuse adjacent program loops (no im2col-style plans)
+  --emit-ir                'gen gemm|conv2d': also write NAME.mlir, the kernel after
+                           tensorization and register tiling (before lowering to LLVM)
   -h, --help               this text
   --version                print the version
 )";
@@ -316,9 +318,12 @@ int main(int argc, char **argv) {
                    << LLVM_VERSION_STRING << ")\n";
       return 0;
     }
-    if (a == "--all" || a == "--strict-fp" || a == "--no-fuse") {
-      (a == "--all" ? o.all : a == "--strict-fp" ? o.strictFp : o.noFuse) =
-          true;
+    if (a == "--all" || a == "--strict-fp" || a == "--no-fuse" ||
+        a == "--emit-ir") {
+      (a == "--all"         ? o.all
+       : a == "--strict-fp" ? o.strictFp
+       : a == "--no-fuse"   ? o.noFuse
+                            : o.emitIr) = true;
       continue;
     }
     // --opt=value is the same as --opt value.

@@ -103,7 +103,7 @@ struct KernelSpec {
   std::string symbol() const;
   /// Canonical text of everything that determines the code.
   std::string key() const;
-  /// Multiply-accumulates x 2 (padding included for convolutions).
+  /// Multiply-accumulates x 2, without a convolution's taps on padding.
   double ops() const;
   /// Elements of the input, weights and output.
   int64_t inputElements() const;

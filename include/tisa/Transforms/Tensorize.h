@@ -129,10 +129,16 @@ public:
   /// (linalg's semantics). With `begin`/`end` (index values), only the
   /// partition tiles [begin, end) of `s` are computed, so threads can share
   /// the work; the broadcast operand's padded copy and sums are per call.
+  /// With `inputPadding` (one entry per dimension), `input` is the program's
+  /// input without a zero border: dimension d of the program operand is
+  /// inputPadding[d] zeros, `input`'s elements, then zeros up to the
+  /// operand's extent (conv2d's padding). It is read in place, and loops over
+  /// filter taps skip the taps that would read only the border.
   void emitCompute(mlir::OpBuilder &b, mlir::Location loc, mlir::Value input,
                    mlir::Value buffer, mlir::Value output, bool overwrite,
                    const Schedule &s, mlir::Value begin = {},
-                   mlir::Value end = {}) const;
+                   mlir::Value end = {},
+                   llvm::ArrayRef<int64_t> inputPadding = {}) const;
 
 private:
   struct Impl;

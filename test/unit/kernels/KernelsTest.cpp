@@ -255,6 +255,15 @@ std::vector<ScheduleCase> scheduleCases() {
                           "unroll=2x1x5x1x1x1x1,block=16,order=lanes-outer,"
                           "fuse=1"})
       out.push_back({cv, s});
+    // 5x5, stride 2, pad 2: tiles whose rows need different filter taps
+    // (rows of oh, of ow, fused rows across image rows, 2-D tiles).
+    KernelSpec cv5 = conv(1, 10, 9, 8, 20, 5, 2, 2, t);
+    for (const char *s : {"unroll=1x3x1x2x1x1x1,block=0,order=lanes-inner",
+                          "unroll=1x1x4x1x1x1x1,block=0,order=lanes-outer",
+                          "unroll=1x2x2x2x1x1x1,block=0,order=lanes-inner",
+                          "unroll=1x1x7x1x1x1x1,block=0,order=lanes-inner,"
+                          "fuse=1"})
+      out.push_back({cv5, s});
   }
   return out;
 }
