@@ -244,10 +244,8 @@ translateToLLVMIR(ModuleOp module, llvm::LLVMContext &ctx) {
   module.getContext()->appendDialectRegistry(registry);
   std::unique_ptr<llvm::Module> llvmModule =
       translateModuleToLLVMIR(module, ctx);
-  if (!llvmModule) {
-    if (getenv("TISA_DEBUG_DUMP")) module.print(llvm::errs());
+  if (!llvmModule)
     return llvm::createStringError("cannot translate the probe to LLVM IR");
-  }
   return llvmModule;
 }
 
