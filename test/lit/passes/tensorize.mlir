@@ -52,12 +52,17 @@ func.func @gemm_u8s8s32(%a: memref<8x64xi8>, %b: memref<64x32xi8>, %c: memref<8x
 
 // s8 x s8 -> s32 on vpdpbusd (u8 x s8): one side is biased by 128 (xor 0x80)
 // and 128 x the other side's sums are subtracted after the reduction. K = 6
-// is not a multiple of 4: the broadcast operand is copied with K padded.
+// is not a multiple of 4: after one full group, the last 2 elements of each
+// row are read with a mask (the packed operand holds zeros past K).
 // CHECK-LABEL: func.func @gemm_s8s8s32
 // CHECK:         arith.xori
-// CHECK:         memref.alloc() {alignment = 64 : i64} : memref<5x8xi8>
 // CHECK:         scf.for
 // CHECK:           arith.muli {{.*}}, %c128_i32 : i32
+// CHECK:         scf.for {{.*}} = %c0{{.*}} to %c1{{.*}} step %c1{{.*}} iter_args
+// CHECK:           llvm.call_intrinsic "llvm.x86.avx512.vpdpbusd
+// CHECK:         } {tisa.loop = "reduction"}
+// CHECK:         %[[MASK:.*]] = vector.constant_mask [2] : vector<4xi1>
+// CHECK:         vector.maskedload %arg0[{{.*}}], %[[MASK]], {{.*}} : memref<5x6xi8>, vector<4xi1>, vector<4xi8>
 // CHECK:         llvm.call_intrinsic "llvm.x86.avx512.vpdpbusd
 // CHECK:         arith.subi {{.*}} : vector<{{.*}}xi32>
 // CHECK:         vector.maskedstore

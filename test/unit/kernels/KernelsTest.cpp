@@ -169,8 +169,9 @@ TEST_P(Kernels, CorrectAndTensorized) {
   for (llvm::StringRef entry : {"", "_packed", "_packed_range"}) {
     auto insts = disassembleFunction(k.object(), k.name() + entry.str(), "");
     ASSERT_TRUE(bool(insts)) << llvm::toString(insts.takeError());
+    // No loop at all is fine for a tiny kernel: then the straight-line
+    // check below applies.
     auto loops = innermostLoops(*insts);
-    ASSERT_FALSE(loops.empty()) << k.name() << entry.str() << ": no loop";
     bool found = false;
     for (auto [first, last] : loops) {
       bool has = false, mul = false;
