@@ -430,13 +430,23 @@ generateKernel(MLIRContext &ctx, const KernelSpec &spec,
   }
 
   unsigned packed = succeeded(kernel) ? kernel->packedInput() : 1;
+  // The kernel reads a padded convolution's input in place.
+  bool inPlacePadding = !gemm && spec.pad && succeeded(kernel) && packed == 1;
+  SmallVector<int64_t> inputPadding;
+  if (inPlacePadding)
+    inputPadding = {0, spec.pad, spec.pad, 0};
+  auto plainInput =
+      MemRefType::get({spec.batch, spec.h, spec.w, spec.c}, inElt);
   out.packedOperand =
       llvm::StringRef(gemm ? (packed ? "B" : "A")
                            : (packed ? "filter" : "input"))
           .lower();
   Schedule schedule;
   if (succeeded(kernel)) {
-    schedule = kernel->defaultSchedule(target);
+    schedule = kernel->defaultSchedule(
+        target,
+        inPlacePadding ? plainInput.getShape() : ArrayRef<int64_t>(),
+        inputPadding);
     if (!options.schedule.empty()) {
       FailureOr<Schedule> s = Schedule::parse(options.schedule, why);
       if (failed(s) || failed(kernel->verify(*s, why)))
@@ -469,13 +479,6 @@ generateKernel(MLIRContext &ctx, const KernelSpec &spec,
   std::string names[3] = {gemm ? "A" : "input", gemm ? "B" : "filter",
                           gemm ? "C" : "output"};
   MemRefType types[3] = {inType, wType, outType};
-  // The kernel reads a padded convolution's input in place.
-  bool inPlacePadding = !gemm && spec.pad && succeeded(kernel) && packed == 1;
-  SmallVector<int64_t> inputPadding;
-  if (inPlacePadding)
-    inputPadding = {0, spec.pad, spec.pad, 0};
-  auto plainInput =
-      MemRefType::get({spec.batch, spec.h, spec.w, spec.c}, inElt);
   // Operand `i` of an entry: its pointer, then for GEMM the leading dimension.
   auto operand = [&](Entry &e, unsigned i) -> Value {
     Value p = e.arg();

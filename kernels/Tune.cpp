@@ -90,6 +90,8 @@ public:
           s.laneBlock = b;
           s.lanesOuter = outer;
           s.fuse = fuse;
+          if (fuse)
+            s.edge = 0; // edge tiles are for unfused rows
           out.push_back(s);
         }
     return out;
@@ -126,6 +128,9 @@ private:
       s.laneBlock = 0;
     // Panels follow the tile (see Schedule::panel).
     s.panel = base.panel ? (tile < space.lanesPadded ? tile : 0) : 0;
+    // Edge tiles stay within the accumulators the register tile may have.
+    if (s.edge * v > 30)
+      s.edge = std::max<int64_t>(1, 30 / v);
     return s;
   }
 

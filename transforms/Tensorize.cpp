@@ -55,6 +55,25 @@ struct Border {
   /// inside (null when they always are).
   Value clamp(OpBuilder &b, Location loc, MutableArrayRef<Value> idx) const;
 };
+
+/// A reduction loop (a filter tap) that indexes a bordered dimension of the
+/// broadcast input together with parallel loops: dim = coef . loops + c.
+struct TapDim {
+  unsigned dim, loop;
+  SmallVector<int64_t> coef; ///< per program loop, then the constant
+  /// The taps [low, high) some row reads inside the input, for rows whose
+  /// parallel part of the index (coef . loops + c, without the tap) lies in
+  /// [pMin, pMax].
+  std::pair<int64_t, int64_t> taps(const Border &b, int64_t pMin, int64_t pMax,
+                                   int64_t extent) const {
+    int64_t c = coef[loop];
+    int64_t lo = std::max<int64_t>(
+        0, llvm::divideCeilSigned(b.low[dim] - pMax, c));
+    int64_t hi = std::min<int64_t>(
+        extent, llvm::divideCeilSigned(b.low[dim] + b.size[dim] - pMin, c));
+    return {lo, std::max(lo, hi)};
+  }
+};
 } // namespace
 
 struct LaneDotKernel::Impl {
@@ -126,6 +145,26 @@ struct LaneDotKernel::Impl {
       shape.push_back(l == laneLoop ? lanesPadded : extent[l]);
     return MemRefType::get(shape, IntegerType::get(ctx, 32));
   }
+  /// The broadcast input's border when it is given as `shape` with
+  /// `padding` zeros before each dimension (none when `padding` is empty).
+  Border borderOf(ArrayRef<int64_t> shape, ArrayRef<int64_t> padding) const {
+    const ProgramOperand &bc = c.operands[bcInput];
+    Border border;
+    border.logical.assign(bc.shape.begin(), bc.shape.end());
+    for (unsigned dim = 0; dim < bc.shape.size(); ++dim) {
+      border.low.push_back(padding.empty() ? 0 : padding[dim]);
+      border.size.push_back(shape.empty() ? bc.shape[dim] : shape[dim]);
+      assert(border.low[dim] >= 0 &&
+             border.low[dim] + border.size[dim] <= bc.shape[dim] &&
+             "the input does not fit its program operand");
+    }
+    return border;
+  }
+  /// Tap loops whose iterations a tile may skip: a reduction loop that
+  /// indexes a bordered dimension together with parallel loops (conv2d: kh
+  /// with oh, kw with ow). Not with a bias on the broadcast input: the
+  /// compensation counts every tap.
+  SmallVector<TapDim> tapDimsOf(const Border &border) const;
   /// `border`: `src` is program input `in` without it (reads there are 0).
   void emitSums(OpBuilder &b, Location loc, unsigned in, Value src,
                 ArrayRef<unsigned> loops, int64_t factor, Value out,
@@ -632,6 +671,33 @@ void LaneDotKernel::Impl::emitSums(OpBuilder &b, Location loc, unsigned in,
   });
 }
 
+SmallVector<TapDim> LaneDotKernel::Impl::tapDimsOf(const Border &border) const {
+  SmallVector<TapDim> out;
+  if (!border.any() || bias[bcInput] != 0)
+    return out;
+  const ProgramOperand &bc = c.operands[bcInput];
+  unsigned numLoops = c.loops.size();
+  for (unsigned dim = 0; dim + 1 < bc.shape.size(); ++dim) {
+    if (!border.padded(dim))
+      continue;
+    auto coef = linearCoefficients(bc.map.getResult(dim), numLoops);
+    if (!coef || (*coef)[laneLoop] != 0)
+      continue;
+    SmallVector<unsigned> taps;
+    bool monotone = true;
+    for (unsigned l = 0; l < numLoops; ++l) {
+      if (!(*coef)[l])
+        continue;
+      monotone &= (*coef)[l] > 0;
+      if (c.loops[l].reduction)
+        taps.push_back(l);
+    }
+    if (monotone && taps.size() == 1 && taps[0] != groupLoop)
+      out.push_back({dim, taps[0], *coef});
+  }
+  return out;
+}
+
 void LaneDotKernel::emitPack(OpBuilder &b, Location loc, Value src,
                              Value buffer, const Schedule &s) const {
   const Impl &m = *impl;
@@ -719,15 +785,7 @@ void LaneDotKernel::emitCompute(OpBuilder &b, Location loc, Value input,
   const ProgramOperand &bc = m.c.operands[m.bcInput];
   auto inputType = cast<MemRefType>(input.getType());
   unsigned rank = bc.shape.size();
-  Border border;
-  border.logical.assign(bc.shape.begin(), bc.shape.end());
-  for (unsigned dim = 0; dim < rank; ++dim) {
-    border.low.push_back(inputPadding.empty() ? 0 : inputPadding[dim]);
-    border.size.push_back(inputType.getDimSize(dim));
-    assert(border.low[dim] >= 0 &&
-           border.low[dim] + border.size[dim] <= bc.shape[dim] &&
-           "the input does not fit its program operand");
-  }
+  Border border = m.borderOf(inputType.getShape(), inputPadding);
   bool copy = border.padded(rank - 1) || (border.any() && m.groupTiles < 4);
   bool inPlaceBorder = border.any() && !copy;
   Value bcMem = input;
@@ -767,38 +825,51 @@ void LaneDotKernel::emitCompute(OpBuilder &b, Location loc, Value input,
         ValueRange{row});
     zeroRow = memref::CastOp::create(b, loc, rowType, row);
   }
-  // Tap loops: a reduction loop that indexes a bordered dimension together
-  // with parallel loops (conv2d: kh with oh, kw with ow). Each tile runs it
-  // only over the taps where a row of the tile reads inside the input, as
-  // the vendors count the work. (Not with a bias on the broadcast input:
-  // the compensation counts every tap.)
-  struct TapDim {
-    unsigned dim, loop;
-    SmallVector<int64_t> coef; ///< per program loop, then the constant
-  };
-  SmallVector<TapDim> tapDims;
+  // Tap loops run per tile only over the taps where a row of the tile reads
+  // inside the input, as the vendors count the work.
+  SmallVector<TapDim> tapDims = m.tapDimsOf(border);
   unsigned numLoops = m.c.loops.size();
-  if (border.any() && m.bias[m.bcInput] == 0) {
-    for (unsigned dim = 0; dim + 1 < rank; ++dim) {
-      if (!border.padded(dim))
-        continue;
-      auto coef = linearCoefficients(bc.map.getResult(dim), numLoops);
-      if (!coef || (*coef)[m.laneLoop] != 0)
-        continue;
-      SmallVector<unsigned> taps;
-      bool monotone = true;
-      for (unsigned l = 0; l < numLoops; ++l) {
-        if (!(*coef)[l])
-          continue;
-        monotone &= (*coef)[l] > 0;
-        if (m.c.loops[l].reduction)
-          taps.push_back(l);
-      }
-      if (monotone && taps.size() == 1 && taps[0] != m.groupLoop)
-        tapDims.push_back({dim, taps[0], *coef});
-    }
-  }
   SmallVector<Value> tapLow(numLoops), tapHigh(numLoops);
+  // Schedule::edge: the columns of the innermost parallel loop besides the
+  // lanes are interior in [edgeLow, edgeHigh) (every tap inside the input);
+  // the others run with `edgeSchedule`, in tiles of rows of the loop around.
+  int64_t edgeLow = 0, edgeHigh = 0;
+  Schedule edgeSchedule = s;
+  bool edges = false;
+  if (s.edge && !s.fuse && m.parallelLoops.size() >= 2 && !tapDims.empty()) {
+    unsigned inner = m.parallelLoops.back();
+    unsigned outer = m.parallelLoops[m.parallelLoops.size() - 2];
+    edges = true;
+    auto full = [&](int64_t p) {
+      for (const TapDim &t : tapDims) {
+        if (!t.coef[inner])
+          continue;
+        int64_t base = t.coef[numLoops] + t.coef[inner] * p;
+        auto [lo, hi] = t.taps(border, base, base, m.extent[t.loop]);
+        if (lo > 0 || hi < m.extent[t.loop])
+          return false;
+      }
+      return true;
+    };
+    // Only dimensions the inner loop indexes alone (with its tap loop).
+    for (const TapDim &t : tapDims)
+      if (t.coef[inner])
+        for (unsigned l = 0; l < numLoops; ++l)
+          if (l != inner && l != t.loop && t.coef[l])
+            edges = false;
+    int64_t w = m.extent[inner];
+    while (edgeLow < w && !full(edgeLow))
+      ++edgeLow;
+    edgeHigh = w;
+    while (edgeHigh > edgeLow && !full(edgeHigh - 1))
+      --edgeHigh;
+    for (int64_t p = edgeLow; p < edgeHigh; ++p)
+      edges &= full(p);
+    edges &= edgeLow < edgeHigh && (edgeLow > 0 || edgeHigh < w);
+    edgeSchedule.unroll[inner] = 1;
+    edgeSchedule.unroll[outer] = s.edge;
+  }
+  const Schedule *cur = &s; // the schedule of the columns being emitted
   Value bcSums;
   if (m.bcSumFactor) {
     bcSums = memref::AllocOp::create(b, loc, m.sumType(m.bcSumLoops, ctx),
@@ -1102,7 +1173,7 @@ void LaneDotKernel::emitCompute(OpBuilder &b, Location loc, Value input,
         if (level == order.size())
           return points(b, loc, 0);
         unsigned l = order[level];
-        int64_t size = m.unrollOf(l, s) * m.step(l);
+        int64_t size = m.unrollOf(l, *cur) * m.step(l);
         int64_t full = span[l] / size, tail = span[l] % size;
         auto at = [&](OpBuilder &b, Location loc, Value i) {
           return offset[l] ? Value(arith::AddIOp::create(b, loc, offset[l], i))
@@ -1127,6 +1198,28 @@ void LaneDotKernel::emitCompute(OpBuilder &b, Location loc, Value input,
         }
       };
 
+  // The parallel nest, once per kind of column (Schedule::edge) when the
+  // columns are not split by a block.
+  auto columns = [&](OpBuilder &b, Location loc) {
+    unsigned inner = m.parallelLoops.empty() ? 0 : m.parallelLoops.back();
+    if (!edges || offset[inner] || span[inner] != m.extent[inner])
+      return parallel(b, loc, 0);
+    auto piece = [&](int64_t from, int64_t to, const Schedule &sch) {
+      if (from >= to)
+        return;
+      offset[inner] = from ? cIndex(b, loc, from) : Value();
+      span[inner] = to - from;
+      cur = &sch;
+      parallel(b, loc, 0);
+    };
+    piece(0, edgeLow, edgeSchedule);
+    piece(edgeLow, edgeHigh, s);
+    piece(edgeHigh, m.extent[inner], edgeSchedule);
+    cur = &s;
+    offset[inner] = Value();
+    span[inner] = m.extent[inner];
+  };
+
   // Block loops around them: full blocks in a loop, the partial last block
   // once, so every loop inside has constant bounds. The partitioned level
   // runs over the tiles [begin, end) only.
@@ -1134,7 +1227,7 @@ void LaneDotKernel::emitCompute(OpBuilder &b, Location loc, Value input,
   std::function<void(OpBuilder &, Location, unsigned)> emitBlocks =
       [&](OpBuilder &b, Location loc, unsigned i) {
         if (i == blocks.size())
-          return parallel(b, loc, 0);
+          return columns(b, loc);
         const Impl::BlockLevel &bl = blocks[i];
         // Without a range, a level that is only there for the partition
         // would split what the register tile splits anyway.
@@ -1210,6 +1303,8 @@ std::string Schedule::text() const {
     out += ",panel=" + std::to_string(panel);
   if (fuse)
     out += ",fuse=1";
+  if (edge)
+    out += ",edge=" + std::to_string(edge);
   return out;
 }
 
@@ -1250,6 +1345,11 @@ FailureOr<Schedule> Schedule::parse(StringRef text, std::string &why) {
         return failure();
       }
       s.fuse = value == "1";
+    } else if (key == "edge") {
+      if (value.getAsInteger(10, s.edge) || s.edge < 0 || s.edge > 64) {
+        why = "edge '" + value.str() + "' is not an integer in [0, 64]";
+        return failure();
+      }
     } else if (key == "panel") {
       if (value.getAsInteger(10, s.panel) || s.panel < 0) {
         why = "panel '" + value.str() + "' is not a non-negative integer";
@@ -1257,7 +1357,7 @@ FailureOr<Schedule> Schedule::parse(StringRef text, std::string &why) {
       }
     } else {
       why = "unknown schedule field '" + key.str() +
-            "' (expected unroll, block, order, panel, fuse)";
+            "' (expected unroll, block, order, panel, fuse, edge)";
       return failure();
     }
   }
@@ -1317,7 +1417,9 @@ ScheduleSpace LaneDotKernel::space() const {
   return s;
 }
 
-Schedule LaneDotKernel::defaultSchedule(const Target &target) const {
+Schedule LaneDotKernel::defaultSchedule(const Target &target,
+                                         ArrayRef<int64_t> inputShape,
+                                         ArrayRef<int64_t> inputPadding) const {
   const Impl &m = *impl;
   Schedule s;
   s.unroll.assign(m.c.loops.size(), 1);
@@ -1337,70 +1439,209 @@ Schedule LaneDotKernel::defaultSchedule(const Target &target) const {
   int64_t registers = target.vectorRegisters ? target.vectorRegisters : 32;
   int64_t steps = m.reductionVolume() / m.extent[m.groupLoop] * m.groupTiles;
   int64_t laneRegs = m.lanesPadded / m.lanes;
-  // The broadcast rows a tile reads over its reduction should stay in L1
-  // while the packed panel streams: 8 rows of 6 KiB (bf16, K = 3072) ran at
-  // 75% of 4 rows'; the count adds 10% beyond L1.
+  // The broadcast elements a tile reads over its reduction should stay in
+  // L1 while the packed panel streams: 8 GEMM rows of 6 KiB (bf16, K = 3072)
+  // ran at 75% of 4 rows'; the count adds 10% beyond L1. Rows of a conv2d
+  // share most of their windows (5 columns of 3x3 taps read 7 columns).
   int64_t l1 = target.l1dBytes ? int64_t(target.l1dBytes) : 32 << 10;
-  int64_t rowBytes = steps * m.group *
-                     m.c.operands[m.bcInput].elementBytes();
-  auto tileCycles = [&](int64_t a, int64_t b) {
+  const ProgramOperand &bcOperand = m.c.operands[m.bcInput];
+  auto tileBytes = [&](int rowLoop, int64_t a) {
+    double elements = 1;
+    for (AffineExpr e : bcOperand.map.getResults()) {
+      auto coef = linearCoefficients(e, m.c.loops.size());
+      int64_t range = 1;
+      for (unsigned l = 0; l < m.c.loops.size(); ++l) {
+        int64_t span = m.c.loops[l].reduction ? m.extent[l]
+                       : int(l) == rowLoop    ? a
+                                              : 1;
+        range += coef ? std::abs((*coef)[l]) * (span - 1) : span - 1;
+      }
+      elements *= range;
+    }
+    return elements * bcOperand.elementBytes();
+  };
+  // A tile of `a` rows of loop `rowLoop` and `b` registers running `frac`
+  // of the reduction's steps (the rest are taps on a zero border).
+  auto tileCycles = [&](int rowLoop, int64_t a, int64_t b, double frac) {
     double step =
         std::max({double(a * b), chains, double(a + b)}) / issue + 0.25;
-    if (a * rowBytes > l1)
+    if (tileBytes(rowLoop, a) > l1)
       step *= 1.1;
-    return steps * step + 2.0 * a * b; // and the accumulators' load/store
+    return steps * frac * step + 2.0 * a * b; // and the accumulators
   };
-  auto cycles = [&](int64_t rows, int64_t a, int64_t b) {
-    auto lanes = [&](int64_t tileRows) {
-      return laneRegs / b * tileCycles(tileRows, b) +
-             (laneRegs % b ? tileCycles(tileRows, laneRegs % b) : 0.0);
-    };
-    return rows / a * lanes(a) + (rows % a ? lanes(rows % a) : 0.0);
+  // Tiles of the same number of rows: how many, and the sum of their
+  // fractions of the reduction.
+  struct Tiles {
+    int64_t rows, count;
+    double frac;
+    int loop = -1; ///< the loop the rows are of
   };
-  // Row-loop candidates: each parallel loop, and the innermost two fused.
-  struct Rows {
-    int row;     ///< the loop whose factor is `a`, -1 for none
-    bool fuse;
-    int64_t extent;
+  auto cycles = [&](ArrayRef<Tiles> tiles, int64_t b) {
+    double sum = 0;
+    for (const Tiles &t : tiles) {
+      if (!t.count)
+        continue;
+      double perTile = t.frac / t.count;
+      sum += t.count *
+             (laneRegs / b * tileCycles(t.loop, t.rows, b, perTile) +
+              (laneRegs % b
+                   ? tileCycles(t.loop, t.rows, laneRegs % b, perTile)
+                   : 0.0));
+    }
+    return sum;
   };
-  SmallVector<Rows> rowChoices = {{-1, false, 1}};
-  for (unsigned l : m.parallelLoops)
-    if (m.extent[l] > 1)
-      rowChoices.push_back({int(l), false, m.extent[l]});
-  if (m.parallelLoops.size() >= 2) {
-    unsigned outer = m.parallelLoops[m.parallelLoops.size() - 2],
-             inner = m.parallelLoops.back();
-    if (m.extent[outer] > 1 && m.extent[inner] > 1)
-      rowChoices.push_back(
-          {int(inner), true, m.extent[outer] * m.extent[inner]});
-  }
+
+  // The filter taps a zero border lets tiles skip (conv2d padding read in
+  // place): the fraction of taps rows [lo, hi] of loop `l` need, over the
+  // tap loops that loop alone indexes with.
+  Border border = m.borderOf(inputShape, inputPadding);
+  SmallVector<TapDim> taps = m.tapDimsOf(border);
+  unsigned numLoops = m.c.loops.size();
+  auto fraction = [&](unsigned l, int64_t lo, int64_t hi) {
+    double f = 1;
+    for (const TapDim &t : taps) {
+      bool alone = t.coef[l] != 0;
+      for (unsigned k = 0; k < numLoops; ++k)
+        alone &= k == l || k == t.loop || !t.coef[k];
+      if (!alone)
+        continue;
+      int64_t c = t.coef[numLoops];
+      auto [from, to] = t.taps(border, c + t.coef[l] * lo, c + t.coef[l] * hi,
+                               m.extent[t.loop]);
+      f *= double(to - from) / m.extent[t.loop];
+    }
+    return f;
+  };
+  // Sum of fractions over the rows of loop `l` in [from, to), one by one,
+  // and over its tiles of `a` (full ones, then the rest).
+  auto rowsSum = [&](unsigned l, int64_t from, int64_t to) {
+    double f = 0;
+    for (int64_t p = from; p < to; ++p)
+      f += fraction(l, p, p);
+    return f;
+  };
+  // Each tile comes `count` times (once per row of the other loops), whose
+  // fractions add up to `frac`.
+  auto tilesOf = [&](unsigned l, int64_t from, int64_t to, int64_t a,
+                     int64_t count, double frac, SmallVectorImpl<Tiles> &out) {
+    int64_t n = to - from, full = n / a;
+    double f = 0;
+    for (int64_t k = 0; k < full; ++k)
+      f += fraction(l, from + k * a, from + k * a + a - 1);
+    out.push_back({a, full * count, f * frac, int(l)});
+    if (n % a)
+      out.push_back({n % a, count,
+                     fraction(l, from + full * a, to - 1) * frac, int(l)});
+  };
   int64_t volume = 1; // iterations of the parallel loops besides the lanes
   for (unsigned l : m.parallelLoops)
     volume *= m.extent[l];
+  // All rows of loop `l` once, and of every other parallel loop.
+  auto allRows = [&](unsigned l) {
+    return m.extent[l] ? rowsSum(l, 0, m.extent[l]) / m.extent[l] : 1.0;
+  };
+  double uniform = 1; // mean fraction of a row
+  for (unsigned l : m.parallelLoops)
+    uniform *= allRows(l);
+  bool pair = m.parallelLoops.size() >= 2;
+  unsigned outer = pair ? m.parallelLoops[m.parallelLoops.size() - 2] : 0;
+  unsigned inner = m.parallelLoops.empty() ? 0 : m.parallelLoops.back();
+
+  // Candidates: rows of one parallel loop (or none), rows of the innermost
+  // two fused, and with a border on the inner loop's taps, rows of the inner
+  // loop on interior columns and of the outer on border columns (edge).
+  int64_t edgeLow = 0, edgeHigh = 0;
+  bool edges = pair && !taps.empty();
+  if (edges) {
+    auto full = [&](int64_t p) { return fraction(inner, p, p) == 1.0; };
+    while (edgeLow < m.extent[inner] && !full(edgeLow))
+      ++edgeLow;
+    edgeHigh = m.extent[inner];
+    while (edgeHigh > edgeLow && !full(edgeHigh - 1))
+      --edgeHigh;
+    edges = edgeLow < edgeHigh &&
+            (edgeLow > 0 || edgeHigh < m.extent[inner]);
+  }
   double bestCycles = 0, bestLoads = 0;
   int64_t rowsPerTile = 1;
-  for (const Rows &r : rowChoices)
-    for (int64_t a = 1; a <= std::min<int64_t>(8, r.extent); ++a)
-      for (int64_t b = 1; b <= std::min<int64_t>(8, laneRegs); ++b) {
-        if (a * b + b + 4 > registers)
-          continue;
-        double c = volume / r.extent * cycles(r.extent, a, b);
-        // Within 5%, fewer loads per instruction win (measured on
-        // vdpbf16ps: 4x4 beats 2x8 by 8%, 7x3 beats 2x8 by 30% on a 7x7
-        // conv2d, where the count favours 2x8 by 1-3%).
-        double loads = double(a + b) / (a * b);
-        if (bestCycles == 0 || c < bestCycles * 0.95 ||
-            (c < bestCycles * 1.05 && loads < bestLoads)) {
-          bestCycles = c;
-          bestLoads = loads;
-          rowsPerTile = a;
-          s.unroll.assign(m.c.loops.size(), 1);
-          if (r.row >= 0)
-            s.unroll[r.row] = a;
-          s.unroll[m.laneLoop] = b;
-          s.fuse = r.fuse;
-        }
+  auto consider = [&](ArrayRef<Tiles> tiles, int64_t a, int64_t b,
+                      int row, bool fuse, int64_t edge) {
+    if (a * b + b + 4 > registers || edge * b + b + 4 > registers)
+      return;
+    double c = cycles(tiles, b);
+    // Within 5%, fewer loads per instruction win (measured on
+    // vdpbf16ps: 4x4 beats 2x8 by 8%, 7x3 beats 2x8 by 30% on a 7x7
+    // conv2d, where the count favours 2x8 by 1-3%).
+    double loads = double(a + b) / (a * b);
+    if (bestCycles == 0 || c < bestCycles * 0.95 ||
+        (c < bestCycles * 1.05 && loads < bestLoads) ||
+        (loads == bestLoads && c < bestCycles)) {
+      bestCycles = c;
+      bestLoads = loads;
+      rowsPerTile = a;
+      s.unroll.assign(m.c.loops.size(), 1);
+      if (row >= 0)
+        s.unroll[row] = a;
+      s.unroll[m.laneLoop] = b;
+      s.fuse = fuse;
+      s.edge = edge;
+    }
+  };
+  for (int64_t b = 1; b <= std::min<int64_t>(8, laneRegs); ++b) {
+    consider({{1, volume, volume * uniform}}, 1, b, -1, false, 0);
+    for (unsigned l : m.parallelLoops) {
+      if (m.extent[l] < 2)
+        continue;
+      int64_t count = volume / m.extent[l];
+      double frac = count * uniform / allRows(l);
+      for (int64_t a = 2; a <= std::min<int64_t>(8, m.extent[l]); ++a) {
+        SmallVector<Tiles> tiles;
+        tilesOf(l, 0, m.extent[l], a, count, frac, tiles);
+        consider(tiles, a, b, l, false, 0);
       }
+    }
+    if (pair && m.extent[outer] > 1 && m.extent[inner] > 1) {
+      int64_t w = m.extent[inner], rows = m.extent[outer] * w;
+      int64_t count = volume / rows;
+      double frac = count * uniform / allRows(outer) / allRows(inner);
+      for (int64_t a = 2; a <= std::min<int64_t>(8, rows); ++a) {
+        SmallVector<Tiles> tiles = {{a, 0, 0, int(inner)},
+                                    {rows % a, 0, 0, int(inner)}};
+        for (int64_t first = 0; first < rows; first += a) {
+          int64_t last = std::min(first + a, rows) - 1;
+          int64_t o0 = first / w, o1 = last / w;
+          double f = fraction(outer, o0, o1) *
+                     (o0 == o1 ? fraction(inner, first % w, last % w)
+                               : fraction(inner, 0, w - 1));
+          Tiles &t = tiles[last - first + 1 == a ? 0 : 1];
+          t.count += 1;
+          t.frac += f;
+        }
+        for (Tiles &t : tiles) {
+          t.frac *= frac;
+          t.count *= count;
+        }
+        consider(tiles, a, b, int(inner), true, 0);
+      }
+    }
+    if (edges) {
+      // Per (outer, inner) row: the other loops' count and fractions.
+      int64_t count = volume / m.extent[inner] / m.extent[outer];
+      double frac = count * uniform / allRows(outer) / allRows(inner);
+      double outerRows = rowsSum(outer, 0, m.extent[outer]);
+      for (int64_t a = 1; a <= std::min<int64_t>(8, edgeHigh - edgeLow); ++a)
+        for (int64_t e = 1; e <= std::min<int64_t>(8, m.extent[outer]); ++e) {
+          SmallVector<Tiles> tiles;
+          tilesOf(inner, edgeLow, edgeHigh, a, count * m.extent[outer],
+                  frac * outerRows, tiles);
+          for (int64_t p = 0; p < m.extent[inner]; ++p)
+            if (p < edgeLow || p >= edgeHigh)
+              tilesOf(outer, 0, m.extent[outer], e, count,
+                      frac * fraction(inner, p, p), tiles);
+          consider(tiles, a, b, a > 1 ? int(inner) : -1, false, e);
+        }
+    }
+  }
 
   int64_t tile = m.lanes * s.unroll[m.laneLoop];
   // One panel per register tile of lanes: its reduction is contiguous.
@@ -1451,6 +1692,18 @@ LogicalResult LaneDotKernel::verify(const Schedule &s, std::string &why) const {
       why = "loop " + std::to_string(outer) +
             " is fused with the next one; the fused loop's unroll factor "
             "is the inner loop's, so its own must be 1";
+      return failure();
+    }
+  }
+  if (s.edge) {
+    if (s.fuse || m.parallelLoops.size() < 2) {
+      why = "edge needs unfused rows and two parallel loops besides the lanes";
+      return failure();
+    }
+    if (s.edge * s.unroll[m.laneLoop] > 64) {
+      why = "the edge tile has " +
+            std::to_string(s.edge * s.unroll[m.laneLoop]) +
+            " accumulators (at most 64)";
       return failure();
     }
   }

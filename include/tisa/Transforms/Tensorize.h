@@ -59,6 +59,14 @@ struct Schedule {
   /// (7 columns in tiles of 6 leave a remainder of 1 per row; 49 fused
   /// positions leave 1 in all). The outer loop's own factor must be 1.
   bool fuse = false;
+  /// Rows per tile on the border columns (0: none). When the input has a
+  /// zero border (conv2d padding) on the dimension the innermost parallel
+  /// loop besides the lanes indexes (ow), the columns whose filter taps the
+  /// border cuts (ow = 0 and 6 of a 7-wide 3x3 pad-1 layer) run as tiles of
+  /// `edge` rows of the loop around it (oh), so every tile runs exactly the
+  /// taps its rows need; the other columns keep the register tile. Unfused
+  /// rows only; without such a border it changes nothing.
+  int64_t edge = 0;
 
   /// "unroll=1x5x1,block=240,order=lanes-inner,panel=80,fuse=1" text, stable
   /// (cache keys); parse() reads it back.
@@ -68,7 +76,7 @@ struct Schedule {
   bool operator==(const Schedule &o) const {
     return unroll == o.unroll && laneBlock == o.laneBlock &&
            lanesOuter == o.lanesOuter && panel == o.panel &&
-           fuse == o.fuse;
+           fuse == o.fuse && edge == o.edge;
   }
 };
 
@@ -109,8 +117,12 @@ public:
   /// The register tile (and fused rows) with the fewest counted cycles on
   /// `target`, remainder tiles included; panels as wide as that tile; lane
   /// blocks whose panels fill half of L2 when the packed operand does not fit
-  /// and is reused (docs/codegen.md, "Schedules and tuning").
-  Schedule defaultSchedule(const Target &target) const;
+  /// and is reused (docs/codegen.md, "Schedules and tuning"). With the
+  /// input's shape and padding as emitCompute will get them, the count
+  /// knows which filter taps each tile skips and considers edge tiles.
+  Schedule defaultSchedule(const Target &target,
+                           llvm::ArrayRef<int64_t> inputShape = {},
+                           llvm::ArrayRef<int64_t> inputPadding = {}) const;
   ScheduleSpace space() const;
   /// Checks `s` against this kernel (sizes, multiples), or says why not.
   mlir::LogicalResult verify(const Schedule &s, std::string &why) const;

@@ -256,7 +256,12 @@ std::vector<ScheduleCase> scheduleCases() {
                           "unroll=1x1x4x2x1x1x1,block=0,order=lanes-inner,"
                           "panel=16,fuse=1",
                           "unroll=2x1x5x1x1x1x1,block=16,order=lanes-outer,"
-                          "fuse=1"})
+                          "fuse=1",
+                          // Border columns (ow = 0, 10) in tiles of oh rows.
+                          "unroll=1x1x3x2x1x1x1,block=0,order=lanes-inner,"
+                          "edge=2",
+                          "unroll=2x1x4x1x1x1x1,block=16,order=lanes-outer,"
+                          "panel=16,edge=4"})
       out.push_back({cv, s});
     // 5x5, stride 2, pad 2: tiles whose rows need different filter taps
     // (rows of oh, of ow, fused rows across image rows, 2-D tiles).
@@ -265,7 +270,9 @@ std::vector<ScheduleCase> scheduleCases() {
                           "unroll=1x1x4x1x1x1x1,block=0,order=lanes-outer",
                           "unroll=1x2x2x2x1x1x1,block=0,order=lanes-inner",
                           "unroll=1x1x7x1x1x1x1,block=0,order=lanes-inner,"
-                          "fuse=1"})
+                          "fuse=1",
+                          "unroll=1x1x2x2x1x1x1,block=0,order=lanes-inner,"
+                          "edge=3"})
       out.push_back({cv5, s});
   }
   return out;
@@ -305,6 +312,12 @@ TEST(KernelsJit, BadSchedules) {
       {"unroll=1x1x1,fuse=yes", "fuse 'yes' is neither 0 nor 1"},
       {"unroll=2x2x1,fuse=1", "fuse needs two parallel loops besides the "
                               "lanes"},
+      {"unroll=1x1x2x1x1x1x1,edge=x", "edge 'x' is not an integer in [0, 64]",
+       true},
+      {"unroll=1x1x2x1x1x1x1,fuse=1,edge=2",
+       "edge needs unfused rows and two parallel loops besides the lanes", true},
+      {"unroll=1x1x2x8x1x1x1,edge=9", "the edge tile has 72 accumulators",
+       true},
       {"unroll=1x2x2x1x1x1x1,fuse=1",
        "loop 1 is fused with the next one; the fused loop's unroll factor is "
        "the inner loop's, so its own must be 1",
