@@ -586,7 +586,31 @@ generateKernel(MLIRContext &ctx, const KernelSpec &spec,
     Value buffer = memref::AllocOp::create(e.body, loc, bufferType,
                                            e.body.getI64IntegerAttr(64));
     emitPack(e.body, vals[packed], buffer);
-    emitCompute(e.body, vals[other], buffer, vals[2]);
+    if (!gemm && spec.pad && !inPlacePadding) {
+      emitCompute(e.body, vals[other], buffer, vals[2]);
+    } else {
+      // The computation is NAME_packed's: call it rather than compile it
+      // twice (a padded conv2d's nests take most of the generation time).
+      OpBuilder &b = e.body;
+      Value address = memref::ExtractAlignedPointerAsIndexOp::create(
+          b, loc, buffer);
+      Value address64 = arith::IndexCastOp::create(b, loc, i64, address);
+      Value pointer = LLVM::IntToPtrOp::create(b, loc, ptr, address64);
+      SmallVector<Value> args;
+      unsigned arg = 0;
+      for (unsigned i = 0; i < 3; ++i) {
+        Value p = e.func.getArgument(arg++);
+        Value ld = gemm ? e.func.getArgument(arg++) : Value();
+        if (i == packed)
+          continue;
+        if (i == 2)
+          args.push_back(pointer);
+        args.push_back(p);
+        if (ld)
+          args.push_back(ld);
+      }
+      func::CallOp::create(b, loc, out.name + "_packed", TypeRange{}, args);
+    }
     memref::DeallocOp::create(e.body, loc, buffer);
     deallocPadded(e.body, vals[0], 0);
     func::ReturnOp::create(e.body, loc);
