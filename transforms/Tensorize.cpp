@@ -1450,13 +1450,13 @@ Schedule LaneDotKernel::defaultSchedule(const Target &target,
   // Register tile: `a` rows of one parallel loop (or of the two innermost
   // fused) by `b` registers of lanes, chosen by counting cycles, remainders
   // included: the rows and registers left over form one smaller tile. A
-  // tile's reduction step costs its
-  // instructions; or, with fewer accumulators than twice latency x issue
-  // rate (measured: 8 independent vpdpbusd chains of latency 4 reach the
-  // peak, 4 do not), that many; or its loads (b packed vectors and a
-  // broadcasts); plus a quarter cycle of loop overhead. Tiles stay within
-  // 8 x 8 and leave registers to spare (LLVM spills a full file; rows of
-  // more than 8 broadcasts measured slower than the count says).
+  // tile's reduction step costs its instructions; or, with fewer
+  // accumulators than twice latency x issue rate (measured: 8 independent
+  // vpdpbusd chains of latency 4 reach the peak, 4 do not), that many; or
+  // its loads (b packed vectors and a broadcasts); plus a quarter cycle of
+  // loop overhead. Tiles stay within 8 x 8 and leave registers to spare
+  // (LLVM spills a full file; rows of more than 8 broadcasts measured slower
+  // than the count says).
   double issue = std::max(1e-3, target.issueRate(*m.d));
   double chains = 2 * target.latency(*m.d) * issue;
   int64_t registers = target.vectorRegisters ? target.vectorRegisters : 32;
