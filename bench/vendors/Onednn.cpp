@@ -241,124 +241,123 @@ private:
   std::string impl;
 };
 
-/// Runs `body`, which names the dnnl call it is in through `step`, and turns
-/// a dnnl::error into whyNot.
+/// For a problem of `kind` (else whyNot says it is not `what`), on
+/// `threads` threads: runs `body(step, engine)`, which names the dnnl call it
+/// is in through `step`, and turns a dnnl::error into whyNot.
 template <typename Body>
-std::unique_ptr<VendorKernel> guarded(std::string &whyNot, Body body) {
+std::unique_ptr<VendorKernel>
+preparePrimitive(const Problem &p, Problem::Kind kind, const char *what,
+                 int threads, std::string &whyNot, Body body) {
+  if (p.kind != kind) {
+    whyNot = std::string("not a ") + what;
+    return nullptr;
+  }
+  omp_set_num_threads(threads);
   const char *step = "dnnl::engine";
   try {
-    return body(step);
+    dnnl::engine &engine = cpuEngine();
+    step = "memory::desc";
+    return body(step, engine);
   } catch (const dnnl::error &e) {
     whyNot = std::string(step) + ": " + e.what();
     return nullptr;
   }
 }
 
+/// `data` (described by `userMd`) in the layout `chosen`: reordered into a
+/// new memory if it differs, untimed.
+memory inLayout(const memory::desc &userMd, const void *data,
+                const memory::desc &chosen) {
+  memory user = wrap(userMd, data);
+  if (chosen == userMd)
+    return user;
+  memory mem(chosen, cpuEngine());
+  reorderNow(user, mem);
+  return mem;
+}
+
 std::unique_ptr<VendorKernel> prepareMatmul(const Problem &p,
                                             const Buffers &buffers,
                                             int threads, bool packed,
                                             std::string &whyNot) {
-  if (p.kind != Problem::Kind::Gemm) {
-    whyNot = "not a GEMM";
-    return nullptr;
-  }
-  omp_set_num_threads(threads);
-  return guarded(whyNot, [&](const char *&step) {
-    dnnl::engine &engine = cpuEngine();
-    step = "memory::desc";
-    Types t = typesOf(p.precision);
-    memory::desc aMd({p.m, p.k}, t.a, Tag::ab);
-    memory::desc bMd({p.k, p.n}, t.b, Tag::ab);
-    memory::desc cMd({p.m, p.n}, t.c, Tag::ab);
-    // `any` lets oneDNN choose its blocked (VNNI-interleaved) weights layout.
-    memory::desc bWantMd = packed ? memory::desc({p.k, p.n}, t.b, Tag::any)
-                                  : bMd;
-    step = "matmul::primitive_desc";
-    dnnl::matmul::primitive_desc pd(dnnl::matmul::desc(aMd, bWantMd, cMd),
-                                    userScratchpad(), engine);
-    step = "memory";
-    memory bUser = wrap(bMd, buffers.b);
-    memory bMem = bUser;
-    if (pd.weights_desc() != bMd) {
-      bMem = memory(pd.weights_desc(), engine);
-      step = "reorder (weights)";
-      reorderNow(bUser, bMem);
-    }
-    Args args{{DNNL_ARG_SRC, wrap(aMd, buffers.a)},
-              {DNNL_ARG_WEIGHTS, bMem},
-              {DNNL_ARG_DST, wrap(cMd, buffers.c)},
-              {DNNL_ARG_SCRATCHPAD, memory(pd.scratchpad_desc(), engine)}};
-    step = "matmul";
-    return std::make_unique<PrimitiveKernel>(dnnl::matmul(pd), std::move(args),
-                                             threads, pd.impl_info_str());
-  });
+  return preparePrimitive(
+      p, Problem::Kind::Gemm, "GEMM", threads, whyNot,
+      [&](const char *&step, dnnl::engine &engine) {
+        Types t = typesOf(p.precision);
+        memory::desc aMd({p.m, p.k}, t.a, Tag::ab);
+        memory::desc bMd({p.k, p.n}, t.b, Tag::ab);
+        memory::desc cMd({p.m, p.n}, t.c, Tag::ab);
+        // `any` lets oneDNN choose its blocked (VNNI-interleaved) weights
+        // layout.
+        memory::desc bWantMd =
+            packed ? memory::desc({p.k, p.n}, t.b, Tag::any) : bMd;
+        step = "matmul::primitive_desc";
+        dnnl::matmul::primitive_desc pd(dnnl::matmul::desc(aMd, bWantMd, cMd),
+                                        userScratchpad(), engine);
+        step = "reorder (weights)";
+        memory bMem = inLayout(bMd, buffers.b, pd.weights_desc());
+        Args args{{DNNL_ARG_SRC, wrap(aMd, buffers.a)},
+                  {DNNL_ARG_WEIGHTS, bMem},
+                  {DNNL_ARG_DST, wrap(cMd, buffers.c)},
+                  {DNNL_ARG_SCRATCHPAD, memory(pd.scratchpad_desc(), engine)}};
+        step = "matmul";
+        return std::make_unique<PrimitiveKernel>(
+            dnnl::matmul(pd), std::move(args), threads, pd.impl_info_str());
+      });
 }
 
 std::unique_ptr<VendorKernel> prepareConv(const Problem &p,
                                           const Buffers &buffers, int threads,
                                           std::string &whyNot) {
-  if (p.kind != Problem::Kind::Conv2d) {
-    whyNot = "not a conv2d";
-    return nullptr;
-  }
-  omp_set_num_threads(threads);
-  return guarded(whyNot, [&](const char *&step) {
-    dnnl::engine &engine = cpuEngine();
-    step = "memory::desc";
-    Types t = typesOf(p.precision);
-    // oneDNN's logical dims are NCHW / OIHW; the tags give the memory order.
-    memory::dims srcDims{p.batch, p.c, p.h, p.w};
-    memory::dims wDims{p.filters, p.c, p.r, p.s};
-    memory::dims dstDims{p.batch, p.filters, p.outH(), p.outW()};
-    memory::desc srcUserMd(srcDims, t.a, Tag::nhwc);
-    memory::desc wUserMd(wDims, t.b, Tag::hwio); // HWCF
-    memory::desc dstUserMd(dstDims, t.c, Tag::nhwc);
-    // Direct, not auto: auto may pick Winograd, which changes the numerics.
-    step = "convolution_forward::primitive_desc";
-    dnnl::convolution_forward::primitive_desc pd(
-        dnnl::convolution_forward::desc(
-            dnnl::prop_kind::forward_inference,
-            dnnl::algorithm::convolution_direct,
-            memory::desc(srcDims, t.a, Tag::any),
-            memory::desc(wDims, t.b, Tag::any),
-            memory::desc(dstDims, t.c, Tag::any), {p.stride, p.stride},
-            {p.pad, p.pad}, {p.pad, p.pad}),
-        userScratchpad(), engine);
+  return preparePrimitive(
+      p, Problem::Kind::Conv2d, "conv2d", threads, whyNot,
+      [&](const char *&step, dnnl::engine &engine) {
+        Types t = typesOf(p.precision);
+        // oneDNN's logical dims are NCHW / OIHW; the tags give the memory
+        // order.
+        memory::dims srcDims{p.batch, p.c, p.h, p.w};
+        memory::dims wDims{p.filters, p.c, p.r, p.s};
+        memory::dims dstDims{p.batch, p.filters, p.outH(), p.outW()};
+        memory::desc srcUserMd(srcDims, t.a, Tag::nhwc);
+        memory::desc wUserMd(wDims, t.b, Tag::hwio); // HWCF
+        memory::desc dstUserMd(dstDims, t.c, Tag::nhwc);
+        // Direct, not auto: auto may pick Winograd, which changes the numerics.
+        step = "convolution_forward::primitive_desc";
+        dnnl::convolution_forward::primitive_desc pd(
+            dnnl::convolution_forward::desc(
+                dnnl::prop_kind::forward_inference,
+                dnnl::algorithm::convolution_direct,
+                memory::desc(srcDims, t.a, Tag::any),
+                memory::desc(wDims, t.b, Tag::any),
+                memory::desc(dstDims, t.c, Tag::any), {p.stride, p.stride},
+                {p.pad, p.pad}, {p.pad, p.pad}),
+            userScratchpad(), engine);
 
-    // Operands go into the layouts oneDNN chose. The input reorder is a
-    // per-inference cost in a real deployment (activations arrive in the
-    // application's layout); we still do it here, untimed, to give oneDNN
-    // its best case. With int8 oneDNN usually picks NHWC and nothing moves.
-    step = "reorder (input, filter)";
-    auto toChosen = [&](const memory::desc &userMd, const void *data,
-                        const memory::desc &chosen) {
-      memory user = wrap(userMd, data);
-      if (chosen == userMd)
-        return user;
-      memory mem(chosen, engine);
-      reorderNow(user, mem);
-      return mem;
-    };
-    memory src = toChosen(srcUserMd, buffers.a, pd.src_desc());
-    memory weights = toChosen(wUserMd, buffers.b, pd.weights_desc());
+        // Operands go into the layouts oneDNN chose. The input reorder is a
+        // per-inference cost in a real deployment (activations arrive in the
+        // application's layout); we still do it here, untimed, to give oneDNN
+        // its best case. With int8 oneDNN usually picks NHWC and nothing moves.
+        step = "reorder (input, filter)";
+        memory src = inLayout(srcUserMd, buffers.a, pd.src_desc());
+        memory weights = inLayout(wUserMd, buffers.b, pd.weights_desc());
 
-    step = "memory (output)";
-    memory dstUser = wrap(dstUserMd, buffers.c);
-    bool plainDst = pd.dst_desc() == dstUserMd;
-    memory dst = plainDst ? dstUser : memory(pd.dst_desc(), engine);
-    Args args{{DNNL_ARG_SRC, src},
-              {DNNL_ARG_WEIGHTS, weights},
-              {DNNL_ARG_DST, dst},
-              {DNNL_ARG_SCRATCHPAD, memory(pd.scratchpad_desc(), engine)}};
-    step = "convolution_forward";
-    auto kernel = std::make_unique<PrimitiveKernel>(
-        dnnl::convolution_forward(pd), std::move(args), threads,
-        pd.impl_info_str());
-    step = "reorder (output)";
-    if (!plainDst)
-      kernel->setOutputReorder(dst, dstUser);
-    return kernel;
-  });
+        step = "memory (output)";
+        memory dstUser = wrap(dstUserMd, buffers.c);
+        bool plainDst = pd.dst_desc() == dstUserMd;
+        memory dst = plainDst ? dstUser : memory(pd.dst_desc(), engine);
+        Args args{{DNNL_ARG_SRC, src},
+                  {DNNL_ARG_WEIGHTS, weights},
+                  {DNNL_ARG_DST, dst},
+                  {DNNL_ARG_SCRATCHPAD, memory(pd.scratchpad_desc(), engine)}};
+        step = "convolution_forward";
+        auto kernel = std::make_unique<PrimitiveKernel>(
+            dnnl::convolution_forward(pd), std::move(args), threads,
+            pd.impl_info_str());
+        step = "reorder (output)";
+        if (!plainDst)
+          kernel->setOutputReorder(dst, dstUser);
+        return kernel;
+      });
 }
 
 } // namespace
