@@ -167,6 +167,12 @@ struct LaneDotKernel::Impl {
   /// with oh, kw with ow). Not with a bias on the broadcast input: the
   /// compensation counts every tap.
   SmallVector<TapDim> tapDimsOf(const Border &border) const;
+  /// Schedule::edge: the columns [first, second) of the innermost parallel
+  /// loop besides the lanes (conv2d ow) whose every tap lies inside the
+  /// input, when the others are border columns (some, not all); the loop
+  /// must index its dimensions alone (with their tap loops).
+  std::optional<std::pair<int64_t, int64_t>>
+  interiorColumns(const Border &border, ArrayRef<TapDim> taps) const;
   /// `border`: `src` is program input `in` without it (reads there are 0).
   void emitSums(OpBuilder &b, Location loc, unsigned in, Value src,
                 ArrayRef<unsigned> loops, int64_t factor, Value out,
@@ -700,6 +706,41 @@ SmallVector<TapDim> LaneDotKernel::Impl::tapDimsOf(const Border &border) const {
   return out;
 }
 
+std::optional<std::pair<int64_t, int64_t>>
+LaneDotKernel::Impl::interiorColumns(const Border &border,
+                                     ArrayRef<TapDim> taps) const {
+  if (parallelLoops.size() < 2 || taps.empty())
+    return std::nullopt;
+  unsigned inner = parallelLoops.back(), numLoops = c.loops.size();
+  for (const TapDim &t : taps)
+    if (t.coef[inner])
+      for (unsigned l = 0; l < numLoops; ++l)
+        if (l != inner && l != t.loop && t.coef[l])
+          return std::nullopt;
+  auto full = [&](int64_t p) {
+    for (const TapDim &t : taps) {
+      if (!t.coef[inner])
+        continue;
+      int64_t at = t.coef[numLoops] + t.coef[inner] * p;
+      auto [lo, hi] = t.taps(border, at, at, extent[t.loop]);
+      if (lo > 0 || hi < extent[t.loop])
+        return false;
+    }
+    return true;
+  };
+  int64_t w = extent[inner], low = 0, high = w;
+  while (low < w && !full(low))
+    ++low;
+  while (high > low && !full(high - 1))
+    --high;
+  for (int64_t p = low; p < high; ++p)
+    if (!full(p))
+      return std::nullopt;
+  if (low == high || (low == 0 && high == w))
+    return std::nullopt;
+  return std::pair{low, high};
+}
+
 void LaneDotKernel::emitPack(OpBuilder &b, Location loc, Value src,
                              Value buffer, const Schedule &s) const {
   const Impl &m = *impl;
@@ -838,38 +879,14 @@ void LaneDotKernel::emitCompute(OpBuilder &b, Location loc, Value input,
   int64_t edgeLow = 0, edgeHigh = 0;
   Schedule edgeSchedule = s;
   bool edges = false;
-  if (s.edge && !s.fuse && m.parallelLoops.size() >= 2 && !tapDims.empty()) {
-    unsigned inner = m.parallelLoops.back();
-    unsigned outer = m.parallelLoops[m.parallelLoops.size() - 2];
-    edges = true;
-    auto full = [&](int64_t p) {
-      for (const TapDim &t : tapDims) {
-        if (!t.coef[inner])
-          continue;
-        int64_t base = t.coef[numLoops] + t.coef[inner] * p;
-        auto [lo, hi] = t.taps(border, base, base, m.extent[t.loop]);
-        if (lo > 0 || hi < m.extent[t.loop])
-          return false;
-      }
-      return true;
-    };
-    // Only dimensions the inner loop indexes alone (with its tap loop).
-    for (const TapDim &t : tapDims)
-      if (t.coef[inner])
-        for (unsigned l = 0; l < numLoops; ++l)
-          if (l != inner && l != t.loop && t.coef[l])
-            edges = false;
-    int64_t w = m.extent[inner];
-    while (edgeLow < w && !full(edgeLow))
-      ++edgeLow;
-    edgeHigh = w;
-    while (edgeHigh > edgeLow && !full(edgeHigh - 1))
-      --edgeHigh;
-    for (int64_t p = edgeLow; p < edgeHigh; ++p)
-      edges &= full(p);
-    edges &= edgeLow < edgeHigh && (edgeLow > 0 || edgeHigh < w);
-    edgeSchedule.unroll[inner] = 1;
-    edgeSchedule.unroll[outer] = s.edge;
+  if (s.edge && !s.fuse) {
+    if (auto interior = m.interiorColumns(border, tapDims)) {
+      edges = true;
+      std::tie(edgeLow, edgeHigh) = *interior;
+      edgeSchedule.unroll[m.parallelLoops.back()] = 1;
+      edgeSchedule.unroll[m.parallelLoops[m.parallelLoops.size() - 2]] =
+          s.edge;
+    }
   }
   const Schedule *cur = &s; // the schedule of the columns being emitted
   // While the border columns are emitted, the inner loop counts them: its
@@ -1578,17 +1595,10 @@ Schedule LaneDotKernel::defaultSchedule(const Target &target,
   // two fused, and with a border on the inner loop's taps, rows of the inner
   // loop on interior columns and of the outer on border columns (edge).
   int64_t edgeLow = 0, edgeHigh = 0;
-  bool edges = pair && !taps.empty();
-  if (edges) {
-    auto full = [&](int64_t p) { return fraction(inner, p, p) == 1.0; };
-    while (edgeLow < m.extent[inner] && !full(edgeLow))
-      ++edgeLow;
-    edgeHigh = m.extent[inner];
-    while (edgeHigh > edgeLow && !full(edgeHigh - 1))
-      --edgeHigh;
-    edges = edgeLow < edgeHigh &&
-            (edgeLow > 0 || edgeHigh < m.extent[inner]);
-  }
+  auto interior = m.interiorColumns(border, taps);
+  bool edges = interior.has_value();
+  if (edges)
+    std::tie(edgeLow, edgeHigh) = *interior;
   double bestCycles = 0, bestLoads = 0;
   int64_t rowsPerTile = 1;
   auto consider = [&](ArrayRef<Tiles> tiles, int64_t a, int64_t b,
