@@ -8,7 +8,8 @@
 //      inputs, run it once, and check its output against tisa's (integers bit
 //      for bit, bf16 within twice the K-derived bound): a disagreement is
 //      reported and that implementation is not timed;
-//   3. time each with Google Benchmark (repetitions, median);
+//   3. time them with Google Benchmark in rounds (every implementation once
+//      per round, alternating order), the median over the rounds;
 // then measure the peak of vpdpbusd / vdpbf16ps / FMA on as many threads, and
 // write a Markdown table (GOPS, % of peak, ratio to the best of oneDNN and
 // libxsmm, geomeans) and an SVG chart to --report DIR.
@@ -168,29 +169,35 @@ std::string benchmarkPrefix(const Workload &w, int threads) {
   return prefix;
 }
 
-/// Registers `body` as a timed benchmark: real time, repetitions, medians,
-/// GOPS as a counter.
-void registerTimed(const std::string &name, const Settings &settings,
-                   double ops, std::function<void()> body) {
-  benchmark::RegisterBenchmark(name.c_str(),
-                               [body, ops](benchmark::State &state) {
-                                 // Untimed: lets the previous
-                                 // implementation's idle OpenMP workers stop
-                                 // spinning on the other core (they took it
-                                 // from tisa's second thread: 1.0x scaling).
-                                 std::this_thread::sleep_for(
-                                     std::chrono::milliseconds(10));
-                                 for (auto _ : state)
-                                   body();
-                                 state.counters["GOPS"] = benchmark::Counter(
-                                     ops / 1e9,
-                                     benchmark::Counter::kIsIterationInvariantRate);
-                               })
-      ->UseRealTime()
-      ->Unit(benchmark::kMicrosecond)
-      ->MinTime(settings.minTime)
-      ->Repetitions(settings.repetitions)
-      ->ReportAggregatesOnly(true);
+/// One implementation of one workload to time.
+struct Timed {
+  std::string name;
+  double ops;
+  std::function<void()> body;
+};
+
+/// Registers `t` as one repetition of a benchmark: real time, GOPS as a
+/// counter; `iterations` of the body when positive, else as many as fill
+/// --min-time (Google Benchmark's estimate).
+void registerTimed(const Timed &t, const Settings &settings,
+                   int64_t iterations) {
+  benchmark::internal::Benchmark *b = benchmark::RegisterBenchmark(
+      t.name.c_str(),
+      [body = t.body, ops = t.ops](benchmark::State &state) {
+        // Untimed: lets the previous implementation's idle OpenMP workers
+        // stop spinning on the other core (they took it from tisa's second
+        // thread: 1.0x scaling).
+        std::this_thread::sleep_for(std::chrono::milliseconds(10));
+        for (auto _ : state)
+          body();
+        state.counters["GOPS"] = benchmark::Counter(
+            ops / 1e9, benchmark::Counter::kIsIterationInvariantRate);
+      });
+  b->UseRealTime()->Unit(benchmark::kMicrosecond);
+  if (iterations > 0)
+    b->Iterations(iterations);
+  else
+    b->MinTime(settings.minTime);
 }
 
 //===----------------------------------------------------------------------===//
@@ -314,12 +321,13 @@ struct Row {
   }
 };
 
-/// Collects the median of each benchmark's repetitions.
-class MedianReporter : public benchmark::ConsoleReporter {
+/// Collects every run's seconds per iteration, by benchmark name.
+class RoundReporter : public benchmark::ConsoleReporter {
 public:
-  std::map<std::string, double> medians; ///< run name -> seconds
+  std::map<std::string, std::vector<double>> seconds; ///< name -> per round
+  std::map<std::string, int64_t> iterations;          ///< of the first round
 
-  /// The machine context once, not once per workload.
+  /// The machine context once, not once per round.
   bool ReportContext(const Context &context) override {
     if (contextShown)
       return true;
@@ -328,18 +336,50 @@ public:
   }
 
   void ReportRuns(const std::vector<Run> &runs) override {
-    for (const Run &r : runs)
-      if (r.run_type == Run::RT_Aggregate && r.aggregate_name == "median" &&
-          !r.error_occurred)
-        medians[r.run_name.function_name] =
-            r.GetAdjustedRealTime() /
-            benchmark::GetTimeUnitMultiplier(r.time_unit);
+    for (const Run &r : runs) {
+      if (r.run_type != Run::RT_Iteration || r.error_occurred)
+        continue;
+      std::string name = r.run_name.function_name;
+      seconds[name].push_back(r.GetAdjustedRealTime() /
+                              benchmark::GetTimeUnitMultiplier(r.time_unit));
+      iterations.try_emplace(name, r.iterations);
+    }
     ConsoleReporter::ReportRuns(runs);
+  }
+
+  /// The median over the rounds of `name`, 0 when it never ran.
+  double median(const std::string &name) const {
+    auto it = seconds.find(name);
+    if (it == seconds.end() || it->second.empty())
+      return 0;
+    std::vector<double> v = it->second;
+    std::sort(v.begin(), v.end());
+    size_t n = v.size();
+    return n % 2 ? v[n / 2] : (v[n / 2 - 1] + v[n / 2]) / 2;
   }
 
 private:
   bool contextShown = false;
 };
+
+/// Times `timed` in `settings.repetitions` rounds. Each round runs every
+/// implementation once, in alternating order, so a slow spell of a shared
+/// machine falls on all of them rather than on one implementation's
+/// consecutive repetitions. The first round finds each one's iteration count
+/// (--min-time); later rounds repeat it.
+void timeInRounds(const std::vector<Timed> &timed, const Settings &settings,
+                  RoundReporter &reporter) {
+  for (int round = 0; round < settings.repetitions; ++round) {
+    for (size_t i = 0; i < timed.size(); ++i) {
+      const Timed &t = timed[round % 2 ? timed.size() - 1 - i : i];
+      auto it = reporter.iterations.find(t.name);
+      registerTimed(t, settings,
+                    it == reporter.iterations.end() ? 0 : it->second);
+    }
+    benchmark::RunSpecifiedBenchmarks(&reporter);
+    benchmark::ClearRegisteredBenchmarks();
+  }
+}
 
 /// Peak GOPS of `kind` on `threads` threads: the median of 5 runs of
 /// independent chains on every thread at once.
@@ -406,7 +446,8 @@ void writeReport(const Settings &settings, const std::vector<Row> &rows,
      << "- tisa " << TISA_VERSION << "; " << onednnVersion() << "; "
      << libxsmmVersion() << "; " << openblasVersion() << "\n"
      << "- Medians of " << settings.repetitions
-     << " repetitions (Google Benchmark, real time). GOPS count 2 per "
+     << " rounds (Google Benchmark, real time); each round times every "
+        "implementation of a workload once, in alternating order. GOPS count 2 per "
         "multiply-accumulate; convolutions exclude taps on padding.\n"
      << "- tisa: pre-packed weights (as the vendors' packed variants); "
         "every implementation's output was checked against tisa's before "
@@ -613,9 +654,13 @@ int usage(const char *argv0) {
          "  --filter TEXT    only workloads whose label or types contain TEXT\n"
          "                   (e.g. 'square 512', 'bf16', 'resnet50')\n"
          "  --threads LIST   thread counts (default 1,2)\n"
-         "  --repetitions N  repetitions per benchmark, median reported "
+         "  --repetitions N  rounds, each timing every implementation of a "
+         "workload once\n"
+         "                   (alternating order); the median is reported "
          "(default 5)\n"
-         "  --min-time S     minimum seconds per repetition (default 0.05)\n";
+         "  --min-time S     minimum seconds per repetition (default 0.05; the "
+         "first\n"
+         "                   round's iteration count is kept for the rest)\n";
   return 2;
 }
 
@@ -685,7 +730,7 @@ int main(int argc, char **argv) {
 
   std::vector<std::pair<std::string, std::vector<Vendor>>> libraries = {
       {"onednn", onednnVendors()}, {"libxsmm", libxsmmVendors()}};
-  MedianReporter reporter;
+  RoundReporter reporter;
   std::vector<Row> rows;
   JitOptions jit;
   jit.warnings = nullptr;
@@ -707,6 +752,7 @@ int main(int argc, char **argv) {
     Bytes tisaOut = data->output;
     Problem problem = problemOf(w.spec);
     Buffers buffers{data->input.data(), data->weights.data(), nullptr};
+    std::vector<Timed> timed;
     for (int threads : settings.threads) {
       Row row{w, threads, w.spec.ops(),
               w.spec.types.isFloat() ? PeakKind::Vdpbf16ps
@@ -725,10 +771,10 @@ int main(int argc, char **argv) {
           e.note = "the " + std::to_string(threads) +
                    "-thread result differs from the 1-thread one";
         } else {
-          registerTimed(prefix + "tisa", settings, row.ops,
-                        [k, data, packed, pool, mode] {
-                          runKernel(*k, *data, mode, packed.get());
-                        });
+          timed.push_back({prefix + "tisa", row.ops,
+                           [k, data, packed, pool, mode] {
+                             runKernel(*k, *data, mode, packed.get());
+                           }});
         }
         row.entries.push_back(e);
       }
@@ -757,8 +803,7 @@ int main(int argc, char **argv) {
             continue;
           }
           row.entries.push_back(e);
-          registerTimed(prefix + v.name, settings, row.ops,
-                        [vk, out] { vk->run(); });
+          timed.push_back({prefix + v.name, row.ops, [vk, out] { vk->run(); }});
         }
       // OpenBLAS sgemm: the same GEMM in f32 (a reference for what the
       // narrow types buy), on float copies of the inputs, checked within the
@@ -791,8 +836,8 @@ int main(int argc, char **argv) {
                                      maxAbs(w.spec.types.a, data->input) *
                                          maxAbs(w.spec.types.b, data->weights));
             if (diff.empty())
-              registerTimed(prefix + e.impl, settings, row.ops,
-                            [vk, a, b, out] { vk->run(); });
+              timed.push_back(
+                  {prefix + e.impl, row.ops, [vk, a, b, out] { vk->run(); }});
             else
               e.note = "disagrees: " + diff;
           }
@@ -800,18 +845,16 @@ int main(int argc, char **argv) {
         }
       rows.push_back(row);
     }
-    // Time this workload's benchmarks (both thread counts), then drop them.
-    benchmark::RunSpecifiedBenchmarks(&reporter);
-    benchmark::ClearRegisteredBenchmarks();
+    // Time this workload's implementations (both thread counts).
+    timeInRounds(timed, settings, reporter);
   }
 
   // Attach the medians.
   for (Row &r : rows) {
     std::string prefix = benchmarkPrefix(r.workload, r.threads);
     for (Entry &e : r.entries) {
-      auto it = reporter.medians.find(prefix + e.impl);
-      if (it != reporter.medians.end())
-        e.seconds = it->second;
+      if (double t = reporter.median(prefix + e.impl))
+        e.seconds = t;
       else if (e.note.empty())
         e.note = "not timed (filtered or failed)";
     }
