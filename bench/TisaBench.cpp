@@ -772,8 +772,9 @@ int main(int argc, char **argv) {
                    "-thread result differs from the 1-thread one";
         } else {
           timed.push_back({prefix + "tisa", row.ops,
-                           [k, data, packed, pool, mode] {
-                             runKernel(*k, *data, mode, packed.get());
+                           [k, data, packed, pool,
+                            call = bindKernel(*k, *data, mode, *packed)] {
+                             call();
                            }});
         }
         row.entries.push_back(e);

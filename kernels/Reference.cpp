@@ -217,54 +217,64 @@ void packWeights(const CompiledKernel &k, const KernelData &d,
     reinterpret_cast<void (*)(const void *, void *)>(pack)(src, packed.data());
 }
 
-void runKernel(const CompiledKernel &k, KernelData &d, const RunMode &mode,
-               Bytes *packedIn) {
+std::function<void()> bindKernel(const CompiledKernel &k, KernelData &d,
+                                 const RunMode &mode, Bytes &packed) {
   const KernelSpec &s = k.spec();
   bool gemm = s.op == KernelSpec::Op::Gemm;
+  const void *in = d.input.data(), *weights = d.weights.data();
+  void *out = d.output.data();
   if (!mode.prepacked) {
-    if (gemm)
-      k.entry<void(const void *, int64_t, const void *, int64_t, void *,
-                   int64_t)>()(d.input.data(), s.k, d.weights.data(), s.n,
-                               d.output.data(), s.n);
-    else
-      k.entry<void(const void *, const void *, void *)>()(
-          d.input.data(), d.weights.data(), d.output.data());
-    return;
+    if (gemm) {
+      auto *f = k.entry<void(const void *, int64_t, const void *, int64_t,
+                             void *, int64_t)>();
+      return [=, m = s.k, n = s.n] { f(in, m, weights, n, out, n); };
+    }
+    auto *f = k.entry<void(const void *, const void *, void *)>();
+    return [=] { f(in, weights, out); };
   }
-  Bytes local;
-  Bytes &packed = packedIn ? *packedIn : local;
   if (packed.empty())
     packWeights(k, d, packed);
   Operands ops = splitOperands(k, d);
-  const void *other = ops.other;
-  int64_t ld = ops.otherLd;
+  const void *other = ops.other, *p = packed.data();
+  int64_t ld = ops.otherLd, n = s.n;
   int64_t parts = mode.pool ? usefulParts(k, mode.ranges) : mode.ranges;
   if (!mode.ranges || (mode.pool && parts <= 1)) {
-    if (gemm)
-      k.entry<void(const void *, int64_t, const void *, void *, int64_t)>(
-          "_packed")(other, ld, packed.data(), d.output.data(), s.n);
-    else
-      k.entry<void(const void *, const void *, void *)>("_packed")(
-          other, packed.data(), d.output.data());
-    return;
+    if (gemm) {
+      auto *f = k.entry<void(const void *, int64_t, const void *, void *,
+                             int64_t)>("_packed");
+      return [=] { f(other, ld, p, out, n); };
+    }
+    auto *f = k.entry<void(const void *, const void *, void *)>("_packed");
+    return [=] { f(other, p, out); };
   }
   int64_t tiles = k.tiles();
-  auto range = [&](int64_t part, int64_t parts) {
-    int64_t begin = tiles * part / parts, end = tiles * (part + 1) / parts;
-    if (gemm)
-      k.entry<void(const void *, int64_t, const void *, void *, int64_t,
-                   int64_t, int64_t)>("_packed_range")(
-          other, ld, packed.data(), d.output.data(), s.n, begin, end);
-    else
-      k.entry<void(const void *, const void *, void *, int64_t, int64_t)>(
-          "_packed_range")(other, packed.data(), d.output.data(), begin, end);
-  };
-  if (mode.pool) {
-    mode.pool->run(parts, range);
-    return;
+  std::function<void(int64_t, int64_t)> range;
+  if (gemm) {
+    auto *f = k.entry<void(const void *, int64_t, const void *, void *,
+                           int64_t, int64_t, int64_t)>("_packed_range");
+    range = [=](int64_t part, int64_t parts) {
+      f(other, ld, p, out, n, tiles * part / parts,
+        tiles * (part + 1) / parts);
+    };
+  } else {
+    auto *f = k.entry<void(const void *, const void *, void *, int64_t,
+                           int64_t)>("_packed_range");
+    range = [=](int64_t part, int64_t parts) {
+      f(other, p, out, tiles * part / parts, tiles * (part + 1) / parts);
+    };
   }
-  for (int64_t p = 0; p < mode.ranges; ++p)
-    range(p, mode.ranges);
+  if (ThreadPool *pool = mode.pool)
+    return [=] { pool->run(parts, range); };
+  return [=, ranges = mode.ranges] {
+    for (int64_t part = 0; part < ranges; ++part)
+      range(part, ranges);
+  };
+}
+
+void runKernel(const CompiledKernel &k, KernelData &d, const RunMode &mode,
+               Bytes *packed) {
+  Bytes local;
+  bindKernel(k, d, mode, packed ? *packed : local)();
 }
 
 int64_t usefulParts(const CompiledKernel &k, int64_t threads) {

@@ -205,14 +205,15 @@ llvm::Expected<TuneResult> tuneKernel(const KernelSpec &spec,
       result.tried.push_back(c);
       return 0.0;
     }
+    std::function<void()> call = bindKernel(k, data, mode, packed);
     auto t0 = Clock::now();
-    runKernel(k, data, mode, &packed);
+    call();
     double once = std::max(since(t0), 1e-7);
     int64_t runs = std::clamp<int64_t>(int64_t(0.15 / once), 5, 400);
     std::vector<double> times;
     for (int64_t i = 0; i < runs; ++i) {
       auto t = Clock::now();
-      runKernel(k, data, mode, &packed);
+      call();
       times.push_back(since(t));
     }
     std::nth_element(times.begin(), times.begin() + times.size() / 2,

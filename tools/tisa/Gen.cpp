@@ -424,14 +424,16 @@ int run(const Options &o) {
   Bytes packed;
   packWeights(k, data, packed);
   ThreadPool pool{int(threads)};
+  RunMode packedMode{true};
+  if (threads > 1) {
+    packedMode.ranges = threads;
+    packedMode.pool = &pool;
+  }
+  std::function<void()> calls[] = {bindKernel(k, data, RunMode{}, packed),
+                                    bindKernel(k, data, packedMode, packed)};
   auto timeOnce = [&](bool prepacked) {
-    RunMode mode{prepacked};
-    if (prepacked && threads > 1) {
-      mode.ranges = threads;
-      mode.pool = &pool;
-    }
     auto t0 = clock::now();
-    runKernel(k, data, mode, &packed);
+    calls[prepacked]();
     return std::chrono::duration<double>(clock::now() - t0).count();
   };
   double once = timeOnce(true);

@@ -14,6 +14,7 @@
 #include "tisa/Kernels/ThreadPool.h"
 
 #include <cstdint>
+#include <functional>
 #include <new>
 #include <string>
 #include <vector>
@@ -85,6 +86,13 @@ int64_t usefulParts(const CompiledKernel &k, int64_t threads);
 /// `_packed` entry on the calling thread.
 void runKernel(const CompiledKernel &k, KernelData &data, const RunMode &mode,
                Bytes *packed = nullptr);
+/// runKernel's call with the entries, operands and parts resolved once, for
+/// callers that repeat it (timing): a 1x1x1 GEMM takes tens of nanoseconds,
+/// as long as looking the entries up by name. `data`, `packed` and the pool
+/// must outlive it; with mode.prepacked it packs into `packed` now when that
+/// is empty.
+std::function<void()> bindKernel(const CompiledKernel &k, KernelData &data,
+                                 const RunMode &mode, Bytes &packed);
 /// Runs the kernel on random and on extreme data (from `seed`) through its
 /// plain and its pre-packed entries and compares each result with the
 /// reference. Empty if all agree; otherwise which run differed and how.
