@@ -8,15 +8,24 @@
 // CHECK-LABEL: func.func @gemm_u8s8s32
 // CHECK:         %[[BUF:.*]] = memref.alloc() {alignment = 64 : i64} : memref<2048xi8>
 // CHECK:         %[[PACKED:.*]] = memref.view %[[BUF]][{{.*}}][] : memref<2048xi8> to memref<1x16x128xi8>
-// CHECK:         memref.load %arg1
+// The pack reads 16 lanes of each of a group's 4 rows of B and interleaves them (lane i of row k to
+// 4i + k): one 64-byte store per register of the packed layout.
+// CHECK:         %[[R0:.*]] = vector.transfer_read %arg1[{{.*}}], {{.*}} : memref<64x32xi8>, vector<16xi8>
+// CHECK:         %[[R1:.*]] = vector.transfer_read %arg1[{{.*}}], {{.*}} : memref<64x32xi8>, vector<16xi8>
+// CHECK:         %[[R2:.*]] = vector.transfer_read %arg1[{{.*}}], {{.*}} : memref<64x32xi8>, vector<16xi8>
+// CHECK:         %[[R3:.*]] = vector.transfer_read %arg1[{{.*}}], {{.*}} : memref<64x32xi8>, vector<16xi8>
 // CHECK-NOT:     arith.xori
-// CHECK:         memref.store {{.*}}, %[[PACKED]]
+// CHECK:         %[[R01:.*]] = vector.shuffle %[[R0]], %[[R1]]
+// CHECK:         %[[R23:.*]] = vector.shuffle %[[R2]], %[[R3]]
+// CHECK:         %[[ALL:.*]] = vector.shuffle %[[R01]], %[[R23]]
+// CHECK:         %[[IL:.*]] = vector.shuffle %[[ALL]], %[[ALL]] [0, 16, 32, 48, 1, 17, 33, 49,
+// CHECK:         vector.store %[[IL]], %[[PACKED]][{{.*}}] : memref<1x16x128xi8>, vector<64xi8>
 // Tile loops (8 rows, 32 lanes), then point loops for -tisa-register-tile to unroll and jam.
 // CHECK:         scf.for %[[MT:.*]] = %{{.*}} to %c8{{.*}} step %c8
 // CHECK:           scf.for %[[NT:.*]] = %{{.*}} to %c32{{.*}} step %c32
 // CHECK:             scf.for %[[MP:.*]] = %{{.*}} to %c8{{.*}} step %c1
 // CHECK:               %[[M:.*]] = arith.addi %[[MT]],
-// CHECK:               scf.for %[[NP:.*]] = %{{.*}} to %c2 step %c1
+// CHECK:               scf.for %[[NP:.*]] = %{{.*}} to %c2{{(_[0-9]+)?}} step %c1
 // CHECK:                 %[[N:.*]] = arith.addi %[[NT]],
 // CHECK:                 %[[MASK:.*]] = vector.create_mask
 // CHECK:                 %[[INIT:.*]] = vector.maskedload %arg2[%[[M]], %[[N]]], %[[MASK]]
