@@ -580,22 +580,39 @@ generateKernel(MLIRContext &ctx, const KernelSpec &spec,
   {
     Entry e(mb, loc, out.name, argTypes(3, 0), params({0, 1, 2}), out,
             prototypes);
-    Value vals[3];
-    for (unsigned i = 0; i < 3; ++i)
-      vals[i] = operand(e, i);
     Value buffer = memref::AllocOp::create(e.body, loc, bufferType,
                                            e.body.getI64IntegerAttr(64));
-    emitPack(e.body, vals[packed], buffer);
+    // The pack and the computation are NAME_pack_X's and NAME_packed's:
+    // call them rather than compile them twice (a padded conv2d's nests take
+    // most of the generation time; a GEMM's vector pack a third of it).
+    OpBuilder &b = e.body;
+    Value address =
+        memref::ExtractAlignedPointerAsIndexOp::create(b, loc, buffer);
+    Value address64 = arith::IndexCastOp::create(b, loc, i64, address);
+    Value pointer = LLVM::IntToPtrOp::create(b, loc, ptr, address64);
+    {
+      SmallVector<Value> args;
+      unsigned arg = 0;
+      for (unsigned i = 0; i < 3; ++i) {
+        Value p = e.func.getArgument(arg++);
+        Value ld = gemm ? e.func.getArgument(arg++) : Value();
+        if (i != packed)
+          continue;
+        args.push_back(p);
+        if (ld)
+          args.push_back(ld);
+      }
+      args.push_back(pointer);
+      func::CallOp::create(b, loc, out.name + "_pack_" + out.packedOperand,
+                           TypeRange{}, args);
+    }
     if (!gemm && spec.pad && !inPlacePadding) {
+      Value vals[3]; // operand() takes the arguments in order
+      for (unsigned i = 0; i < 3; ++i)
+        vals[i] = operand(e, i);
       emitCompute(e.body, vals[other], buffer, vals[2]);
+      deallocPadded(e.body, vals[0], 0);
     } else {
-      // The computation is NAME_packed's: call it rather than compile it
-      // twice (a padded conv2d's nests take most of the generation time).
-      OpBuilder &b = e.body;
-      Value address = memref::ExtractAlignedPointerAsIndexOp::create(
-          b, loc, buffer);
-      Value address64 = arith::IndexCastOp::create(b, loc, i64, address);
-      Value pointer = LLVM::IntToPtrOp::create(b, loc, ptr, address64);
       SmallVector<Value> args;
       unsigned arg = 0;
       for (unsigned i = 0; i < 3; ++i) {
@@ -612,7 +629,6 @@ generateKernel(MLIRContext &ctx, const KernelSpec &spec,
       func::CallOp::create(b, loc, out.name + "_packed", TypeRange{}, args);
     }
     memref::DeallocOp::create(e.body, loc, buffer);
-    deallocPadded(e.body, vals[0], 0);
     func::ReturnOp::create(e.body, loc);
   }
   // NAME_pack_X(X, packed)
@@ -621,6 +637,11 @@ generateKernel(MLIRContext &ctx, const KernelSpec &spec,
     std::vector<std::string> p = params({packed});
     p.push_back("void *packed");
     Entry e(mb, loc, packName, argTypes(1, 1), p, out, prototypes);
+    // Kept out of line: LLVM would otherwise inline it into the plain entry
+    // and compile the pack twice.
+    OpBuilder &fb = e.body;
+    e.func->setAttr("passthrough",
+                    fb.getArrayAttr({fb.getStringAttr("noinline")}));
     Value src = operand(e, packed);
     Value buffer = memrefFromPointer(e.body, loc, e.arg(), bufferType, Value());
     emitPack(e.body, src, buffer);

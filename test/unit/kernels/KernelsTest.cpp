@@ -219,6 +219,11 @@ TEST_P(Kernels, CorrectAndTensorized) {
   EXPECT_EQ(checkKernel(k, kSeed, runs), "") << "plan " << k.plan();
   EXPECT_EQ(runs, 6);
 
+  // The plain entry packs through NAME_pack_X, compiled once.
+  EXPECT_TRUE(
+      refersTo(k.object(), k.name(), k.name() + "_pack_" + k.packedOperand()))
+      << k.name() << " does not call its pack entry";
+
   for (llvm::StringRef entry : {"", "_packed", "_packed_range"}) {
     auto insts = disassembleFunction(k.object(), k.name() + entry.str(), "");
     ASSERT_TRUE(bool(insts)) << llvm::toString(insts.takeError());
@@ -240,8 +245,8 @@ TEST_P(Kernels, CorrectAndTensorized) {
           << ": an innermost loop multiplies without " << k.mnemonic() << ": "
           << body;
     }
-    // The plain entry packs and then calls NAME_packed (checked itself),
-    // unless a padded copy of the input keeps its own computation.
+    // The plain entry then calls NAME_packed (checked itself), unless a
+    // padded copy of the input keeps its own computation.
     bool delegates = entry.empty() &&
                      refersTo(k.object(), k.name(), k.name() + "_packed");
     // Small kernels are unrolled completely by LLVM: then the instruction
