@@ -763,6 +763,8 @@ LaneDotKernel::Impl::rangeRows(OpBuilder &b, Location loc, const Schedule &s,
                    -1);
   rows->lo = clamp(add(mul(first, coef[l]), coef[numLoops]));
   rows->hi = clamp(add(mul(last, coef[l]), others + 1));
+  // An empty range (begin >= end) copies nothing.
+  rows->hi = arith::MaxSIOp::create(b, loc, rows->hi, rows->lo);
   return rows;
 }
 
