@@ -590,22 +590,16 @@ generateKernel(MLIRContext &ctx, const KernelSpec &spec,
         memref::ExtractAlignedPointerAsIndexOp::create(b, loc, buffer);
     Value address64 = arith::IndexCastOp::create(b, loc, i64, address);
     Value pointer = LLVM::IntToPtrOp::create(b, loc, ptr, address64);
-    {
-      SmallVector<Value> args;
-      unsigned arg = 0;
-      for (unsigned i = 0; i < 3; ++i) {
-        Value p = e.func.getArgument(arg++);
-        Value ld = gemm ? e.func.getArgument(arg++) : Value();
-        if (i != packed)
-          continue;
-        args.push_back(p);
-        if (ld)
-          args.push_back(ld);
-      }
-      args.push_back(pointer);
-      func::CallOp::create(b, loc, out.name + "_pack_" + out.packedOperand,
-                           TypeRange{}, args);
-    }
+    // Operand i's pointer and, for a GEMM, its leading dimension.
+    auto argsOf = [&](unsigned i) {
+      unsigned perOperand = gemm ? 2 : 1;
+      auto all = e.func.getArguments();
+      return SmallVector<Value>(all.slice(i * perOperand, perOperand));
+    };
+    SmallVector<Value> packArgs = argsOf(packed);
+    packArgs.push_back(pointer);
+    func::CallOp::create(b, loc, out.name + "_pack_" + out.packedOperand,
+                         TypeRange{}, packArgs);
     if (!gemm && spec.pad && !inPlacePadding) {
       Value vals[3]; // operand() takes the arguments in order
       for (unsigned i = 0; i < 3; ++i)
@@ -613,19 +607,10 @@ generateKernel(MLIRContext &ctx, const KernelSpec &spec,
       emitCompute(e.body, vals[other], buffer, vals[2]);
       deallocPadded(e.body, vals[0], 0);
     } else {
-      SmallVector<Value> args;
-      unsigned arg = 0;
-      for (unsigned i = 0; i < 3; ++i) {
-        Value p = e.func.getArgument(arg++);
-        Value ld = gemm ? e.func.getArgument(arg++) : Value();
-        if (i == packed)
-          continue;
-        if (i == 2)
-          args.push_back(pointer);
-        args.push_back(p);
-        if (ld)
-          args.push_back(ld);
-      }
+      // NAME_packed(other, packed, out)
+      SmallVector<Value> args = argsOf(other);
+      args.push_back(pointer);
+      args.append(argsOf(2));
       func::CallOp::create(b, loc, out.name + "_packed", TypeRange{}, args);
     }
     memref::DeallocOp::create(e.body, loc, buffer);
