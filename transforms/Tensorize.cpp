@@ -758,9 +758,18 @@ LaneDotKernel::Impl::rangeRows(OpBuilder &b, Location loc, const Schedule &s,
         .getResult();
   };
   Value first = mul(begin, part->size);
-  Value last = add(arith::MinSIOp::create(b, loc, mul(end, part->size),
-                                          cIndex(b, loc, extent[l])),
-                   -1);
+  Value stop = arith::MinSIOp::create(b, loc, mul(end, part->size),
+                                      cIndex(b, loc, extent[l]));
+  // Edge tiles along this loop run whole from the range holding their first
+  // row (emitCompute's emitBorderTiles), so they may reach past `stop`.
+  if (s.edge && parallelLoops.size() >= 2 &&
+      l == parallelLoops[parallelLoops.size() - 2])
+    stop = arith::MinSIOp::create(
+        b, loc,
+        mul(arith::CeilDivSIOp::create(b, loc, stop, cIndex(b, loc, s.edge)),
+            s.edge),
+        cIndex(b, loc, extent[l]));
+  Value last = add(stop, -1);
   rows->lo = clamp(add(mul(first, coef[l]), coef[numLoops]));
   rows->hi = clamp(add(mul(last, coef[l]), others + 1));
   // An empty range (begin >= end) copies nothing.
@@ -2121,9 +2130,14 @@ LogicalResult LaneDotKernel::verify(const Schedule &s, std::string &why) const {
       why = "edge needs unfused rows and two parallel loops besides the lanes";
       return failure();
     }
-    if (s.edge * s.unroll[m.laneLoop] > 64) {
-      why = "the edge tile has " +
-            std::to_string(s.edge * s.unroll[m.laneLoop]) +
+    // The edge tile: `edge` rows of the outer loop, one column, the other
+    // factors as they are.
+    unsigned inner = m.parallelLoops.back();
+    unsigned outer = m.parallelLoops[m.parallelLoops.size() - 2];
+    int64_t edgeAccumulators =
+        accumulators / s.unroll[inner] / s.unroll[outer] * s.edge;
+    if (edgeAccumulators > 64) {
+      why = "the edge tile has " + std::to_string(edgeAccumulators) +
             " accumulators (at most 64)";
       return failure();
     }

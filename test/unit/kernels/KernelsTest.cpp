@@ -334,6 +334,12 @@ std::vector<ScheduleCase> scheduleCases() {
                           "unroll=1x1x2x2x1x1x1,block=0,order=lanes-inner,"
                           "edge=3"})
       out.push_back({cv5, s});
+    // C = 3 reads a padded copy, and a range copies only its rows: edge
+    // tiles of 5 rows of oh, run by the range holding their first row, need
+    // the rows below it too (one-row ranges over 14 rows).
+    KernelSpec cv3 = conv(1, 14, 14, 3, 16, 3, 1, 1, t);
+    out.push_back({cv3, "unroll=1x1x6x1x1x1x1,block=0,order=lanes-inner,"
+                        "edge=5"});
   }
   return out;
 }
@@ -375,8 +381,12 @@ TEST(KernelsJit, BadSchedules) {
       {"unroll=1x1x2x1x1x1x1,edge=x", "edge 'x' is not an integer in [0, 64]",
        true},
       {"unroll=1x1x2x1x1x1x1,fuse=1,edge=2",
-       "edge needs unfused rows and two parallel loops besides the lanes", true},
+       "edge needs unfused rows and two parallel loops besides the lanes",
+       true},
       {"unroll=1x1x2x8x1x1x1,edge=9", "the edge tile has 72 accumulators",
+       true},
+      // The batch factor stays in the edge tile: 2 x 5 rows x 8 registers.
+      {"unroll=2x1x2x8x1x1x1,edge=5", "the edge tile has 80 accumulators",
        true},
       {"unroll=1x2x2x1x1x1x1,fuse=1",
        "loop 1 is fused with the next one; the fused loop's unroll factor is "
