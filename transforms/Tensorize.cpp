@@ -1560,55 +1560,77 @@ void LaneDotKernel::emitCompute(OpBuilder &b, Location loc, Value input,
     span[inner] = m.extent[inner];
   };
 
-  // The border columns of the rows [begin, end) of the partitioned level
-  // `bl` (of `whole` rows), in tiles of `edge` rows: the tiles whose first
-  // row lies in the range, full ones in a loop, the partial last one once.
-  auto emitBorderTiles = [&](OpBuilder &b, Location loc,
-                             const Impl::BlockLevel &bl, int64_t whole) {
-    unsigned l = bl.loop;
-    int64_t e = s.edge, full = whole / e, tail = whole % e;
-    auto firstTile = [&](Value block) -> Value {
-      // ceil(min(block * size, whole) / e)
-      Value row = arith::MinSIOp::create(
-          b, loc, arith::MulIOp::create(b, loc, block, cIndex(b, loc, bl.size)),
-          cIndex(b, loc, whole));
-      return arith::CeilDivSIOp::create(b, loc, row, cIndex(b, loc, e));
+  // Loop `l` in blocks of `size` of its `whole` iterations (after `base`):
+  // full blocks in a loop, the partial last block once, so every loop inside
+  // keeps constant bounds; with `lo`/`hi`, only the blocks [lo, hi).
+  auto blockLoop = [&](OpBuilder &b, Location loc, unsigned l, int64_t size,
+                       int64_t whole, Value base, Value lo, Value hi,
+                       llvm::function_ref<void(OpBuilder &, Location)> body) {
+    int64_t full = whole / size, tail = whole % size;
+    auto at = [&](OpBuilder &b, Location loc, Value block) -> Value {
+      Value o = arith::MulIOp::create(b, loc, block, cIndex(b, loc, size));
+      return base ? Value(arith::AddIOp::create(b, loc, base, o)) : o;
     };
-    Value lo = firstTile(begin), hi = firstTile(end);
-    which = Columns::Border;
     if (full) {
+      Value from = lo ? lo : cIndex(b, loc, 0);
+      Value to =
+          hi ? Value(arith::MinSIOp::create(b, loc, hi, cIndex(b, loc, full)))
+             : cIndex(b, loc, full);
       auto loop = scf::ForOp::create(
-          b, loc, lo, arith::MinSIOp::create(b, loc, hi, cIndex(b, loc, full)),
-          cIndex(b, loc, 1), ValueRange{},
-          [&](OpBuilder &b, Location loc, Value t, ValueRange) {
-            offset[l] = arith::MulIOp::create(b, loc, t, cIndex(b, loc, e));
-            span[l] = e;
-            columns(b, loc);
+          b, loc, from, to, cIndex(b, loc, 1), ValueRange{},
+          [&](OpBuilder &b, Location loc, Value iv, ValueRange) {
+            offset[l] = at(b, loc, iv);
+            span[l] = size;
+            body(b, loc);
             scf::YieldOp::create(b, loc);
           });
       loop->setAttr(kLoopAttr, b.getStringAttr("parallel"));
     }
     if (tail) {
-      Value fullV = cIndex(b, loc, full);
-      Value owned = arith::AndIOp::create(
-          b, loc,
-          arith::CmpIOp::create(b, loc, arith::CmpIPredicate::sle, lo, fullV),
-          arith::CmpIOp::create(b, loc, arith::CmpIPredicate::sgt, hi, fullV));
-      scf::IfOp::create(b, loc, owned, [&](OpBuilder &b, Location loc) {
-        offset[l] = cIndex(b, loc, full * e);
+      auto emitTail = [&](OpBuilder &b, Location loc) {
+        offset[l] = at(b, loc, cIndex(b, loc, full));
         span[l] = tail;
-        columns(b, loc);
-        scf::YieldOp::create(b, loc);
-      });
+        body(b, loc);
+      };
+      if (!lo) {
+        emitTail(b, loc);
+      } else {
+        Value fullV = cIndex(b, loc, full);
+        Value owned = arith::AndIOp::create(
+            b, loc,
+            arith::CmpIOp::create(b, loc, arith::CmpIPredicate::sle, lo, fullV),
+            arith::CmpIOp::create(b, loc, arith::CmpIPredicate::sgt, hi,
+                                  fullV));
+        scf::IfOp::create(b, loc, owned, [&](OpBuilder &b, Location loc) {
+          emitTail(b, loc);
+          scf::YieldOp::create(b, loc);
+        });
+      }
     }
-    which = Columns::All;
-    offset[l] = Value();
+    offset[l] = base;
     span[l] = whole;
   };
 
-  // Block loops around them: full blocks in a loop, the partial last block
-  // once, so every loop inside has constant bounds. The partitioned level
-  // runs over the tiles [begin, end) only.
+  // The border columns of the rows [begin, end) of the partitioned level
+  // `bl` (of `whole` rows), in tiles of `edge` rows: the tiles whose first
+  // row lies in the range.
+  auto emitBorderTiles = [&](OpBuilder &b, Location loc,
+                             const Impl::BlockLevel &bl, int64_t whole) {
+    auto firstTile = [&](Value block) -> Value {
+      // ceil(min(block * size, whole) / edge)
+      Value row = arith::MinSIOp::create(
+          b, loc, arith::MulIOp::create(b, loc, block, cIndex(b, loc, bl.size)),
+          cIndex(b, loc, whole));
+      return arith::CeilDivSIOp::create(b, loc, row, cIndex(b, loc, s.edge));
+    };
+    which = Columns::Border;
+    blockLoop(b, loc, bl.loop, s.edge, whole, Value(), firstTile(begin),
+              firstTile(end), columns);
+    which = Columns::All;
+  };
+
+  // Block loops around them. The partitioned level runs over the tiles
+  // [begin, end) only.
   SmallVector<Impl::BlockLevel> blocks = m.blockLevels(s);
   std::function<void(OpBuilder &, Location, unsigned)> emitBlocks =
       [&](OpBuilder &b, Location loc, unsigned i) {
@@ -1620,14 +1642,8 @@ void LaneDotKernel::emitCompute(OpBuilder &b, Location loc, Value input,
         if (!bl.cache && !begin)
           return emitBlocks(b, loc, i + 1);
         unsigned l = bl.loop;
-        int64_t whole = span[l], full = whole / bl.size,
-                tail = whole % bl.size;
+        int64_t whole = span[l];
         Value saved = offset[l];
-        auto at = [&](OpBuilder &b, Location loc, Value block) {
-          Value o = arith::MulIOp::create(b, loc, block,
-                                          cIndex(b, loc, bl.size));
-          return saved ? Value(arith::AddIOp::create(b, loc, saved, o)) : o;
-        };
         bool dynamic = bl.partitioned && begin;
         // A range over the rows that edge tiles run along: its blocks
         // (one register tile of rows) hold the interior columns only, and
@@ -1639,46 +1655,10 @@ void LaneDotKernel::emitCompute(OpBuilder &b, Location loc, Value input,
             m.parallelLoops.size() >= 2 &&
             l == m.parallelLoops[m.parallelLoops.size() - 2])
           which = Columns::Interior;
-        if (full) {
-          Value lo = dynamic ? begin : cIndex(b, loc, 0);
-          Value hi = dynamic ? Value(arith::MinSIOp::create(
-                                   b, loc, end, cIndex(b, loc, full)))
-                             : cIndex(b, loc, full);
-          auto loop = scf::ForOp::create(
-              b, loc, lo, hi, cIndex(b, loc, 1), ValueRange{},
-              [&](OpBuilder &b, Location loc, Value iv, ValueRange) {
-                offset[l] = at(b, loc, iv);
-                span[l] = bl.size;
-                emitBlocks(b, loc, i + 1);
-                scf::YieldOp::create(b, loc);
-              });
-          loop->setAttr(kLoopAttr, b.getStringAttr("parallel"));
-        }
-        if (tail) {
-          auto emitTail = [&](OpBuilder &b, Location loc) {
-            offset[l] = at(b, loc, cIndex(b, loc, full));
-            span[l] = tail;
-            emitBlocks(b, loc, i + 1);
-          };
-          if (!dynamic) {
-            emitTail(b, loc);
-          } else {
-            Value fullV = cIndex(b, loc, full);
-            Value owned = arith::AndIOp::create(
-                b, loc,
-                arith::CmpIOp::create(b, loc, arith::CmpIPredicate::sle, begin,
-                                      fullV),
-                arith::CmpIOp::create(b, loc, arith::CmpIPredicate::sgt, end,
-                                      fullV));
-            scf::IfOp::create(b, loc, owned,
-                              [&](OpBuilder &b, Location loc) {
-                                emitTail(b, loc);
-                                scf::YieldOp::create(b, loc);
-                              });
-          }
-        }
-        offset[l] = saved;
-        span[l] = whole;
+        blockLoop(b, loc, l, bl.size, whole, saved, dynamic ? begin : Value(),
+                  dynamic ? end : Value(), [&](OpBuilder &b, Location loc) {
+                    emitBlocks(b, loc, i + 1);
+                  });
         if (which == Columns::Interior)
           emitBorderTiles(b, loc, bl, whole);
       };
