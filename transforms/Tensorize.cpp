@@ -173,10 +173,6 @@ struct LaneDotKernel::Impl {
   /// with oh, kw with ow). Not with a bias on the broadcast input: the
   /// compensation counts every tap.
   SmallVector<TapDim> tapDimsOf(const Border &border) const;
-  /// Copies the broadcast input `input` (given without `border`, which must
-  /// not border its group dimension) into `dst`, its zero-filled padded copy
-  /// with rows of whole groups: a group (masked where the row ends) per
-  /// step, where linalg.copy into rows of another length was a byte loop.
   /// emitPack's vector form, when the packed operand's lanes are contiguous
   /// in its source: a register of lanes per group row, interleaved into
   /// the packed layout (a scalar loop with a select per element packed 16
@@ -186,9 +182,13 @@ struct LaneDotKernel::Impl {
   /// The packed operand's sums (signedness repairs), after its data.
   void emitPackSums(OpBuilder &b, Location loc, Value src, Value buffer,
                     const Schedule &s) const;
+  /// Copies the broadcast input `input` (given without `border`, which must
+  /// not border its group dimension) into `dst`, its zero-filled padded copy
+  /// with rows of whole groups: a group (masked where the row ends) per
+  /// step, where linalg.copy into rows of another length was a byte loop.
+  /// With `rows`, only those indices of that dimension.
   void emitGroupCopy(OpBuilder &b, Location loc, Value input, Value dst,
-                     const Border &border,
-                     std::optional<RowRange> rows = std::nullopt) const;
+                     const Border &border, std::optional<RowRange> rows) const;
   /// The rows of the broadcast input that the tiles [begin, end) of the
   /// partitioned level read, when one dimension alone depends on that loop
   /// (conv2d split by rows of oh: the input rows under them and their
@@ -907,6 +907,8 @@ void LaneDotKernel::emitPack(OpBuilder &b, Location loc, Value src,
   MLIRContext *ctx = b.getContext();
   Value data = memref::ViewOp::create(b, loc, m.dataType(ctx, s), buffer,
                                       cIndex(b, loc, 0), ValueRange{});
+  if (m.emitVectorPack(b, loc, src, data, s))
+    return m.emitPackSums(b, loc, src, buffer, s);
   Type elt = m.elementType(m.pkInput);
   bool biased = m.bias[m.pkInput] != 0;
   int64_t panel = m.panelLanes(s);
@@ -918,8 +920,6 @@ void LaneDotKernel::emitPack(OpBuilder &b, Location loc, Value src,
   extents.append({m.groupTiles, m.panels(s), panel, m.group});
   int64_t groupExtent = m.extent[m.groupLoop];
   int64_t laneExtent = m.extent[m.laneLoop];
-  if (m.emitVectorPack(b, loc, src, data, s))
-    return m.emitPackSums(b, loc, src, buffer, s);
   loopNest(b, loc, extents, [&](OpBuilder &b, Location loc, ValueRange iv) {
     unsigned n = m.pkOuter.size();
     SmallVector<Value> ivs(m.c.loops.size(), cIndex(b, loc, 0));
@@ -987,12 +987,11 @@ bool LaneDotKernel::Impl::emitVectorPack(OpBuilder &b, Location loc, Value src,
       return false;
   }
   int64_t panel = panelLanes(s);
-  if (panel % lanes || !llvm::isPowerOf2_64(group))
+  if (!llvm::isPowerOf2_64(group))
     return false;
   Type elt = elementType(pkInput);
   bool biased = bias[pkInput] != 0;
   auto laneVec = VectorType::get({lanes}, elt);
-  auto packedVec = VectorType::get({lanes * group}, elt);
   // Lanes past the end read the value that packs to zero.
   Value pad = arith::ConstantOp::create(
       b, loc, elt,
@@ -1063,8 +1062,8 @@ bool LaneDotKernel::Impl::emitVectorPack(OpBuilder &b, Location loc, Value src,
     at.append(iv.begin(), iv.begin() + n);
     at.push_back(gi);
     at.push_back(arith::MulIOp::create(b, loc, within, cIndex(b, loc, group)));
-    assert(cast<VectorType>(v.getType()) == packedVec && "interleaved rows");
-    (void)packedVec;
+    assert(cast<VectorType>(v.getType()).getNumElements() == lanes * group &&
+           "interleaved rows");
     vector::StoreOp::create(b, loc, v, data, at);
   });
   return true;
