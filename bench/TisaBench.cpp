@@ -783,6 +783,15 @@ int main(int argc, char **argv) {
     auto data = std::make_shared<KernelData>(makeData(w.spec, 1, Fill::Random));
     auto packed = std::make_shared<Bytes>();
     runKernel(*k, *data, RunMode{true}, packed.get());
+    // tisa against the reference first (at most 4096 outputs, each a whole
+    // reduction); the vendors are then checked against tisa's output.
+    if (std::string diff = compareSampled(w.spec, *data, 4096, 2);
+        !diff.empty()) {
+      llvm::errs() << "tisa-bench: " << what
+                   << ": tisa disagrees with the reference, not timed: "
+                   << diff << "\n";
+      continue;
+    }
     Bytes tisaOut = data->output;
     Problem problem = problemOf(w.spec);
     Buffers buffers{data->input.data(), data->weights.data(), nullptr};

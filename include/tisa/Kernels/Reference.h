@@ -21,10 +21,19 @@
 
 namespace tisa {
 
-/// How operands are filled: uniformly random, or at the extremes of the type
-/// (u8 255, s8 -128 for the weights and 127/-128 alternating for the input;
-/// bf16 large magnitudes of mixed sign).
-enum class Fill { Random, Extreme };
+/// How operands are filled.
+enum class Fill {
+  /// Uniformly random (bf16: multiples of 2^-10 in [-1, 1)).
+  Random,
+  /// Extremes mixed with random values: integers 0, +-1, 127, -128, 255 (as
+  /// the type holds them); bf16 0, +-1, large magnitudes of both signs,
+  /// denormals (flushed by every bf16 dot instruction tisa generates), and a
+  /// few infinities and NaNs that poison only their own rows or columns.
+  Extreme,
+  /// The largest products the types allow, the same everywhere (u8 255, s8
+  /// -128; bf16 1.5 * 2^40): with a long enough K the s32 accumulator wraps.
+  Saturating,
+};
 
 /// Allocates on 64-byte (cache line) boundaries, as a deployment would:
 /// vector loads of packed panels and stores to the output then never split
@@ -47,16 +56,52 @@ template <typename T> struct CacheLineAllocator {
 };
 using Bytes = std::vector<uint8_t, CacheLineAllocator<uint8_t>>;
 
-struct KernelData {
-  Bytes input, weights, output, expected;
+/// Where a GEMM's operands sit in memory. conv2d operands are dense, so only
+/// the guard bytes apply to them.
+enum class Layout {
+  /// lda = k, ldb = ldc = n, nothing around the output.
+  Tight,
+  /// Tight rows, with guard bytes of poison before and after the output.
+  Guarded,
+  /// Each row followed by a gap of canaries (the inputs' hold values that
+  /// change the result if read; the output's must keep the poison), and the
+  /// guard bytes.
+  Padded,
 };
 
-KernelData makeData(const KernelSpec &spec, uint64_t seed, Fill fill);
+struct KernelData {
+  /// Operands in the Layout's memory; `expected` is dense (m x n, or the
+  /// NHWC output).
+  Bytes input, weights, output, expected;
+  /// GEMM leading dimensions in elements (0 for conv2d).
+  int64_t lda = 0, ldb = 0, ldc = 0;
+  /// Canary bytes in `output` before its first and after its last element.
+  int64_t guard = 0;
+  /// Where the kernel writes its first output element.
+  uint8_t *out() { return output.data() + guard; }
+};
+
+/// The byte every output buffer holds before a call: a kernel overwrites its
+/// elements and nothing else.
+constexpr uint8_t kOutputPoison = 0xa5;
+
+KernelData makeData(const KernelSpec &spec, uint64_t seed, Fill fill,
+                    Layout layout = Layout::Tight);
+/// Sets every byte of `data.output` (elements, gaps, guards) to the poison.
+void poisonOutput(KernelData &data);
 /// data.expected = reference(input, weights).
 void computeReference(const KernelSpec &spec, KernelData &data);
-/// Empty when `data.output` agrees with `data.expected`; otherwise the first
-/// mismatch (index, values) and the number of mismatches.
+/// Empty when `data.output` agrees with `data.expected` (integers bit for bit;
+/// f32 within the K-derived bound, an infinity or NaN exactly in kind) and
+/// its gaps and guards still hold the poison; otherwise the first mismatch
+/// (index, values) and the number of mismatches, or the first byte written
+/// outside the output.
 std::string compareOutput(const KernelSpec &spec, const KernelData &data);
+/// compareOutput against the reference computed at `samples` outputs drawn
+/// from `seed` (every output when there are fewer), without `data.expected`:
+/// for kernels whose whole reference would take far longer than their run.
+std::string compareSampled(const KernelSpec &spec, const KernelData &data,
+                           int64_t samples, uint64_t seed);
 
 /// Calls the kernel on `data` through its plain entry, or through
 /// pack + packed entries (with `packed` as the buffer) when `prepacked`.
@@ -93,9 +138,11 @@ void runKernel(const CompiledKernel &k, KernelData &data, const RunMode &mode,
 /// is empty.
 std::function<void()> bindKernel(const CompiledKernel &k, KernelData &data,
                                  const RunMode &mode, Bytes &packed);
-/// Runs the kernel on random and on extreme data (from `seed`) through its
-/// plain and its pre-packed entries and compares each result with the
-/// reference. Empty if all agree; otherwise which run differed and how.
+/// Runs the kernel on random data with padded leading dimensions and on
+/// extreme data with tight ones (both from `seed`, outputs between guard
+/// bytes) through its range, pre-packed and plain entries and compares each
+/// result with the reference. Empty if all agree; otherwise which run differed
+/// and how.
 /// `runs` counts the runs that agreed.
 std::string checkKernel(const CompiledKernel &k, uint64_t seed, int &runs);
 

@@ -20,6 +20,10 @@
 #include "llvm/Support/raw_ostream.h"
 #include "gtest/gtest.h"
 
+#include <climits>
+#include <cmath>
+#include <cstring>
+
 using namespace tisa;
 
 namespace tisa {
@@ -47,51 +51,79 @@ KernelSpec conv(int64_t batch, int64_t h, int64_t w, int64_t c, int64_t f,
   return s;
 }
 
-std::vector<KernelSpec> matrix() {
-  std::vector<KernelSpec> out;
+/// A kernel of the matrix; a conv2d's output size is written here, not
+/// taken from the code under test.
+struct MatrixCase {
+  KernelSpec spec;
+  int64_t outH = 0, outW = 0;
+};
+
+void PrintTo(const MatrixCase &c, std::ostream *os) {
+  *os << c.spec.describe();
+}
+
+/// conv2d with an r x s filter whose output is outH x outW.
+MatrixCase convCase(int64_t batch, int64_t h, int64_t w, int64_t c, int64_t f,
+                    int64_t r, int64_t s, int64_t stride, int64_t pad,
+                    llvm::StringRef types, int64_t outH, int64_t outW) {
+  KernelSpec spec = conv(batch, h, w, c, f, r, stride, pad, types);
+  spec.s = s;
+  return {spec, outH, outW};
+}
+
+std::vector<MatrixCase> matrix() {
+  std::vector<MatrixCase> out;
+  auto add = [&](KernelSpec spec) { out.push_back({spec}); };
   for (llvm::StringRef t : {"u8s8s32", "s8s8s32", "bf16bf16f32"}) {
     // 1x1x1, one register tile -1/0/+1 in each dimension, rectangular,
     // matrix-vector both ways, BERT-base projections.
-    out.push_back(gemm(1, 1, 1, t));
-    out.push_back(gemm(64, 64, 64, t));
+    add(gemm(1, 1, 1, t));
+    add(gemm(64, 64, 64, t));
     for (int64_t x : {15, 16, 17, 63, 65}) {
-      out.push_back(gemm(x, 64, 64, t));
-      out.push_back(gemm(64, x, 64, t));
-      out.push_back(gemm(64, 64, x, t));
+      add(gemm(x, 64, 64, t));
+      add(gemm(64, x, 64, t));
+      add(gemm(64, 64, x, t));
     }
-    out.push_back(gemm(97, 131, 67, t));
-    out.push_back(gemm(1, 1024, 1024, t));
-    out.push_back(gemm(1024, 1, 1024, t));
-    out.push_back(gemm(128, 768, 768, t));
-    out.push_back(gemm(128, 3072, 768, t));
+    add(gemm(97, 131, 67, t));
+    add(gemm(1, 1024, 1024, t));
+    add(gemm(1024, 1, 1024, t));
+    add(gemm(128, 768, 768, t));
+    add(gemm(128, 3072, 768, t));
     // conv2d: 1x1 and 3x3, stride 1 and 2, pad 0 and 1, odd channel counts,
     // ResNet-50's first layer (3 input channels, 7x7, stride 2, pad 3).
-    out.push_back(conv(1, 14, 14, 64, 64, 1, 1, 0, t));
-    out.push_back(conv(2, 9, 11, 7, 19, 1, 2, 0, t));
-    out.push_back(conv(1, 14, 14, 32, 48, 3, 1, 1, t));
-    out.push_back(conv(1, 15, 13, 5, 33, 3, 2, 1, t));
-    out.push_back(conv(1, 12, 12, 17, 16, 3, 1, 0, t));
-    out.push_back(conv(1, 56, 56, 3, 64, 7, 2, 3, t));
+    out.push_back(convCase(1, 14, 14, 64, 64, 1, 1, 1, 0, t, 14, 14));
+    out.push_back(convCase(2, 9, 11, 7, 19, 1, 1, 2, 0, t, 5, 6));
+    out.push_back(convCase(1, 14, 14, 32, 48, 3, 3, 1, 1, t, 14, 14));
+    out.push_back(convCase(1, 15, 13, 5, 33, 3, 3, 2, 1, t, 8, 7));
+    out.push_back(convCase(1, 12, 12, 17, 16, 3, 3, 1, 0, t, 10, 10));
+    out.push_back(convCase(1, 56, 56, 3, 64, 7, 7, 2, 3, t, 28, 28));
+    // Filters that are not square (a swap of height and width changes the
+    // output size or the taps): 1x3, 3x1, 5x3 strided, and 3x5 on 3
+    // channels (the padded copy).
+    out.push_back(convCase(1, 10, 12, 8, 20, 1, 3, 1, 0, t, 10, 10));
+    out.push_back(convCase(1, 11, 7, 5, 17, 3, 1, 1, 0, t, 9, 7));
+    out.push_back(convCase(1, 12, 13, 16, 24, 5, 3, 2, 1, t, 5, 7));
+    out.push_back(convCase(1, 9, 8, 3, 16, 3, 5, 1, 2, t, 11, 8));
   }
   // The other 8-bit signedness pairs: u8 x u8 (a bias and a constant
   // compensation term) and s8 x u8 (the factors swap).
   for (llvm::StringRef t : {"u8u8s32", "s8u8s32"}) {
-    out.push_back(gemm(97, 131, 67, t));
-    out.push_back(gemm(1, 64, 17, t));
-    out.push_back(conv(1, 15, 13, 5, 33, 3, 2, 1, t));
+    add(gemm(97, 131, 67, t));
+    add(gemm(1, 64, 17, t));
+    out.push_back(convCase(1, 15, 13, 5, 33, 3, 3, 2, 1, t, 8, 7));
     // 16 channels: read in place, the input's sums taken around the border.
-    out.push_back(conv(1, 9, 7, 16, 20, 3, 1, 1, t));
+    out.push_back(convCase(1, 9, 7, 16, 20, 3, 3, 1, 1, t, 9, 7));
   }
   return out;
 }
 
-std::string testName(const testing::TestParamInfo<KernelSpec> &info) {
-  const KernelSpec &s = info.param;
+std::string testName(const testing::TestParamInfo<MatrixCase> &info) {
+  const KernelSpec &s = info.param.spec;
   if (s.op == KernelSpec::Op::Gemm)
     return llvm::formatv("gemm_{0}_{1}x{2}x{3}", s.types.text(), s.m, s.n, s.k);
-  return llvm::formatv("conv_{0}_n{1}h{2}w{3}c{4}k{5}r{6}u{7}p{8}",
+  return llvm::formatv("conv_{0}_n{1}h{2}w{3}c{4}k{5}r{6}s{7}u{8}p{9}",
                        s.types.text(), s.batch, s.h, s.w, s.c, s.filters, s.r,
-                       s.stride, s.pad);
+                       s.s, s.stride, s.pad);
 }
 
 /// Whether function `from` of the object `obj` holds a relocation against
@@ -202,10 +234,16 @@ compileUncached(const KernelSpec &spec, llvm::StringRef target,
   return compileKernel(spec, options);
 }
 
-class Kernels : public testing::TestWithParam<KernelSpec> {};
+class Kernels : public testing::TestWithParam<MatrixCase> {};
 
 TEST_P(Kernels, CorrectAndTensorized) {
-  const KernelSpec &spec = GetParam();
+  const KernelSpec &spec = GetParam().spec;
+  if (spec.op == KernelSpec::Op::Conv2d) {
+    EXPECT_EQ(spec.outH(), GetParam().outH);
+    EXPECT_EQ(spec.outW(), GetParam().outW);
+    EXPECT_EQ(spec.outputElements(), spec.batch * GetParam().outH *
+                                         GetParam().outW * spec.filters);
+  }
   std::string warnings;
   auto compiled = compileUncached(spec, "host", warnings);
   ASSERT_TRUE(bool(compiled)) << llvm::toString(compiled.takeError());
@@ -428,6 +466,100 @@ TEST(KernelsJit, FallbackWithoutInstruction) {
   llvm::Error absent = expectMnemonic(*insts, "vpdpbusd");
   EXPECT_TRUE(bool(absent)) << "skylake-avx512 code must not use vpdpbusd";
   llvm::consumeError(std::move(absent));
+}
+
+/// The checker catches what it exists to catch: a kernel that takes tight
+/// strides on padded rows, and writes into a gap between output rows or a
+/// guard (here made by hand on a correct kernel's result).
+TEST(KernelsReference, CatchesStridesAndStrayWrites) {
+  KernelSpec spec = gemm(17, 15, 65, "u8s8s32");
+  std::string warnings;
+  auto compiled = compileUncached(spec, "host", warnings);
+  ASSERT_TRUE(bool(compiled)) << llvm::toString(compiled.takeError());
+  KernelData data = makeData(spec, kSeed, Fill::Random, Layout::Padded);
+  ASSERT_EQ(data.lda, 65 + 3);
+  ASSERT_EQ(data.ldc, 15 + 7);
+  computeReference(spec, data);
+  auto *plain = (*compiled)->entry<void(const void *, int64_t, const void *,
+                                         int64_t, void *, int64_t)>();
+  plain(data.input.data(), spec.k, data.weights.data(), spec.n, data.out(),
+        spec.n);
+  EXPECT_NE(compareOutput(spec, data), "");
+
+  poisonOutput(data);
+  runKernel(**compiled, data, RunMode{});
+  ASSERT_EQ(compareOutput(spec, data), "");
+  // The gap after row 3, one element past its last.
+  data.out()[4 * (3 * data.ldc + spec.n)] ^= 1;
+  EXPECT_NE(compareOutput(spec, data).find("byte 0 of the gap after output "
+                                           "row 3"),
+            std::string::npos)
+      << compareOutput(spec, data);
+  data.out()[4 * (3 * data.ldc + spec.n)] ^= 1;
+  data.output[data.guard - 4] = 0;
+  EXPECT_NE(compareOutput(spec, data).find("4 bytes before the first"),
+            std::string::npos)
+      << compareOutput(spec, data);
+  data.output[data.guard - 4] = kOutputPoison;
+  data.output.back() = 0;
+  EXPECT_NE(compareOutput(spec, data).find("after the last row"),
+            std::string::npos)
+      << compareOutput(spec, data);
+}
+
+/// A long enough K wraps the s32 accumulator; the kernels wrap as the
+/// reference does (vpdpbusd does not saturate, and the signedness repairs'
+/// compensation terms wrap the same way).
+TEST(KernelsReference, AccumulatorWraps) {
+  for (llvm::StringRef t : {"u8s8s32", "s8s8s32", "u8u8s32", "s8u8s32"}) {
+    // |product| <= 255 * 255; 140000 of them pass 2^31 for every pair.
+    KernelSpec spec = gemm(3, 47, 140000, t);
+    std::string warnings;
+    auto compiled = compileUncached(spec, "host", warnings);
+    ASSERT_TRUE(bool(compiled)) << llvm::toString(compiled.takeError());
+    KernelData data = makeData(spec, kSeed, Fill::Saturating, Layout::Guarded);
+    computeReference(spec, data);
+    int64_t a = spec.types.a == ElementKind::U8 ? 255 : -128;
+    int64_t b = spec.types.b == ElementKind::U8 ? 255 : -128;
+    int64_t exact = a * b * spec.k;
+    ASSERT_TRUE(exact > INT32_MAX || exact < INT32_MIN) << t.str();
+    int32_t want;
+    std::memcpy(&want, data.expected.data(), 4);
+    EXPECT_EQ(want, int32_t(uint32_t(uint64_t(exact)))) << t.str();
+    for (bool prepacked : {false, true}) {
+      poisonOutput(data);
+      runKernel(**compiled, data, RunMode{prepacked});
+      EXPECT_EQ(compareOutput(spec, data), "") << t.str();
+    }
+  }
+}
+
+/// bf16 extremes hold infinities, NaNs and denormals: the outputs they reach
+/// are NaN or infinite in the reference and must be so in the kernel, and
+/// most outputs stay finite, so the arithmetic is still checked.
+TEST(KernelsReference, Bf16Specials) {
+  KernelSpec spec = gemm(19, 37, 45, "bf16bf16f32");
+  KernelData data = makeData(spec, kSeed, Fill::Extreme, Layout::Padded);
+  computeReference(spec, data);
+  int64_t nan = 0, inf = 0, finite = 0;
+  for (int64_t o = 0; o < spec.outputElements(); ++o) {
+    float f;
+    std::memcpy(&f, &data.expected[4 * o], 4);
+    nan += std::isnan(f);
+    inf += std::isinf(f);
+    finite += std::isfinite(f);
+  }
+  EXPECT_GT(nan, 0);
+  EXPECT_GT(inf, 0);
+  EXPECT_GT(finite, spec.outputElements() / 2);
+  std::string warnings;
+  auto compiled = compileUncached(spec, "host", warnings);
+  ASSERT_TRUE(bool(compiled)) << llvm::toString(compiled.takeError());
+  for (bool prepacked : {false, true}) {
+    poisonOutput(data);
+    runKernel(**compiled, data, RunMode{prepacked});
+    EXPECT_EQ(compareOutput(spec, data), "");
+  }
 }
 
 // A second compilation of the same kernel comes from the disk cache, and a
