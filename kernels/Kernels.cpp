@@ -368,6 +368,14 @@ generateKernel(MLIRContext &ctx, const KernelSpec &spec,
                const Target &target, const GenerateOptions &options) {
   if (auto e = spec.validate())
     return std::move(e);
+  if (target.arch == TargetArch::NVPTX)
+    return llvm::createStringError(
+        "kernels for " + target.name +
+        " are not generated yet: tisa generates GEMM and conv2d libraries "
+        "for CPU targets only (`tisa target list`); the mma.sync "
+        "descriptions are checked by `tisa isa verify` and planned by "
+        "`tisa match --target " +
+        target.name + "`");
   ctx.loadDialect<func::FuncDialect, arith::ArithDialect, linalg::LinalgDialect,
                   memref::MemRefDialect, scf::SCFDialect,
                   vector::VectorDialect, LLVM::LLVMDialect>();
