@@ -30,10 +30,15 @@
 // CHECK:                 %[[MASK:.*]] = vector.create_mask
 // CHECK:                 %[[INIT:.*]] = vector.maskedload %arg2[%[[M]], %[[N]]], %[[MASK]]
 // CHECK:                 %[[ACC:.*]] = scf.for %[[K:.*]] = {{.*}} iter_args(%[[A:.*]] = %[[INIT]]) -> (vector<16xi32>)
-// CHECK:                   vector.load %arg0[%[[M]], {{.*}}] : memref<8x64xi8>, vector<4xi8>
-// CHECK:                   vector.broadcast {{.*}} : i32 to vector<16xi32>
-// CHECK:                   vector.load {{.*}}[{{.*}}, %[[K]], {{.*}}] : memref<1x16x128xi8>, vector<64xi8>
-// CHECK:                   llvm.call_intrinsic "llvm.x86.avx512.vpdpbusd.512"(%[[A]],
+// The operands in the description's order [2, 0, 1]: the accumulator, A's 4
+// unsigned bytes broadcast to every lane, 64 signed bytes of the packed B.
+// CHECK:                   %[[AW:.*]] = vector.load %arg0[%[[M]], {{.*}}] : memref<8x64xi8>, vector<4xi8>
+// CHECK:                   %[[AI:.*]] = vector.bitcast %[[AW]] : vector<4xi8> to vector<1xi32>
+// CHECK:                   %[[AS:.*]] = vector.extract %[[AI]][0]
+// CHECK:                   %[[AB:.*]] = vector.broadcast %[[AS]] : i32 to vector<16xi32>
+// CHECK:                   %[[AV:.*]] = vector.bitcast %[[AB]] : vector<16xi32> to vector<64xi8>
+// CHECK:                   %[[BV:.*]] = vector.load %{{.*}}[{{.*}}, %[[K]], {{.*}}] : memref<1x16x128xi8>, vector<64xi8>
+// CHECK:                   llvm.call_intrinsic "llvm.x86.avx512.vpdpbusd.512"(%[[A]], %[[AV]], %[[BV]]) : (vector<16xi32>, vector<64xi8>, vector<64xi8>) -> vector<16xi32>
 // CHECK:                 } {tisa.loop = "reduction"}
 // CHECK:                 vector.maskedstore %arg2[%[[M]], %[[N]]], %[[MASK]], %[[ACC]]
 // CHECK:               } {tisa.loop = "lanes", tisa.unroll = 2 : i64}
@@ -59,22 +64,45 @@ func.func @gemm_u8s8s32(%a: memref<8x64xi8>, %b: memref<64x32xi8>, %c: memref<8x
 
 // -----
 
-// s8 x s8 -> s32 on vpdpbusd (u8 x s8): one side is biased by 128 (xor 0x80)
-// and 128 x the other side's sums are subtracted after the reduction. K = 6
-// is not a multiple of 4: after one full group, the last 2 elements of each
-// row are read with a mask (the packed operand holds zeros past K).
+// s8 x s8 -> s32 on vpdpbusd (u8 x s8): B (the packed operand, the
+// instruction's unsigned source) is biased by 128 (xor 0x80 on its way into
+// the pack; its padding is read as -128 so that it packs to 0), and 128 x each
+// row's sum of A is subtracted after the reduction. K = 6 is not a multiple
+// of 4: after one full group, the last 2 elements of each row are read with a
+// mask (the packed operand holds zeros past K).
 // CHECK-LABEL: func.func @gemm_s8s8s32
-// CHECK:         arith.xori
-// CHECK:         scf.for
-// CHECK:           arith.muli {{.*}}, %c128_i32 : i32
-// CHECK:         scf.for {{.*}} = %c0{{.*}} to %c1{{.*}} step %c1{{.*}} iter_args
-// CHECK:           llvm.call_intrinsic "llvm.x86.avx512.vpdpbusd
+// CHECK:         %[[PADB:.*]] = arith.constant -128 : i8
+// CHECK:         %[[RB:.*]] = vector.transfer_read %arg1[{{.*}}], %[[PADB]] {{.*}} : memref<6x40xi8>, vector<8xi8>
+// CHECK:         %[[BIAS:.*]] = arith.constant dense<-128> : vector<8xi8>
+// CHECK:         arith.xori %[[RB]], %[[BIAS]] : vector<8xi8>
+// The compensation: per row of A, 128 x its sum, kept in a temporary.
+// CHECK:         %[[SUMS:.*]] = memref.alloc() {{.*}} : memref<5xi32>
+// CHECK:         scf.for %[[SM:.*]] = %{{.*}} to %c5
+// CHECK:           %[[SUM:.*]] = scf.for %[[SK:.*]] = %{{.*}} to %c6 {{.*}} iter_args(%[[S:.*]] = %{{.*}}) -> (i32)
+// CHECK:             %[[X:.*]] = memref.load %arg0[%[[SM]], %[[SK]]] : memref<5x6xi8>
+// CHECK:             %[[XW:.*]] = arith.extsi %[[X]] : i8 to i32
+// CHECK:             arith.addi %[[S]], %[[XW]] : i32
+// CHECK:           %[[C128:.*]] = arith.constant 128 : i32
+// CHECK:           %[[COMP:.*]] = arith.muli %[[SUM]], %[[C128]] : i32
+// CHECK:           memref.store %[[COMP]], %[[SUMS]][%[[SM]]] : memref<5xi32>
+// The intrinsic's operands in the description's order [2, 0, 1]: the
+// accumulator, the packed (biased, unsigned) B, the broadcast signed A.
+// CHECK:         %[[ACC:.*]] = scf.for {{.*}} = %c0{{.*}} to %c1{{.*}} step %c1{{.*}} iter_args(%[[A:.*]] = %{{.*}}) -> (vector<8xi32>)
+// CHECK:           %[[AW:.*]] = vector.load %arg0[%[[M:.*]], %{{.*}}] : memref<5x6xi8>, vector<4xi8>
+// CHECK:           %[[AI:.*]] = vector.bitcast %[[AW]] : vector<4xi8> to vector<1xi32>
+// CHECK:           %[[AS:.*]] = vector.extract %[[AI]][0]
+// CHECK:           %[[AB:.*]] = vector.broadcast %[[AS]] : i32 to vector<8xi32>
+// CHECK:           %[[AV:.*]] = vector.bitcast %[[AB]] : vector<8xi32> to vector<32xi8>
+// CHECK:           %[[BV:.*]] = vector.load %{{.*}} : memref<2x2x128xi8>, vector<32xi8>
+// CHECK:           llvm.call_intrinsic "llvm.x86.avx512.vpdpbusd.256"(%[[A]], %[[BV]], %[[AV]]) : (vector<8xi32>, vector<32xi8>, vector<32xi8>) -> vector<8xi32>
 // CHECK:         } {tisa.loop = "reduction"}
 // CHECK:         %[[MASK:.*]] = vector.constant_mask [2] : vector<4xi1>
 // CHECK:         vector.maskedload %arg0[{{.*}}], %[[MASK]], {{.*}} : memref<5x6xi8>, vector<4xi1>, vector<4xi8>
-// CHECK:         llvm.call_intrinsic "llvm.x86.avx512.vpdpbusd
-// CHECK:         arith.subi {{.*}} : vector<{{.*}}xi32>
-// CHECK:         vector.maskedstore
+// CHECK:         %[[LAST:.*]] = llvm.call_intrinsic "llvm.x86.avx512.vpdpbusd.256"(%[[ACC]],
+// CHECK:         %[[ROW:.*]] = memref.load %[[SUMS]][%[[M]]] : memref<5xi32>
+// CHECK:         %[[ROWV:.*]] = vector.broadcast %[[ROW]] : i32 to vector<8xi32>
+// CHECK:         %[[OUT:.*]] = arith.subi %[[LAST]], %[[ROWV]] : vector<8xi32>
+// CHECK:         vector.maskedstore %arg2[%[[M]], %{{.*}}], %{{.*}}, %[[OUT]]
 func.func @gemm_s8s8s32(%a: memref<5x6xi8>, %b: memref<6x40xi8>, %c: memref<5x40xi32>) {
   linalg.matmul ins(%a, %b : memref<5x6xi8>, memref<6x40xi8>) outs(%c : memref<5x40xi32>)
   return
