@@ -483,6 +483,10 @@ FailureOr<LaneDotKernel> LaneDotKernel::get(const Contraction &c,
   m.laneLoop = laneA->programLoops[0];
   m.groupLoop = groupA->programLoops[0];
   // Register images: element n * g + k for the inputs, n for the accumulator.
+  // A layout maps the operand's semantic index, which the description's own
+  // indexing map gives for an iteration (lane n, group element k) of its
+  // loops, in whatever order it declares them.
+  SmallVector<AffineMap> access = d.body.getIndexingMapsArray();
   for (unsigned j = 0; j < 3; ++j) {
     AffineMap layout = d.registers[j].layout;
     if (!layout || d.registers[j].type.getRank() != 1)
@@ -490,11 +494,11 @@ FailureOr<LaneDotKernel> LaneDotKernel::get(const Contraction &c,
                   "generated yet");
     for (int64_t n = 0; n < m.lanes; ++n)
       for (int64_t k = 0; k < (j == 2 ? 1 : m.group); ++k) {
-        SmallVector<int64_t> point(layout.getNumDims(), 0);
+        SmallVector<int64_t> point(access[j].getNumDims(), 0);
         point[laneA->instrLoop] = n;
         if (j != 2)
           point[groupA->instrLoop] = k;
-        SmallVector<int64_t> at = layout.compose(point);
+        SmallVector<int64_t> at = layout.compose(access[j].compose(point));
         if (at.size() != 1 || at[0] != (j == 2 ? n : n * m.group + k))
           return fail("the register layout is not lane-major (element "
                       "n * g + k); not generated yet");
