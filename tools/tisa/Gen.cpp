@@ -350,11 +350,13 @@ std::optional<Runnable> runnable(const Options &o, llvm::StringRef verb,
   if (host && o.target != "host") {
     std::vector<std::string> missing;
     // x87 is part of every x86-64 CPU but not in LLVM's host feature list;
-    // pku (protection keys) is an OS-enabled system feature that a compiler
-    // never emits on its own (a VM may hide it).
+    // the others are system instructions (protection keys, monitor/mwait,
+    // rdpru, wbnoinvd) that a compiler never emits on its own and a VM may
+    // hide (a Zen 4 guest lacks the last three).
     for (const auto &f : target->features)
       if (!host->features.contains(f.getKey()) &&
-          !llvm::is_contained({"x87", "pku"}, f.getKey()))
+          !llvm::is_contained({"x87", "pku", "mwaitx", "rdpru", "wbnoinvd"},
+                              f.getKey()))
         missing.push_back(f.getKey().str());
     llvm::sort(missing);
     if (!missing.empty()) {
