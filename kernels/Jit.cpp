@@ -81,7 +81,8 @@ llvm::Expected<std::string> kernelKey(const KernelSpec &spec,
   }
   CodegenTarget cg = codegenTargetFor(*target);
   keyText += "|cpu=" + cg.cpu + "|features=" + cg.features +
-             "|tisa=" + TISA_VERSION + "|codegen=" + TISA_CODEGEN_ID;
+             "|model=" + target->modelKey() + "|tisa=" + TISA_VERSION +
+             "|codegen=" + TISA_CODEGEN_ID;
   return llvm::utohexstr(llvm::xxh3_64bits(keyText));
 }
 

@@ -133,14 +133,17 @@ void estimateCost(const Contraction &c, const InstrModel &model,
   auto regs = [&](unsigned j) -> double {
     return warp ? std::max(1.0, model.operands[j].imageBytes / 128.0) : 1.0;
   };
+  const CostModel &cm = target ? target->cost : CostModel();
   if (cls == RegisterClass::Vector) {
-    budget = target && target->vectorRegisters ? target->vectorRegisters : 32;
+    budget = target ? target->vectorRegistersOrAssumed()
+                    : cm.assumedVectorRegisters;
   } else if (cls == RegisterClass::AMXTile) {
-    budget = target && target->tileRegisters ? target->tileRegisters : 8;
+    budget = target && target->tileRegisters ? target->tileRegisters
+                                             : cm.assumedTileRegisters;
   } else {
-    budget = 0.75 * (target && target->registersPerThread
-                         ? target->registersPerThread
-                         : 255);
+    budget = cm.gpuRegisterShare * (target && target->registersPerThread
+                                        ? target->registersPerThread
+                                        : cm.assumedRegistersPerThread);
   }
   double wantAccumulators =
       target ? target->latency(d) * target->issueRate(d) : 4.0;
@@ -189,13 +192,15 @@ void estimateCost(const Contraction &c, const InstrModel &model,
   for (size_t a = 0; a < candidates.size(); ++a)
     for (size_t b = a; b < candidates.size(); ++b)
       for (int64_t ua = 1;
-           ua <= std::min<int64_t>(16, tilesOf(plan.tiles[candidates[a]])) &&
+           ua <= std::min<int64_t>(cm.maxMatchUnroll,
+                                   tilesOf(plan.tiles[candidates[a]])) &&
            regs(2) * ua <= budget;
            ua = warp ? ua * 2 : ua + 1) // warp tiles: powers of two
         for (int64_t ub = 1;
              ub <= (a == b ? 1
                            : std::min<int64_t>(
-                                 16, tilesOf(plan.tiles[candidates[b]]))) &&
+                                 cm.maxMatchUnroll,
+                                 tilesOf(plan.tiles[candidates[b]]))) &&
              regs(2) * ua * ub <= budget;
              ub = warp ? ub * 2 : ub + 1) {
           std::fill(unroll.begin(), unroll.end(), 1);
@@ -226,8 +231,8 @@ void estimateCost(const Contraction &c, const InstrModel &model,
   plan.cost.bytesPerInstruction = loadPerStep / best.product + accBytes;
 
   // Cache tiles.
-  uint64_t l1 = target && target->l1dBytes ? target->l1dBytes : 32 * 1024;
-  uint64_t l2 = target && target->l2Bytes ? target->l2Bytes : 1024 * 1024;
+  uint64_t l1 = target ? target->l1dBytesOrAssumed() : cm.assumedL1dBytes;
+  uint64_t l2 = target ? target->l2BytesOrAssumed() : cm.assumedL2Bytes;
   int64_t kSteps = llvm::bit_floor(uint64_t(
       std::max<int64_t>(1, int64_t(l1 / 2 / std::max(1.0, loadPerStep)))));
   int main = -1;

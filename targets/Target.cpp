@@ -13,9 +13,11 @@
 #include "llvm/MC/MCSubtargetInfo.h"
 #include "llvm/MC/TargetRegistry.h"
 #include "llvm/Support/FileSystem.h"
+#include "llvm/Support/FormatVariadic.h"
 #include "llvm/Support/JSON.h"
 #include "llvm/Support/MemoryBuffer.h"
 #include "llvm/Support/Path.h"
+
 #include "llvm/Support/Regex.h"
 #include "llvm/Support/TargetSelect.h"
 #include "llvm/Support/Threading.h"
@@ -36,6 +38,7 @@ namespace {
 /// Every key a target file may hold, sorted (the order of the error message).
 constexpr StringRef kAllowedKeys[] = {"arch",
                                       "cores",
+                                      "cost_model",
                                       "cpu",
                                       "description",
                                       "features",
@@ -54,6 +57,39 @@ constexpr StringRef kAllowedKeys[] = {"arch",
                                       "warp_size"};
 constexpr StringRef kRequiredKeys[] = {"name", "description", "arch", "cpu",
                                        "features"};
+
+/// A key of a target file's "cost_model" object and the field it sets.
+struct CostKey {
+  StringRef key;
+  double CostModel::*real = nullptr;
+  int64_t CostModel::*count = nullptr;
+  uint64_t CostModel::*bytes = nullptr;
+};
+
+/// Every "cost_model" key, sorted (the order of the error message).
+const CostKey kCostKeys[] = {
+    {"accumulator_chains", &CostModel::accumulatorChains},
+    {"accumulator_cycles", &CostModel::accumulatorCycles},
+    {"assumed_l1d_bytes", nullptr, nullptr, &CostModel::assumedL1dBytes},
+    {"assumed_l2_bytes", nullptr, nullptr, &CostModel::assumedL2Bytes},
+    {"assumed_registers_per_thread", nullptr,
+     &CostModel::assumedRegistersPerThread},
+    {"assumed_tile_registers", nullptr, &CostModel::assumedTileRegisters},
+    {"assumed_vector_registers", nullptr, &CostModel::assumedVectorRegisters},
+    {"edge_first_fraction", &CostModel::edgeFirstFraction},
+    {"gpu_register_share", &CostModel::gpuRegisterShare},
+    {"l1_overflow_factor", &CostModel::l1OverflowFactor},
+    {"l2_block_fraction", &CostModel::l2BlockFraction},
+    {"loop_overhead_cycles", &CostModel::loopOverheadCycles},
+    {"max_match_unroll", nullptr, &CostModel::maxMatchUnroll},
+    {"max_tile_registers", nullptr, &CostModel::maxTileRegisters},
+    {"max_tile_rows", nullptr, &CostModel::maxTileRows},
+    {"spare_registers_with_broadcasts", nullptr,
+     &CostModel::spareRegistersWithBroadcasts},
+    {"spare_registers_with_packed", nullptr,
+     &CostModel::spareRegistersWithPacked},
+    {"tie_window", &CostModel::tieWindow},
+};
 
 llvm::Error makeError(const Twine &msg) {
   return llvm::createStringError(llvm::inconvertibleErrorCode(), msg);
@@ -107,6 +143,50 @@ private:
   StringRef text, path;
   std::vector<std::string> messages;
 };
+
+/// Reads a "cost_model" object into `cost`: known keys only, positive
+/// numbers, whole ones for counts and bytes.
+void parseCostModel(const llvm::json::Value &v, Diagnostics &diag,
+                    CostModel &cost) {
+  const llvm::json::Object *obj = v.getAsObject();
+  if (!obj) {
+    diag.error({"cost_model"}, "key 'cost_model' must be an object of "
+                               "cost-model constants");
+    return;
+  }
+  std::vector<std::string> keys;
+  for (const auto &entry : *obj)
+    keys.push_back(entry.first.str());
+  llvm::sort(keys);
+  for (StringRef key : keys) {
+    const CostKey *field = llvm::find_if(
+        kCostKeys, [&](const CostKey &k) { return k.key == key; });
+    if (field == std::end(kCostKeys)) {
+      std::vector<StringRef> names;
+      for (const CostKey &k : kCostKeys)
+        names.push_back(k.key);
+      diag.error({"cost_model", key}, "cost_model: unknown key '" + key +
+                                          "' (allowed: " +
+                                          llvm::join(names, ", ") + ")");
+      continue;
+    }
+    std::optional<double> x = obj->get(key)->getAsNumber();
+    bool whole = !field->real;
+    if (!x || !std::isfinite(*x) || *x <= 0 ||
+        (whole && (*x != std::floor(*x) || *x > 1e15))) {
+      diag.error({"cost_model", key},
+                 "cost_model: '" + key + "' must be a positive " +
+                     (whole ? "integer" : "number"));
+      continue;
+    }
+    if (field->real)
+      cost.*field->real = *x;
+    else if (field->count)
+      cost.*field->count = int64_t(*x);
+    else
+      cost.*field->bytes = uint64_t(*x);
+  }
+}
 
 /// llvm::json::ParseError prints "[line:col, byte=N]: message"; turn it into
 /// "path:line:col: message".
@@ -209,6 +289,7 @@ Expected<Target> detectHost(StringRef dir) {
     t.l3Bytes = data->l3Bytes;
     t.issuePerCycle = data->issuePerCycle;
     t.latencyCycles = data->latencyCycles;
+    t.cost = data->cost;
     t.notes = data->notes;
     source += " with registers, caches and rates from " + path.str().str();
     // On x86 the register file follows from the detected features exactly;
@@ -258,6 +339,33 @@ llvm::Triple tripleFor(TargetArch arch) {
 //===----------------------------------------------------------------------===//
 // Target
 //===----------------------------------------------------------------------===//
+
+std::string Target::modelKey() const {
+  std::string key;
+  llvm::raw_string_ostream os(key);
+  os << "bits=" << vectorBits << ",vregs=" << vectorRegisters
+     << ",tiles=" << tileRegisters << ",threadregs=" << registersPerThread
+     << ",l1=" << l1dBytes << ",l2=" << l2Bytes << ",l3=" << l3Bytes;
+  for (const auto *rates : {&issuePerCycle, &latencyCycles}) {
+    std::vector<std::string> entries;
+    for (const auto &r : *rates)
+      entries.push_back(
+          (r.getKey() + "=" + llvm::formatv("{0:e16}", r.getValue()).str())
+              .str());
+    llvm::sort(entries);
+    os << "|" << llvm::join(entries, ",");
+  }
+  for (const CostKey &k : kCostKeys) {
+    os << "|" << k.key << "=";
+    if (k.real)
+      os << llvm::formatv("{0:e16}", cost.*k.real);
+    else if (k.count)
+      os << cost.*k.count;
+    else
+      os << cost.*k.bytes;
+  }
+  return key;
+}
 
 std::vector<std::string> Target::missingFeatures(const Description &d) const {
   std::vector<std::string> missing;
@@ -435,6 +543,8 @@ Expected<Target> parseTarget(StringRef json, StringRef path) {
   getCount("cores", t.cores);
   getRates("issue_per_cycle", t.issuePerCycle);
   getRates("latency_cycles", t.latencyCycles);
+  if (const llvm::json::Value *v = root->get("cost_model"))
+    parseCostModel(*v, diag, t.cost);
   if (root->get("notes"))
     getString("notes", t.notes);
 

@@ -1812,19 +1812,19 @@ Schedule LaneDotKernel::defaultSchedule(const Target &target,
   // accumulators than twice latency x issue rate (measured: 8 independent
   // vpdpbusd chains of latency 4 reach the peak, 4 do not), that many; or
   // its loads (b packed vectors and a broadcasts); plus a quarter cycle of
-  // loop overhead. Tiles stay within 8 x 8 and leave registers to spare
-  // (LLVM spills a full file; rows of more than 8 broadcasts measured slower
-  // than the count says).
+  // loop overhead. Tiles stay within the target's largest tile and leave
+  // registers to spare. The constants are the target's cost model.
+  const CostModel &cm = target.cost;
   double issue = std::max(1e-3, target.issueRate(*m.d));
-  double chains = 2 * target.latency(*m.d) * issue;
-  int64_t registers = target.vectorRegisters ? target.vectorRegisters : 32;
+  double chains = cm.accumulatorChains * target.latency(*m.d) * issue;
+  int64_t registers = target.vectorRegistersOrAssumed();
   int64_t steps = m.reductionVolume() / m.extent[m.groupLoop] * m.groupTiles;
   int64_t laneRegs = m.lanesPadded / m.lanes;
   // The broadcast elements a tile reads over its reduction should stay in
-  // L1 while the packed panel streams: 8 GEMM rows of 6 KiB (bf16, K = 3072)
-  // ran at 75% of 4 rows'; the count adds 10% beyond L1. Rows of a conv2d
-  // share most of their windows (5 columns of 3x3 taps read 7 columns).
-  int64_t l1 = target.l1dBytes ? int64_t(target.l1dBytes) : 32 << 10;
+  // L1 while the packed panel streams; the count adds a penalty beyond L1.
+  // Rows of a conv2d share most of their windows (5 columns of 3x3 taps read
+  // 7 columns).
+  int64_t l1 = int64_t(target.l1dBytesOrAssumed());
   const ProgramOperand &bcOperand = m.c.operands[m.bcInput];
   std::map<std::pair<int, int64_t>, double> tileBytesSeen;
   auto tileBytes = [&](int rowLoop, int64_t a) {
@@ -1848,11 +1848,12 @@ Schedule LaneDotKernel::defaultSchedule(const Target &target,
   // A tile of `a` rows of loop `rowLoop` and `b` registers running `frac`
   // of the reduction's steps (the rest are taps on a zero border).
   auto tileCycles = [&](int rowLoop, int64_t a, int64_t b, double frac) {
-    double step =
-        std::max({double(a * b), chains, double(a + b)}) / issue + 0.25;
+    double step = std::max({double(a * b), chains, double(a + b)}) / issue +
+                  cm.loopOverheadCycles;
     if (tileBytes(rowLoop, a) > l1)
-      step *= 1.1;
-    return steps * frac * step + 2.0 * a * b; // and the accumulators
+      step *= cm.l1OverflowFactor;
+    return steps * frac * step +
+           cm.accumulatorCycles * a * b; // and the accumulators
   };
   // Tiles of the same number of rows: how many, and the sum of their
   // fractions of the reduction.
@@ -1945,19 +1946,20 @@ Schedule LaneDotKernel::defaultSchedule(const Target &target,
   auto consider = [&](ArrayRef<Tiles> tiles, int64_t a, int64_t b,
                       int row, bool fuse, int64_t edge) {
     // And all a broadcasts live at once with a packed vector (LLVM loads the
-    // broadcasts first): 8 x 3 spilled an accumulator in the hot loop.
+    // broadcasts first).
     auto fits = [&](int64_t rows) {
-      return rows * b + b + 4 <= registers && rows * b + rows + 2 <= registers;
+      return rows * b + b + cm.spareRegistersWithPacked <= registers &&
+             rows * b + rows + cm.spareRegistersWithBroadcasts <= registers;
     };
     if (!fits(a) || (edge && !fits(edge)))
       return;
     double c = cycles(tiles, b);
-    // Within 5%, fewer loads per instruction win (measured on
+    // Within the tie window, fewer loads per instruction win (measured on
     // vdpbf16ps: 4x4 beats 2x8 by 8%, 7x3 beats 2x8 by 30% on a 7x7
     // conv2d, where the count favours 2x8 by 1-3%).
     double loads = double(a + b) / (a * b);
-    if (bestCycles == 0 || c < bestCycles * 0.95 ||
-        (c < bestCycles * 1.05 && loads < bestLoads)) {
+    if (bestCycles == 0 || c < bestCycles * (1 - cm.tieWindow) ||
+        (c < bestCycles * (1 + cm.tieWindow) && loads < bestLoads)) {
       bestCycles = c;
       bestLoads = loads;
       rowsPerTile = a;
@@ -1978,8 +1980,8 @@ Schedule LaneDotKernel::defaultSchedule(const Target &target,
     int64_t edge;
   };
   SmallVector<Candidate> candidates;
-  // Edge tiles, considered first (winning ties) when border columns are at
-  // least 5% of the columns: exact taps measured faster there (14x14x256
+  // Edge tiles, considered first (winning ties) when border columns are a
+  // large enough fraction of the columns: exact taps measured faster there (14x14x256
   // 3x3 pad 1 u8s8s32: 456 GOPS against 422-435 for rows of oh), slower
   // where there are few (224x224x3 7x7/2 pad 3: 280 against 328).
   auto edgeCandidates = [&] {
@@ -1994,7 +1996,8 @@ Schedule LaneDotKernel::defaultSchedule(const Target &target,
       // split evenly (7 rows for a = 5: 4 + 3; 14 for a = 6: 5 + 5 + 4).
       // Measured on 7x7 3x3 pad 1 with 5x4 interior tiles: edge 4 ran at
       // 460 GOPS, 2 at 444, 6 (6 + 1) at 435-449.
-      for (int64_t a = 1; a <= std::min<int64_t>(8, edgeHigh - edgeLow); ++a) {
+      for (int64_t a = 1;
+           a <= std::min<int64_t>(cm.maxTileRows, edgeHigh - edgeLow); ++a) {
         int64_t h = m.extent[outer];
         int64_t e = llvm::divideCeil(h, llvm::divideCeil(h, a));
         Candidate c{{}, a, a > 1 ? int(inner) : -1, false, e};
@@ -2009,7 +2012,8 @@ Schedule LaneDotKernel::defaultSchedule(const Target &target,
     }
   };
   bool edgesFirst =
-      edges && 20 * (edgeLow + m.extent[inner] - edgeHigh) >= m.extent[inner];
+      edges && double(edgeLow + m.extent[inner] - edgeHigh) >=
+                   cm.edgeFirstFraction * m.extent[inner] - 1e-9;
   if (edgesFirst)
     edgeCandidates();
   candidates.push_back({{{1, volume, volume * uniform}}, 1, -1, false, 0});
@@ -2018,7 +2022,8 @@ Schedule LaneDotKernel::defaultSchedule(const Target &target,
       continue;
     int64_t count = volume / m.extent[l];
     double frac = count * uniform / allRows(l);
-    for (int64_t a = 2; a <= std::min<int64_t>(8, m.extent[l]); ++a) {
+    for (int64_t a = 2; a <= std::min<int64_t>(cm.maxTileRows, m.extent[l]);
+         ++a) {
       Candidate c{{}, a, int(l), false, 0};
       tilesOf(l, 0, m.extent[l], a, count, frac, c.tiles);
       candidates.push_back(std::move(c));
@@ -2028,7 +2033,7 @@ Schedule LaneDotKernel::defaultSchedule(const Target &target,
     int64_t w = m.extent[inner], rows = m.extent[outer] * w;
     int64_t count = volume / rows;
     double frac = count * uniform / allRows(outer) / allRows(inner);
-    for (int64_t a = 2; a <= std::min<int64_t>(8, rows); ++a) {
+    for (int64_t a = 2; a <= std::min<int64_t>(cm.maxTileRows, rows); ++a) {
       Candidate c{{{a, 0, 0, int(inner)}, {rows % a, 0, 0, int(inner)}},
                   a, int(inner), true, 0};
       for (int64_t first = 0; first < rows; first += a) {
@@ -2052,7 +2057,8 @@ Schedule LaneDotKernel::defaultSchedule(const Target &target,
   }
   if (!edgesFirst)
     edgeCandidates();
-  for (int64_t b = 1; b <= std::min<int64_t>(8, laneRegs); ++b)
+  for (int64_t b = 1; b <= std::min<int64_t>(cm.maxTileRegisters, laneRegs);
+       ++b)
     for (const Candidate &c : candidates)
       consider(c.tiles, c.a, b, c.row, c.fuse, c.edge);
 
@@ -2061,9 +2067,10 @@ Schedule LaneDotKernel::defaultSchedule(const Target &target,
   if (tile < m.lanesPadded)
     s.panel = tile;
   // The packed operand streams through once per tile of the other parallel
-  // loops. When it does not fit in half of L2 and is reused, block the lane
-  // loop so that one block's panel does.
-  int64_t budget = target.l2Bytes ? int64_t(target.l2Bytes / 2) : 512 << 10;
+  // loops. When it does not fit in the target's share of L2 and is reused,
+  // block the lane loop so that one block's panel does.
+  int64_t budget =
+      int64_t(double(target.l2BytesOrAssumed()) * cm.l2BlockFraction);
   if (volume > rowsPerTile && m.dataBytes > budget) {
     int64_t perLane = m.dataBytes / m.lanesPadded;
     int64_t block = std::max<int64_t>(1, budget / perLane / tile) * tile;

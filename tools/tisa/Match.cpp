@@ -226,6 +226,17 @@ int targetShow(const Options &o) {
     rates.push_back(llvm::formatv("{0}={1}", r.getKey(), r.getValue()));
   llvm::sort(rates);
   os << "issue per cycle:   " << llvm::join(rates, " ") << "\n";
+  const CostModel &c = t->cost;
+  os << llvm::formatv("cost model:        {0} x latency x issue accumulators, "
+                      "tiles up to {1}x{2}, {3}/{4} spare registers, "
+                      "{5:f2} cycles loop overhead, x{6:f2} per step beyond L1, "
+                      "{7:f0}% tie window, {8:f0}% border columns for edge "
+                      "tiles first, {9:f0}% of L2 per lane block\n",
+                      c.accumulatorChains, c.maxTileRows, c.maxTileRegisters,
+                      c.spareRegistersWithPacked,
+                      c.spareRegistersWithBroadcasts, c.loopOverheadCycles,
+                      c.l1OverflowFactor, c.tieWindow * 100,
+                      c.edgeFirstFraction * 100, c.l2BlockFraction * 100);
   return 0;
 }
 

@@ -21,6 +21,52 @@
 
 namespace tisa {
 
+/// The constants of tisa's cost model (the register tile, cache blocks and
+/// tie-breaking), as a target file's "cost_model" object. A file may set any
+/// of them; the rest keep these defaults, measured on a Zen 4 core (where
+/// each was measured is said beside it and in targets/data/znver4.json).
+struct CostModel {
+  /// Independent accumulators a tile needs to reach the issue rate, per
+  /// latency x issue rate: 8 independent vpdpbusd chains of latency 4 reach
+  /// Zen 4's peak, 4 do not.
+  double accumulatorChains = 2;
+  /// Cycles of loop overhead per reduction step of a register tile.
+  double loopOverheadCycles = 0.25;
+  /// Factor on a reduction step's cycles when the broadcast data a tile reads
+  /// over its reduction outgrows L1 (8 GEMM rows of 6 KiB ran at 75% of 4
+  /// rows').
+  double l1OverflowFactor = 1.1;
+  /// Cycles to load and store one accumulator once per tile.
+  double accumulatorCycles = 2;
+  /// Largest register tile the default schedule tries: rows, and registers
+  /// of lanes (rows of more than 8 broadcasts measured slower than counted).
+  int64_t maxTileRows = 8, maxTileRegisters = 8;
+  /// Registers left free beside a tile's accumulators and the packed
+  /// vectors of one reduction step, and beside its accumulators and all its
+  /// broadcast rows (LLVM spills a full file and loads the broadcasts first:
+  /// 8 x 3 spilled an accumulator in the hot loop).
+  int64_t spareRegistersWithPacked = 4, spareRegistersWithBroadcasts = 2;
+  /// Cycle counts within this fraction of each other tie, and the tile with
+  /// fewer loads per instruction wins (vdpbf16ps: 4x4 beat 2x8 by 8% where
+  /// the count favoured 2x8 by 1-3%).
+  double tieWindow = 0.05;
+  /// Edge tiles are tried first when the border columns are at least this
+  /// fraction of the columns (exact taps won on 14x14 3x3 pad 1, lost on
+  /// 224x224 7x7/2 pad 3).
+  double edgeFirstFraction = 0.05;
+  /// Fraction of L2 a lane block's packed panel may fill.
+  double l2BlockFraction = 0.5;
+  /// Largest unroll of one loop the matcher's register-tile estimate tries.
+  int64_t maxMatchUnroll = 16;
+  /// Assumed where the target does not say: vector registers, AMX tiles,
+  /// 32-bit registers per GPU thread (of which `gpuRegisterShare` may hold a
+  /// register tile), L1d and L2 bytes per core.
+  int64_t assumedVectorRegisters = 32, assumedTileRegisters = 8,
+          assumedRegistersPerThread = 255;
+  double gpuRegisterShare = 0.75;
+  uint64_t assumedL1dBytes = 32 << 10, assumedL2Bytes = 1 << 20;
+};
+
 struct Target {
   std::string name;        ///< "znver4", "sm_80", "host", ...
   std::string description; ///< one line for `tisa target list`
@@ -57,6 +103,9 @@ struct Target {
   llvm::StringMap<double> issuePerCycle;
   llvm::StringMap<double> latencyCycles;
 
+  /// The cost model's constants (defaults unless the file sets them).
+  CostModel cost;
+
   /// Where the numbers come from (file path, "LLVM host detection", ...).
   std::string source;
   /// The data file's "notes": which manual or measurement each figure is from.
@@ -72,6 +121,21 @@ struct Target {
   double issueRate(const Description &d) const;
   /// Latency of `d` on this target, 4.0 when the data file does not say.
   double latency(const Description &d) const;
+  /// Everything beside the CPU and features that code generation reads from
+  /// the target (registers, caches, rates, cost model), as text for cache
+  /// keys: a kernel generated from other figures is another kernel.
+  std::string modelKey() const;
+  /// Vector registers, L1d and L2 bytes, or the cost model's assumption
+  /// when the data does not say.
+  int64_t vectorRegistersOrAssumed() const {
+    return vectorRegisters ? vectorRegisters : cost.assumedVectorRegisters;
+  }
+  uint64_t l1dBytesOrAssumed() const {
+    return l1dBytes ? l1dBytes : cost.assumedL1dBytes;
+  }
+  uint64_t l2BytesOrAssumed() const {
+    return l2Bytes ? l2Bytes : cost.assumedL2Bytes;
+  }
 };
 
 /// "x86_64", "aarch64" or "nvptx64" (the spellings of stringifyTargetArch).

@@ -298,8 +298,63 @@ TEST(Target, ErrorUnknownKey) {
   json.insert(json.find("\"features\""), "\"vectorbits\": 512,\n  ");
   std::string msg = parseError(json);
   EXPECT_THAT(msg, HasSubstr("dir/bad.json:6:3: unknown key 'vectorbits'"));
-  EXPECT_THAT(msg, HasSubstr("allowed: arch, cores, cpu"));
+  EXPECT_THAT(msg, HasSubstr("allowed: arch, cores, cost_model, cpu"));
   EXPECT_THAT(msg, HasSubstr("vector_bits"));
+}
+
+/// The cost model: a file sets some constants, the rest keep the defaults;
+/// every shipped CPU file states the Zen 4 measurements or keeps them.
+TEST(Target, CostModelFromFile) {
+  std::string json = kMinimal;
+  json.insert(json.find("\"features\""),
+              "\"cost_model\": {\"max_tile_rows\": 4, \"tie_window\": 0.1},"
+              "\n  ");
+  Expected<Target> t = parseTarget(json, "mini.json");
+  ASSERT_TRUE(static_cast<bool>(t)) << llvm::toString(t.takeError());
+  EXPECT_EQ(t->cost.maxTileRows, 4);
+  EXPECT_DOUBLE_EQ(t->cost.tieWindow, 0.1);
+  CostModel defaults;
+  EXPECT_EQ(t->cost.maxTileRegisters, defaults.maxTileRegisters);
+  EXPECT_DOUBLE_EQ(t->cost.accumulatorChains, defaults.accumulatorChains);
+  Expected<Target> plain = parseTarget(kMinimal, "mini.json");
+  ASSERT_TRUE(static_cast<bool>(plain));
+  EXPECT_NE(t->modelKey(), plain->modelKey());
+  // The figures the default schedules were measured with, pinned.
+  Expected<Target> zen4 = loadTarget("znver4");
+  ASSERT_TRUE(static_cast<bool>(zen4)) << llvm::toString(zen4.takeError());
+  EXPECT_EQ(zen4->cost.maxTileRows, 8);
+  EXPECT_EQ(zen4->cost.maxTileRegisters, 8);
+  EXPECT_EQ(zen4->cost.spareRegistersWithPacked, 4);
+  EXPECT_EQ(zen4->cost.spareRegistersWithBroadcasts, 2);
+  EXPECT_DOUBLE_EQ(zen4->cost.accumulatorChains, 2);
+  EXPECT_DOUBLE_EQ(zen4->cost.loopOverheadCycles, 0.25);
+  EXPECT_DOUBLE_EQ(zen4->cost.l1OverflowFactor, 1.1);
+  EXPECT_DOUBLE_EQ(zen4->cost.tieWindow, 0.05);
+  EXPECT_DOUBLE_EQ(zen4->cost.edgeFirstFraction, 0.05);
+  EXPECT_DOUBLE_EQ(zen4->cost.l2BlockFraction, 0.5);
+}
+
+TEST(Target, CostModelErrors) {
+  auto withCost = [](llvm::StringRef body) {
+    std::string json = kMinimal;
+    json.insert(json.find("\"features\""),
+                ("\"cost_model\": " + body + ",\n  ").str());
+    return parseError(json);
+  };
+  std::string msg = withCost(R"({"max_tile_row": 4})");
+  EXPECT_THAT(msg, HasSubstr("dir/bad.json:6:18: cost_model: unknown key "
+                             "'max_tile_row'"));
+  EXPECT_THAT(msg, HasSubstr("max_tile_rows"));
+  EXPECT_THAT(withCost(R"({"tie_window": -0.1})"),
+              HasSubstr("cost_model: 'tie_window' must be a positive number"));
+  EXPECT_THAT(withCost(R"({"max_tile_rows": 2.5})"),
+              HasSubstr("cost_model: 'max_tile_rows' must be a positive "
+                        "integer"));
+  EXPECT_THAT(withCost(R"({"assumed_l2_bytes": "1M"})"),
+              HasSubstr("'assumed_l2_bytes' must be a positive integer"));
+  EXPECT_THAT(withCost("[1]"),
+              HasSubstr("dir/bad.json:6:3: key 'cost_model' must be an "
+                        "object"));
 }
 
 TEST(Target, ErrorWrongType) {
