@@ -695,9 +695,7 @@ generateKernel(MLIRContext &ctx, const KernelSpec &spec,
 
   // Register tile, clean up, keep the IR for inspection, lower, compile.
   PassManager pm(&ctx);
-  pm.addNestedPass<func::FuncOp>(createTisaRegisterTilePass());
-  pm.addPass(createCanonicalizerPass());
-  pm.addPass(createCSEPass());
+  addTisaRegisterLevelPasses(pm);
   if (failed(pm.run(*module)))
     return llvm::createStringError("register tiling failed for " + out.name);
   {

@@ -7,9 +7,43 @@ using namespace mlir;
 
 #include "tisa/Dialect/TisaDialect.cpp.inc"
 
+#define GET_OP_CLASSES
+#include "tisa/Dialect/TisaOps.cpp.inc"
+
 namespace tisa {
 
-void TisaDialect::initialize() {}
+void TisaDialect::initialize() {
+  addOperations<
+#define GET_OP_LIST
+#include "tisa/Dialect/TisaOps.cpp.inc"
+      >();
+}
+
+LogicalResult ApplyOp::verify() {
+  int64_t n = getRegisters().size();
+  if (getAccumulator() < 0 || getAccumulator() >= n)
+    return emitOpError() << "accumulator " << getAccumulator()
+                         << " is not one of its " << n << " registers";
+  if (getRegisters()[getAccumulator()].getType() != getResult().getType())
+    return emitOpError() << "the result has type " << getResult().getType()
+                         << " but the accumulator register has "
+                         << getRegisters()[getAccumulator()].getType();
+  if (!getIntrinsic().starts_with("llvm."))
+    return emitOpError() << "intrinsic '" << getIntrinsic()
+                         << "' is not an LLVM intrinsic name (llvm.*)";
+  FunctionType signature = getSignature();
+  if (int64_t(signature.getNumInputs()) != int64_t(getOrder().size()))
+    return emitOpError() << "the signature has " << signature.getNumInputs()
+                         << " parameters but order names "
+                         << getOrder().size();
+  if (signature.getNumResults() != 1)
+    return emitOpError() << "the signature must have one result";
+  for (auto [k, j] : llvm::enumerate(getOrder()))
+    if (j < 0 || j >= n)
+      return emitOpError() << "order[" << k << "] = " << j
+                           << " is not one of its " << n << " registers";
+  return success();
+}
 
 LogicalResult TisaDialect::verifyOperationAttribute(Operation *op,
                                                     NamedAttribute attr) {

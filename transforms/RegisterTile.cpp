@@ -17,9 +17,6 @@
 #include "mlir/IR/PatternMatch.h"
 #include "mlir/Interfaces/SideEffectInterfaces.h"
 #include "mlir/Transforms/CSE.h"
-#include "llvm/IR/Attributes.h"
-#include "llvm/IR/Intrinsics.h"
-#include "llvm/IR/LLVMContext.h"
 
 namespace tisa {
 #define GEN_PASS_DEF_TISAREGISTERTILEPASS
@@ -139,26 +136,9 @@ LogicalResult unrollAndJam(scf::ForOp loop, int64_t factor) {
   return success();
 }
 
-/// An intrinsic call that LLVM says touches no memory. (A context per call:
-/// passes run on several functions at once and an LLVMContext is not
-/// thread-safe; there are few intrinsic calls per reduction body.)
-bool isMemoryFreeIntrinsic(Operation *op) {
-  auto call = dyn_cast<LLVM::CallIntrinsicOp>(op);
-  if (!call)
-    return false;
-  llvm::Intrinsic::ID id = llvm::Intrinsic::lookupIntrinsicID(call.getIntrin());
-  if (id == llvm::Intrinsic::not_intrinsic ||
-      llvm::Intrinsic::isOverloaded(id))
-    return false;
-  llvm::LLVMContext ctx;
-  return llvm::Intrinsic::getFnAttributes(ctx, id)
-      .getMemoryEffects()
-      .doesNotAccessMemory();
-}
-
+/// Whether `op` may write memory (the instruction, a pure tisa.apply, does
+/// not).
 bool writesMemory(Operation *op) {
-  if (isMemoryFreeIntrinsic(op))
-    return false;
   if (auto effects = dyn_cast<MemoryEffectOpInterface>(op))
     return !effects.onlyHasEffect<MemoryEffects::Read>() &&
            !effects.hasNoEffect();

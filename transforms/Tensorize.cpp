@@ -118,6 +118,23 @@ struct LaneDotKernel::Impl {
 
   SmallVector<Type> paramTypes; // of the intrinsic, per lowering argument
   Type resultType;
+  SmallVector<int64_t> order; // the register each intrinsic parameter takes
+
+  /// The instruction on `bc`, `pk` and `acc` (one value per register role):
+  /// a tisa.apply with the registers in the description's order.
+  Value apply(OpBuilder &b, Location loc, std::array<Value, 3> roles) const {
+    SmallVector<Value> registers(3);
+    registers[bcInstr] = roles[0];
+    registers[pkInstr] = roles[1];
+    registers[2] = roles[2];
+    return ApplyOp::create(
+        b, loc, registers[2].getType(), b.getStringAttr(d->name),
+        b.getStringAttr(d->lowering.intrinsic),
+        b.getDenseI64ArrayAttr(order),
+        TypeAttr::get(FunctionType::get(b.getContext(), paramTypes,
+                                        resultType)),
+        b.getI64IntegerAttr(2), registers);
+  }
 
   Type elementType(unsigned input) const {
     return c.operands[input].elementType;
@@ -621,9 +638,11 @@ FailureOr<LaneDotKernel> LaneDotKernel::get(const Contraction &c,
   }
 
   // The intrinsic's parameter types (registers are bitcast to them).
-  for (const LoweringArg &a : d.lowering.args)
+  for (const LoweringArg &a : d.lowering.args) {
     if (a.kind != LoweringArg::Operand)
       return fail("the lowering takes non-register arguments");
+    m.order.push_back(a.operand);
+  }
   llvm::LLVMContext llvmCtx;
   FailureOr<ResolvedIntrinsic> intrinsic =
       resolveLoweringIntrinsic(d, llvmCtx, [&]() { return emitError(d.loc); });
@@ -1272,20 +1291,7 @@ void LaneDotKernel::emitCompute(OpBuilder &b, Location loc, Value input,
         arith::MulIOp::create(b, loc, within, cIndex(b, loc, m.group)));
     Value pkReg = vector::LoadOp::create(b, loc, d.registers[m.pkInstr].type,
                                          data, pkAt);
-    SmallVector<Value> args;
-    for (auto [k, a] : llvm::enumerate(d.lowering.args)) {
-      Value v = a.operand == 2 ? acc : a.operand == m.bcInstr ? bcReg : pkReg;
-      if (v.getType() != m.paramTypes[k])
-        v = vector::BitCastOp::create(b, loc, m.paramTypes[k], v);
-      args.push_back(v);
-    }
-    Value r = LLVM::CallIntrinsicOp::create(
-                  b, loc, m.resultType,
-                  b.getStringAttr(d.lowering.intrinsic), args)
-                  .getResult(0);
-    if (r.getType() != accVec)
-      r = vector::BitCastOp::create(b, loc, accVec, r);
-    return r;
+    return m.apply(b, loc, {bcReg, pkReg, acc});
   };
 
   // The reduction loops, carrying the accumulator.

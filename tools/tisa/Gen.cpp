@@ -188,9 +188,7 @@ int genFromFile(const Options &o, llvm::StringRef file, llvm::StringRef dir) {
   tensorize.isa = value(o, "isa", "auto");
   tensorize.isaDirs.assign(o.isaDirs.begin(), o.isaDirs.end());
   pm.addNestedPass<func::FuncOp>(createTisaTensorizePass(tensorize));
-  pm.addNestedPass<func::FuncOp>(createTisaRegisterTilePass());
-  pm.addPass(createCanonicalizerPass());
-  pm.addPass(createCSEPass());
+  addTisaRegisterLevelPasses(pm);
   if (failed(pm.run(*module)) || failed(lowerToLLVMDialect(*module)))
     return 1;
   auto object = compileToObject(*module, codegenTargetFor(*target));

@@ -6,9 +6,15 @@
 #include "mlir/Dialect/Func/IR/FuncOps.h"
 #include "mlir/Dialect/Linalg/IR/Linalg.h"
 #include "mlir/Dialect/Tensor/IR/Tensor.h"
+#include "mlir/IR/BuiltinTypes.h"
 #include "mlir/IR/Dialect.h"
+#include "mlir/IR/OpDefinition.h"
+#include "mlir/Interfaces/SideEffectInterfaces.h"
 
 #include "tisa/Dialect/TisaDialect.h.inc"
+
+#define GET_OP_CLASSES
+#include "tisa/Dialect/TisaOps.h.inc"
 
 namespace tisa {
 /// Loop tags set by -tisa-tensorize and read by -tisa-register-tile, on

@@ -18,6 +18,15 @@ namespace tisa {
 #define GEN_PASS_REGISTRATION
 #include "tisa/Transforms/Passes.h.inc"
 
+/// tisa.apply -> the description's intrinsic (the pattern of
+/// -tisa-legalize-instructions).
+void populateTisaLegalizeInstructionsPatterns(mlir::RewritePatternSet &patterns);
+
+/// What runs between tensorization and LLVM lowering, on every path
+/// (tisa gen gemm|conv2d, tisa gen FILE.mlir): register tiling,
+/// canonicalization and CSE, then the instructions' legalization.
+void addTisaRegisterLevelPasses(mlir::OpPassManager &pm);
+
 } // namespace tisa
 
 #endif // TISA_TRANSFORMS_PASSES_H

@@ -26,7 +26,8 @@ def TisaTensorizePass : Pass<"tisa-tensorize", "::mlir::func::FuncOp"> {
     - loops are reordered so that the instruction's lanes and group are innermost: the other
       parallel loops, then a loop over the lanes in steps of one register, then the reduction
       loops in the packed operand's order with the group loop last, carrying the accumulator;
-    - the innermost step is the description's lowering (`llvm.call_intrinsic`), the accumulator
+    - the innermost step is the instruction as a pure `tisa.apply` on its registers (lowered by
+      `-tisa-legalize-instructions` to the description's intrinsic), the accumulator
       is stored with a lane mask (never past the end of the output), and signedness repairs
       subtract their compensation terms.
 
@@ -70,6 +71,23 @@ def TisaRegisterTilePass : Pass<"tisa-register-tile", "::mlir::func::FuncOp"> {
     with 5 broadcasts and 5 vector loads per step.
   }];
   let dependentDialects = ["::mlir::arith::ArithDialect", "::mlir::scf::SCFDialect"];
+}
+
+def TisaLegalizeInstructionsPass
+    : Pass<"tisa-legalize-instructions", "::mlir::ModuleOp"> {
+  let summary = "Replace each tisa.apply by its description's lowering intrinsic";
+  let description = [{
+    The last tisa pass before LLVM lowering: `tisa.apply` (pure, so register tiling, CSE and load
+    merging see through it) becomes `llvm.call_intrinsic` with the operands in the description's
+    order, `vector.bitcast` to the intrinsic's parameter types where they differ, and a bitcast of
+    the result back to the accumulator register's type. Everything it needs is on the op.
+
+    Example: `tisa.apply "vpdpbusd.zmm"(%a, %b, %acc)` with order `[2, 0, 1]` and signature
+    `(vector<16xi32>, vector<16xi32>, vector<16xi32>) -> vector<16xi32>` becomes two
+    `vector.bitcast`s of `%a` and `%b` to `vector<16xi32>` and
+    `llvm.call_intrinsic "llvm.x86.avx512.vpdpbusd.512"(%acc, %a32, %b32)`.
+  }];
+  let dependentDialects = ["::mlir::LLVM::LLVMDialect", "::mlir::vector::VectorDialect"];
 }
 
 #endif // TISA_TRANSFORMS_PASSES_TD

@@ -1,7 +1,8 @@
 // -tisa-register-tile: unroll-and-jam of the loops tagged tisa.unroll. The
 // row loop (5 rows, unroll 2) becomes a main loop of step 2 and a remainder;
 // the lane loop (3 registers, unroll 3) is jammed into one reduction loop
-// with 2 x 3 accumulators, 2 broadcast loads and 3 packed loads per step.
+// with 2 x 3 accumulators, 2 broadcast loads and 3 packed loads per step
+// (the instruction is a pure tisa.apply, so the loads merge).
 // RUN: tisa-opt %s --tisa-register-tile --canonicalize | FileCheck %s
 
 // CHECK-LABEL: func.func @tile
@@ -12,7 +13,7 @@
 // CHECK-NOT:         vector.load %arg0
 // CHECK-COUNT-3:     vector.load %arg1[%[[K]], {{.*}}] : memref<16x192xi8>, vector<64xi8>
 // CHECK-NOT:         vector.load
-// CHECK-COUNT-6:     llvm.call_intrinsic "llvm.x86.avx512.vpdpbusd.512"
+// CHECK-COUNT-6:     tisa.apply "vpdpbusd.zmm"
 // CHECK:           } {tisa.loop = "reduction"}
 // CHECK-COUNT-6:   vector.store
 // CHECK:         } {tisa.loop = "parallel"}
@@ -21,7 +22,7 @@
 // CHECK:         scf.for {{.*}} -> (vector<16xi32>, vector<16xi32>, vector<16xi32>) {
 // CHECK-COUNT-1:   vector.load %arg0[%c4, {{.*}}]
 // CHECK-NOT:       vector.load %arg0
-// CHECK-COUNT-3:   llvm.call_intrinsic
+// CHECK-COUNT-3:   tisa.apply
 // CHECK-NOT:         tisa.unroll
 func.func @tile(%a: memref<5x64xi8>, %b: memref<16x192xi8>, %c: memref<5x48xi32>) {
   %c0 = arith.constant 0 : index
@@ -42,7 +43,10 @@ func.func @tile(%a: memref<5x64xi8>, %b: memref<16x192xi8>, %c: memref<5x48xi32>
         %av = vector.bitcast %bc : vector<16xi32> to vector<64xi8>
         %nn = arith.muli %n, %c4 : index
         %bv = vector.load %b[%k, %nn] : memref<16x192xi8>, vector<64xi8>
-        %r = llvm.call_intrinsic "llvm.x86.avx512.vpdpbusd.512"(%x, %av, %bv) : (vector<16xi32>, vector<64xi8>, vector<64xi8>) -> vector<16xi32>
+        %r = tisa.apply "vpdpbusd.zmm"(%av, %bv, %x) {accumulator = 2 : i64,
+               intrinsic = "llvm.x86.avx512.vpdpbusd.512", order = array<i64: 2, 0, 1>,
+               signature = (vector<16xi32>, vector<64xi8>, vector<64xi8>) -> vector<16xi32>}
+             : (vector<64xi8>, vector<64xi8>, vector<16xi32>) -> vector<16xi32>
         scf.yield %r : vector<16xi32>
       } {tisa.loop = "reduction"}
       vector.store %acc, %c[%m, %n] : memref<5x48xi32>, vector<16xi32>

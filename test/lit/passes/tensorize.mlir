@@ -30,15 +30,16 @@
 // CHECK:                 %[[MASK:.*]] = vector.create_mask
 // CHECK:                 %[[INIT:.*]] = vector.maskedload %arg2[%[[M]], %[[N]]], %[[MASK]]
 // CHECK:                 %[[ACC:.*]] = scf.for %[[K:.*]] = {{.*}} iter_args(%[[A:.*]] = %[[INIT]]) -> (vector<16xi32>)
-// The operands in the description's order [2, 0, 1]: the accumulator, A's 4
-// unsigned bytes broadcast to every lane, 64 signed bytes of the packed B.
+// The registers in the description's semantic order (a, b, acc): A's 4
+// unsigned bytes broadcast to every lane, 64 signed bytes of the packed B,
+// the accumulator; the lowering takes them as [2, 0, 1].
 // CHECK:                   %[[AW:.*]] = vector.load %arg0[%[[M]], {{.*}}] : memref<8x64xi8>, vector<4xi8>
 // CHECK:                   %[[AI:.*]] = vector.bitcast %[[AW]] : vector<4xi8> to vector<1xi32>
 // CHECK:                   %[[AS:.*]] = vector.extract %[[AI]][0]
 // CHECK:                   %[[AB:.*]] = vector.broadcast %[[AS]] : i32 to vector<16xi32>
 // CHECK:                   %[[AV:.*]] = vector.bitcast %[[AB]] : vector<16xi32> to vector<64xi8>
 // CHECK:                   %[[BV:.*]] = vector.load %{{.*}}[{{.*}}, %[[K]], {{.*}}] : memref<1x16x128xi8>, vector<64xi8>
-// CHECK:                   llvm.call_intrinsic "llvm.x86.avx512.vpdpbusd.512"(%[[A]], %[[AV]], %[[BV]]) : (vector<16xi32>, vector<64xi8>, vector<64xi8>) -> vector<16xi32>
+// CHECK:                   tisa.apply "vpdpbusd.zmm"(%[[AV]], %[[BV]], %[[A]]) {accumulator = 2 : i64, intrinsic = "llvm.x86.avx512.vpdpbusd.512", order = array<i64: 2, 0, 1>, signature = (vector<16xi32>, vector<64xi8>, vector<64xi8>) -> vector<16xi32>} : (vector<64xi8>, vector<64xi8>, vector<16xi32>) -> vector<16xi32>
 // CHECK:                 } {tisa.loop = "reduction"}
 // CHECK:                 vector.maskedstore %arg2[%[[M]], %[[N]]], %[[MASK]], %[[ACC]]
 // CHECK:               } {tisa.loop = "lanes", tisa.unroll = 2 : i64}
@@ -85,8 +86,9 @@ func.func @gemm_u8s8s32(%a: memref<8x64xi8>, %b: memref<64x32xi8>, %c: memref<8x
 // CHECK:           %[[C128:.*]] = arith.constant 128 : i32
 // CHECK:           %[[COMP:.*]] = arith.muli %[[SUM]], %[[C128]] : i32
 // CHECK:           memref.store %[[COMP]], %[[SUMS]][%[[SM]]] : memref<5xi32>
-// The intrinsic's operands in the description's order [2, 0, 1]: the
-// accumulator, the packed (biased, unsigned) B, the broadcast signed A.
+// The registers in the description's semantic order: the packed (biased,
+// unsigned) B in the unsigned register, the broadcast signed A, the
+// accumulator.
 // CHECK:         %[[ACC:.*]] = scf.for {{.*}} = %c0{{.*}} to %c1{{.*}} step %c1{{.*}} iter_args(%[[A:.*]] = %{{.*}}) -> (vector<8xi32>)
 // CHECK:           %[[AW:.*]] = vector.load %arg0[%[[M:.*]], %{{.*}}] : memref<5x6xi8>, vector<4xi8>
 // CHECK:           %[[AI:.*]] = vector.bitcast %[[AW]] : vector<4xi8> to vector<1xi32>
@@ -94,11 +96,11 @@ func.func @gemm_u8s8s32(%a: memref<8x64xi8>, %b: memref<64x32xi8>, %c: memref<8x
 // CHECK:           %[[AB:.*]] = vector.broadcast %[[AS]] : i32 to vector<8xi32>
 // CHECK:           %[[AV:.*]] = vector.bitcast %[[AB]] : vector<8xi32> to vector<32xi8>
 // CHECK:           %[[BV:.*]] = vector.load %{{.*}} : memref<2x2x128xi8>, vector<32xi8>
-// CHECK:           llvm.call_intrinsic "llvm.x86.avx512.vpdpbusd.256"(%[[A]], %[[BV]], %[[AV]]) : (vector<8xi32>, vector<32xi8>, vector<32xi8>) -> vector<8xi32>
+// CHECK:           tisa.apply "vpdpbusd.ymm"(%[[BV]], %[[AV]], %[[A]]) {accumulator = 2 : i64, intrinsic = "llvm.x86.avx512.vpdpbusd.256", order = array<i64: 2, 0, 1>, {{.*}}} : (vector<32xi8>, vector<32xi8>, vector<8xi32>) -> vector<8xi32>
 // CHECK:         } {tisa.loop = "reduction"}
 // CHECK:         %[[MASK:.*]] = vector.constant_mask [2] : vector<4xi1>
 // CHECK:         vector.maskedload %arg0[{{.*}}], %[[MASK]], {{.*}} : memref<5x6xi8>, vector<4xi1>, vector<4xi8>
-// CHECK:         %[[LAST:.*]] = llvm.call_intrinsic "llvm.x86.avx512.vpdpbusd.256"(%[[ACC]],
+// CHECK:         %[[LAST:.*]] = tisa.apply "vpdpbusd.ymm"({{.*}}, %[[ACC]])
 // CHECK:         %[[ROW:.*]] = memref.load %[[SUMS]][%[[M]]] : memref<5xi32>
 // CHECK:         %[[ROWV:.*]] = vector.broadcast %[[ROW]] : i32 to vector<8xi32>
 // CHECK:         %[[OUT:.*]] = arith.subi %[[LAST]], %[[ROWV]] : vector<8xi32>
@@ -121,7 +123,7 @@ func.func @gemm_s8s8s32(%a: memref<5x6xi8>, %b: memref<6x40xi8>, %c: memref<5x40
 // CHECK:                 scf.for {{.*}} -> (vector<16xf32>) {
 // CHECK:                   scf.for {{.*}} -> (vector<16xf32>) {
 // CHECK:                     scf.for {{.*}} -> (vector<16xf32>) {
-// CHECK:                       llvm.call_intrinsic "llvm.x86.avx512bf16.dpbf16ps.512"
+// CHECK:                       tisa.apply "vdpbf16ps.zmm"({{.*}}) {{{.*}}intrinsic = "llvm.x86.avx512bf16.dpbf16ps.512"
 func.func @conv_bf16(%i: memref<1x10x10x8xbf16>, %f: memref<3x3x8x16xbf16>, %o: memref<1x8x8x16xf32>) {
   linalg.conv_2d_nhwc_hwcf ins(%i, %f : memref<1x10x10x8xbf16>, memref<3x3x8x16xbf16>) outs(%o : memref<1x8x8x16xf32>)
   return
@@ -140,7 +142,7 @@ func.func @on_tensors(%a: tensor<8x64xi8>, %b: tensor<64x32xi8>, %c: tensor<8x32
 
 // An f32 GEMM has no tensorized instruction on znver4: left alone, with why.
 // CHECK-LABEL: func.func @negative_f32
-// CHECK-NOT:     llvm.call_intrinsic
+// CHECK-NOT:     tisa.apply
 // CHECK:         linalg.matmul
 func.func @negative_f32(%a: memref<8x8xf32>, %b: memref<8x8xf32>, %c: memref<8x8xf32>) {
   // expected-warning @+1 {{not tensorized: no instruction applies}}
