@@ -1,6 +1,7 @@
 //===- Probe.cpp - a description's lowering as runnable code --------------===//
 
 #include "tisa/Targets/Probe.h"
+#include "tisa/Semantics/Instruction.h"
 #include "tisa/Semantics/Intrinsic.h"
 #include "tisa/Semantics/Layout.h"
 
@@ -27,9 +28,48 @@ std::string probeSymbol(const Description &d) {
   return s;
 }
 
+namespace {
+
+/// Vector registers only, each one whole lowering argument.
+bool isVectorInstruction(const Description &d) {
+  return llvm::all_of(d.registers,
+                      [](const OperandRegister &r) {
+                        return r.cls == RegisterClass::Vector;
+                      }) &&
+         llvm::all_of(d.lowering.args, [](const LoweringArg &a) {
+           return a.kind == LoweringArg::Operand;
+         });
+}
+
+/// Loads every register from its argument, applies the instruction and
+/// stores the accumulator back.
+LogicalResult emitVectorBody(OpBuilder &b, Location loc, const Description &d,
+                             LLVM::LLVMFuncOp fn) {
+  FailureOr<FunctionType> signature = loweringSignature(
+      d, b.getContext(), [&]() { return emitError(loc); });
+  if (failed(signature))
+    return failure();
+  SmallVector<Value> registers;
+  for (auto [i, reg] : llvm::enumerate(d.registers))
+    registers.push_back(LLVM::LoadOp::create(b, loc, reg.type,
+                                             fn.getArgument(i),
+                                             /*alignment=*/1));
+  ApplyOp apply = buildApply(b, loc, d, *signature, registers);
+  if (std::string why = whyNotLowered(apply); !why.empty())
+    return emitError(loc) << d.name << ": " << why;
+  Value result = lowerApply(b, apply);
+  apply.erase();
+  LLVM::StoreOp::create(b, loc, result,
+                        fn.getArgument(d.accumulatorOperand()),
+                        /*alignment=*/1);
+  return success();
+}
+
+} // namespace
+
 FailureOr<LLVM::LLVMFuncOp> buildProbe(const Description &d, ModuleOp module) {
   MLIRContext *ctx = module.getContext();
-  ctx->loadDialect<LLVM::LLVMDialect>();
+  ctx->loadDialect<LLVM::LLVMDialect, TisaDialect>();
   Location loc = d.loc;
   llvm::LLVMContext llvmCtx;
   FailureOr<ResolvedIntrinsic> intrinsic =
@@ -88,6 +128,15 @@ FailureOr<LLVM::LLVMFuncOp> buildProbe(const Description &d, ModuleOp module) {
                                ValueRange{index});
   };
 
+  // Vector registers: the instruction as the code generator emits it, a
+  // tisa.apply, lowered by the same function -tisa-legalize-instructions uses.
+  if (isVectorInstruction(d)) {
+    if (failed(emitVectorBody(b, loc, d, fn)))
+      return failure();
+    LLVM::ReturnOp::create(b, loc, ValueRange{});
+    return fn;
+  }
+
   SmallVector<Value> args;
   for (auto [k, arg] : llvm::enumerate(d.lowering.args)) {
     auto [first, last] = intrinsic->params[k];
@@ -104,13 +153,10 @@ FailureOr<LLVM::LLVMFuncOp> buildProbe(const Description &d, ModuleOp module) {
     const OperandRegister &reg = d.registers[arg.operand];
     Value ptr = fn.getArgument(arg.operand);
     switch (reg.cls) {
-    case RegisterClass::Vector: {
-      Value v = LLVM::LoadOp::create(b, loc, reg.type, ptr, /*alignment=*/1);
-      if (paramType(first) != reg.type)
-        v = LLVM::BitcastOp::create(b, loc, paramType(first), v);
-      args.push_back(v);
-      break;
-    }
+    case RegisterClass::Vector:
+      return emitError(loc) << d.name
+                            << ": vector and other registers in one "
+                               "instruction are not supported";
     case RegisterClass::AMXTile: {
       Value tile =
           LLVM::CallIntrinsicOp::create(
@@ -145,10 +191,9 @@ FailureOr<LLVM::LLVMFuncOp> buildProbe(const Description &d, ModuleOp module) {
   Value accPtr = fn.getArgument(acc);
   switch (accReg.cls) {
   case RegisterClass::Vector:
-    if (result.getType() != accReg.type)
-      result = LLVM::BitcastOp::create(b, loc, accReg.type, result);
-    LLVM::StoreOp::create(b, loc, result, accPtr, /*alignment=*/1);
-    break;
+    return emitError(loc) << d.name
+                          << ": vector and other registers in one "
+                             "instruction are not supported";
   case RegisterClass::AMXTile:
     LLVM::CallIntrinsicOp::create(
         b, loc, TypeRange{}, b.getStringAttr("llvm.x86.tilestored64.internal"),

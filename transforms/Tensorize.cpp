@@ -15,7 +15,7 @@
 //===----------------------------------------------------------------------===//
 
 #include "tisa/Transforms/Tensorize.h"
-#include "tisa/Semantics/Intrinsic.h"
+#include "tisa/Semantics/Instruction.h"
 #include "tisa/Targets/Target.h"
 
 #include "mlir/Dialect/Affine/Utils.h"
@@ -25,9 +25,7 @@
 #include "mlir/Dialect/MemRef/IR/MemRef.h"
 #include "mlir/Dialect/SCF/IR/SCF.h"
 #include "mlir/Dialect/Vector/IR/VectorOps.h"
-#include "mlir/Target/LLVMIR/TypeFromLLVM.h"
 #include "llvm/ADT/STLExtras.h"
-#include "llvm/IR/LLVMContext.h"
 #include "llvm/Support/FormatVariadic.h"
 #include "llvm/Support/MathExtras.h"
 
@@ -116,9 +114,7 @@ struct LaneDotKernel::Impl {
   SmallVector<unsigned> parallelLoops;  // outer to inner, lane loop excluded
   SmallVector<unsigned> reductionLoops; // outer to inner, group loop last
 
-  SmallVector<Type> paramTypes; // of the intrinsic, per lowering argument
-  Type resultType;
-  SmallVector<int64_t> order; // the register each intrinsic parameter takes
+  FunctionType signature; // of the lowering intrinsic
 
   /// The instruction on `bc`, `pk` and `acc` (one value per register role):
   /// a tisa.apply with the registers in the description's order.
@@ -127,13 +123,7 @@ struct LaneDotKernel::Impl {
     registers[bcInstr] = roles[0];
     registers[pkInstr] = roles[1];
     registers[2] = roles[2];
-    return ApplyOp::create(
-        b, loc, registers[2].getType(), b.getStringAttr(d->name),
-        b.getStringAttr(d->lowering.intrinsic),
-        b.getDenseI64ArrayAttr(order),
-        TypeAttr::get(FunctionType::get(b.getContext(), paramTypes,
-                                        resultType)),
-        b.getI64IntegerAttr(2), registers);
+    return buildApply(b, loc, *d, signature, registers);
   }
 
   Type elementType(unsigned input) const {
@@ -637,26 +627,17 @@ FailureOr<LaneDotKernel> LaneDotKernel::get(const Contraction &c,
       m.pkSumBytes *= l == m.laneLoop ? m.lanesPadded : m.extent[l];
   }
 
-  // The intrinsic's parameter types (registers are bitcast to them).
-  for (const LoweringArg &a : d.lowering.args) {
+  // The instruction's signature (registers are bitcast to it when the
+  // tisa.apply is legalized).
+  for (const LoweringArg &a : d.lowering.args)
     if (a.kind != LoweringArg::Operand)
       return fail("the lowering takes non-register arguments");
-    m.order.push_back(a.operand);
-  }
-  llvm::LLVMContext llvmCtx;
-  FailureOr<ResolvedIntrinsic> intrinsic =
-      resolveLoweringIntrinsic(d, llvmCtx, [&]() { return emitError(d.loc); });
-  if (failed(intrinsic))
+  FailureOr<FunctionType> signature = loweringSignature(
+      d, c.op->getContext(), [&]() { return emitError(d.loc); });
+  if (failed(signature))
     return fail("its lowering intrinsic " + d.lowering.intrinsic +
                 " does not resolve");
-  LLVM::TypeFromLLVMIRTranslator fromLLVM(*c.op->getContext());
-  for (auto [k, range] : llvm::enumerate(intrinsic->params)) {
-    if (range.second != range.first + 1)
-      return fail("a register spreads over several intrinsic parameters");
-    m.paramTypes.push_back(
-        fromLLVM.translateType(intrinsic->type->getParamType(range.first)));
-  }
-  m.resultType = fromLLVM.translateType(intrinsic->type->getReturnType());
+  m.signature = *signature;
   return LaneDotKernel(std::move(impl));
 }
 

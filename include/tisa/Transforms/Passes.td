@@ -79,15 +79,15 @@ def TisaLegalizeInstructionsPass
   let description = [{
     The last tisa pass before LLVM lowering: `tisa.apply` (pure, so register tiling, CSE and load
     merging see through it) becomes `llvm.call_intrinsic` with the operands in the description's
-    order, `vector.bitcast` to the intrinsic's parameter types where they differ, and a bitcast of
+    order, `llvm.bitcast` to the intrinsic's parameter types where they differ, and a bitcast of
     the result back to the accumulator register's type. Everything it needs is on the op.
 
     Example: `tisa.apply "vpdpbusd.zmm"(%a, %b, %acc)` with order `[2, 0, 1]` and signature
     `(vector<16xi32>, vector<16xi32>, vector<16xi32>) -> vector<16xi32>` becomes two
-    `vector.bitcast`s of `%a` and `%b` to `vector<16xi32>` and
+    `llvm.bitcast`s of `%a` and `%b` to `vector<16xi32>` and
     `llvm.call_intrinsic "llvm.x86.avx512.vpdpbusd.512"(%acc, %a32, %b32)`.
   }];
-  let dependentDialects = ["::mlir::LLVM::LLVMDialect", "::mlir::vector::VectorDialect"];
+  let dependentDialects = ["::mlir::LLVM::LLVMDialect"];
 }
 
 #endif // TISA_TRANSFORMS_PASSES_TD

@@ -1,5 +1,5 @@
 // -tisa-legalize-instructions: tisa.apply becomes the description's intrinsic,
-// operands in the lowering's order, bitcast to its parameter types where the
+// operands in the lowering's order, llvm.bitcast to its parameter types where the
 // register types differ, the result bitcast back.
 // RUN: tisa-opt %s --split-input-file --tisa-legalize-instructions -verify-diagnostics | FileCheck %s
 
@@ -7,8 +7,8 @@
 // 64 bytes, the intrinsic takes them as vector<16xi32>.
 // CHECK-LABEL: func.func @vpdpbusd
 // CHECK-SAME:    (%[[A:.*]]: vector<64xi8>, %[[B:.*]]: vector<64xi8>, %[[ACC:.*]]: vector<16xi32>)
-// CHECK-DAG:     %[[A32:.*]] = vector.bitcast %[[A]] : vector<64xi8> to vector<16xi32>
-// CHECK-DAG:     %[[B32:.*]] = vector.bitcast %[[B]] : vector<64xi8> to vector<16xi32>
+// CHECK-DAG:     %[[A32:.*]] = llvm.bitcast %[[A]] : vector<64xi8> to vector<16xi32>
+// CHECK-DAG:     %[[B32:.*]] = llvm.bitcast %[[B]] : vector<64xi8> to vector<16xi32>
 // CHECK:         %[[R:.*]] = llvm.call_intrinsic "llvm.x86.avx512.vpdpbusd.512"(%[[ACC]], %[[A32]], %[[B32]]) : (vector<16xi32>, vector<16xi32>, vector<16xi32>) -> vector<16xi32>
 // CHECK:         return %[[R]]
 // CHECK-NOT:     tisa.apply
@@ -25,7 +25,7 @@ func.func @vpdpbusd(%a: vector<64xi8>, %b: vector<64xi8>, %acc: vector<16xi32>) 
 // Types that already match: no bitcast. The result bitcasts back when the
 // intrinsic returns another vector type of the same size.
 // CHECK-LABEL: func.func @same_types
-// CHECK-NOT:     vector.bitcast %arg
+// CHECK-NOT:     llvm.bitcast %arg
 // CHECK:         %[[R:.*]] = llvm.call_intrinsic "llvm.x86.avx512bf16.dpbf16ps.512"(%arg2, %arg0, %arg1) : (vector<16xf32>, vector<32xbf16>, vector<32xbf16>) -> vector<16xf32>
 // CHECK:         return %[[R]]
 func.func @same_types(%a: vector<32xbf16>, %b: vector<32xbf16>, %acc: vector<16xf32>) -> vector<16xf32> {
@@ -37,9 +37,9 @@ func.func @same_types(%a: vector<32xbf16>, %b: vector<32xbf16>, %acc: vector<16x
 }
 
 // CHECK-LABEL: func.func @result_cast
-// CHECK:         %[[ACC:.*]] = vector.bitcast %arg1 : vector<16xi8> to vector<4xi32>
+// CHECK:         %[[ACC:.*]] = llvm.bitcast %arg1 : vector<16xi8> to vector<4xi32>
 // CHECK:         %[[R:.*]] = llvm.call_intrinsic "llvm.made.up"(%arg0, %[[ACC]]) : (vector<4xi32>, vector<4xi32>) -> vector<4xi32>
-// CHECK:         %[[C:.*]] = vector.bitcast %[[R]] : vector<4xi32> to vector<16xi8>
+// CHECK:         %[[C:.*]] = llvm.bitcast %[[R]] : vector<4xi32> to vector<16xi8>
 // CHECK:         return %[[C]]
 func.func @result_cast(%a: vector<4xi32>, %acc: vector<16xi8>) -> vector<16xi8> {
   %r = tisa.apply "made.up"(%a, %acc) {accumulator = 1 : i64, intrinsic = "llvm.made.up",

@@ -1,0 +1,47 @@
+//===- Instruction.h - a description's instruction as a tisa.apply -*- C++ -*-===//
+//
+// What the code generator's emitters and the verifier's probe share: the
+// instruction as a pure tisa.apply on register values, built from the
+// description, and its lowering to the description's LLVM intrinsic.
+//
+//===----------------------------------------------------------------------===//
+
+#ifndef TISA_SEMANTICS_INSTRUCTION_H
+#define TISA_SEMANTICS_INSTRUCTION_H
+
+#include "tisa/Dialect/TisaDialect.h"
+#include "tisa/Semantics/Description.h"
+
+#include "mlir/IR/Builders.h"
+
+#include <string>
+
+namespace tisa {
+
+/// The MLIR signature of `d`'s lowering intrinsic when every lowering
+/// argument is one whole register (vector registers; not AMX tiles with their
+/// shape arguments, nor warp fragments spread over several parameters).
+/// Reports why not through `emitError`.
+mlir::FailureOr<mlir::FunctionType>
+loweringSignature(const Description &d, mlir::MLIRContext *ctx,
+                  llvm::function_ref<mlir::InFlightDiagnostic()> emitError);
+
+/// tisa.apply of `d` on `registers` (one per register of `d`, in its
+/// semantic order, of the registers' types) with `signature` from
+/// loweringSignature.
+ApplyOp buildApply(mlir::OpBuilder &b, mlir::Location loc,
+                   const Description &d, mlir::FunctionType signature,
+                   mlir::ValueRange registers);
+
+/// Why `op` cannot become its intrinsic call (a register that does not
+/// bitcast to its parameter), or "".
+std::string whyNotLowered(ApplyOp op);
+
+/// The intrinsic call `op` stands for, built before it: the registers in the
+/// lowering's order, llvm.bitcast where types differ, the result bitcast back
+/// to the accumulator's type. Needs whyNotLowered(op) to be empty.
+mlir::Value lowerApply(mlir::OpBuilder &b, ApplyOp op);
+
+} // namespace tisa
+
+#endif // TISA_SEMANTICS_INSTRUCTION_H

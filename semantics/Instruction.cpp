@@ -1,0 +1,104 @@
+//===- Instruction.cpp - a description's instruction as a tisa.apply ------===//
+
+#include "tisa/Semantics/Instruction.h"
+#include "tisa/Semantics/Intrinsic.h"
+
+#include "mlir/Dialect/LLVMIR/LLVMDialect.h"
+#include "mlir/Target/LLVMIR/TypeFromLLVM.h"
+#include "llvm/IR/LLVMContext.h"
+#include "llvm/Support/FormatVariadic.h"
+
+using namespace mlir;
+
+namespace tisa {
+
+FailureOr<FunctionType>
+loweringSignature(const Description &d, MLIRContext *ctx,
+                  llvm::function_ref<InFlightDiagnostic()> emitError) {
+  for (const LoweringArg &a : d.lowering.args)
+    if (a.kind != LoweringArg::Operand)
+      return emitError() << d.name
+                         << ": the lowering takes non-register arguments";
+  llvm::LLVMContext llvmCtx;
+  FailureOr<ResolvedIntrinsic> intrinsic =
+      resolveLoweringIntrinsic(d, llvmCtx, emitError);
+  if (failed(intrinsic))
+    return failure();
+  LLVM::TypeFromLLVMIRTranslator fromLLVM(*ctx);
+  SmallVector<Type> params;
+  for (auto [first, last] : intrinsic->params) {
+    if (last != first + 1)
+      return emitError() << d.name
+                         << ": a register spreads over several intrinsic "
+                            "parameters";
+    params.push_back(
+        fromLLVM.translateType(intrinsic->type->getParamType(first)));
+  }
+  return FunctionType::get(
+      ctx, params, fromLLVM.translateType(intrinsic->type->getReturnType()));
+}
+
+ApplyOp buildApply(OpBuilder &b, Location loc, const Description &d,
+                   FunctionType signature, ValueRange registers) {
+  SmallVector<int64_t> order;
+  for (const LoweringArg &a : d.lowering.args)
+    order.push_back(a.operand);
+  unsigned acc = d.accumulatorOperand();
+  return ApplyOp::create(b, loc, registers[acc].getType(),
+                         b.getStringAttr(d.name),
+                         b.getStringAttr(d.lowering.intrinsic),
+                         b.getDenseI64ArrayAttr(order),
+                         TypeAttr::get(signature), b.getI64IntegerAttr(acc),
+                         registers);
+}
+
+namespace {
+
+/// Vectors of the same size in bits, both fixed or both scalable (then the
+/// same size per vscale).
+bool bitcastable(Type a, Type b) {
+  auto va = dyn_cast<VectorType>(a), vb = dyn_cast<VectorType>(b);
+  return va && vb && va.getRank() == 1 && vb.getRank() == 1 &&
+         va.isScalable() == vb.isScalable() &&
+         va.getNumElements() * va.getElementTypeBitWidth() ==
+             vb.getNumElements() * vb.getElementTypeBitWidth();
+}
+
+Value castTo(OpBuilder &b, Location loc, Value v, Type t) {
+  if (v.getType() == t)
+    return v;
+  return LLVM::BitcastOp::create(b, loc, t, v);
+}
+
+} // namespace
+
+std::string whyNotLowered(ApplyOp op) {
+  FunctionType signature = op.getSignature();
+  for (auto [k, t] : llvm::enumerate(signature.getInputs())) {
+    Type have = op.getRegisters()[op.getOrder()[k]].getType();
+    if (have != t && !bitcastable(have, t))
+      return llvm::formatv("register {0} is {1}, which does not bitcast to "
+                           "the intrinsic's parameter {2} ({3})",
+                           op.getOrder()[k], have, k, t);
+  }
+  Type result = signature.getResult(0);
+  if (result != op.getType() && !bitcastable(result, op.getType()))
+    return llvm::formatv("the intrinsic returns {0}, which does not bitcast "
+                         "to the accumulator's {1}",
+                         result, op.getType());
+  return "";
+}
+
+Value lowerApply(OpBuilder &b, ApplyOp op) {
+  FunctionType signature = op.getSignature();
+  Location loc = op.getLoc();
+  SmallVector<Value> args;
+  for (auto [k, t] : llvm::enumerate(signature.getInputs()))
+    args.push_back(castTo(b, loc, op.getRegisters()[op.getOrder()[k]], t));
+  Value r = LLVM::CallIntrinsicOp::create(b, loc, signature.getResult(0),
+                                          op.getIntrinsicAttr(), args)
+                .getResult(0);
+  return castTo(b, loc, r, op.getType());
+}
+
+} // namespace tisa
