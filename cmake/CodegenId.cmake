@@ -4,7 +4,8 @@
 # changes; the header is rewritten only when the hash changes.
 file(GLOB_RECURSE sources LIST_DIRECTORIES false
      ${ROOT}/include/tisa/*.h ${ROOT}/semantics/*.cpp ${ROOT}/matcher/*.cpp
-     ${ROOT}/transforms/*.cpp ${ROOT}/transforms/*.td ${ROOT}/targets/*.cpp
+     ${ROOT}/transforms/*.cpp ${ROOT}/transforms/*.h ${ROOT}/transforms/*.td
+     ${ROOT}/targets/*.cpp
      ${ROOT}/kernels/*.cpp)
 list(SORT sources)
 set(all "")
