@@ -210,28 +210,8 @@ void registerTimed(const Timed &t, const Settings &settings,
 std::vector<float> toFloat(ElementKind k, const Bytes &v) {
   size_t n = v.size() / elementBytes(k);
   std::vector<float> out(n);
-  for (size_t i = 0; i < n; ++i) {
-    switch (k) {
-    case ElementKind::BF16: {
-      uint32_t bits = uint32_t(reinterpret_cast<const uint16_t *>(v.data())[i])
-                      << 16;
-      std::memcpy(&out[i], &bits, 4);
-      break;
-    }
-    case ElementKind::U8:
-      out[i] = v[i];
-      break;
-    case ElementKind::S8:
-      out[i] = int8_t(v[i]);
-      break;
-    case ElementKind::S32:
-      out[i] = float(reinterpret_cast<const int32_t *>(v.data())[i]);
-      break;
-    case ElementKind::F32:
-      std::memcpy(&out[i], &v[4 * i], 4);
-      break;
-    }
-  }
+  for (size_t i = 0; i < n; ++i)
+    out[i] = float(loadElement(k, v.data(), int64_t(i)));
   return out;
 }
 

@@ -22,61 +22,43 @@ namespace tisa {
 // Types and specs
 //===----------------------------------------------------------------------===//
 
-static std::optional<ElementKind> parseKind(StringRef s) {
-  return llvm::StringSwitch<std::optional<ElementKind>>(s)
-      .Case("u8", ElementKind::U8)
-      .Case("s8", ElementKind::S8)
-      .Case("s32", ElementKind::S32)
-      .Case("bf16", ElementKind::BF16)
-      .Case("f32", ElementKind::F32)
-      .Default(std::nullopt);
+namespace {
+
+constexpr ElementInfo kElements[] = {
+    {ElementKind::U8, "u8", 1, false, false, "uint8_t"},
+    {ElementKind::S8, "s8", 1, true, false, "int8_t"},
+    {ElementKind::U16, "u16", 2, false, false, "uint16_t"},
+    {ElementKind::S16, "s16", 2, true, false, "int16_t"},
+    {ElementKind::S32, "s32", 4, true, false, "int32_t"},
+    {ElementKind::BF16, "bf16", 2, true, true, "uint16_t"},
+    {ElementKind::F32, "f32", 4, true, true, "float"},
+};
+
+std::optional<ElementKind> parseKind(StringRef s) {
+  for (const ElementInfo &e : kElements)
+    if (e.name == s)
+      return e.kind;
+  return std::nullopt;
 }
 
-static StringRef kindName(ElementKind k) {
-  switch (k) {
-  case ElementKind::U8:
-    return "u8";
-  case ElementKind::S8:
-    return "s8";
-  case ElementKind::S32:
-    return "s32";
-  case ElementKind::BF16:
-    return "bf16";
-  case ElementKind::F32:
-    return "f32";
-  }
+/// The input kinds that accumulate into s32.
+bool smallInteger(ElementKind k) {
+  const ElementInfo &e = elementInfo(k);
+  return !e.isFloat && e.bytes <= 2;
+}
+
+} // namespace
+
+const ElementInfo &elementInfo(ElementKind k) {
+  for (const ElementInfo &e : kElements)
+    if (e.kind == k)
+      return e;
   llvm_unreachable("element kind");
 }
 
-unsigned elementBytes(ElementKind k) {
-  switch (k) {
-  case ElementKind::U8:
-  case ElementKind::S8:
-    return 1;
-  case ElementKind::BF16:
-    return 2;
-  case ElementKind::S32:
-  case ElementKind::F32:
-    return 4;
-  }
-  llvm_unreachable("element kind");
-}
+unsigned elementBytes(ElementKind k) { return elementInfo(k).bytes; }
 
-StringRef cTypeName(ElementKind k) {
-  switch (k) {
-  case ElementKind::U8:
-    return "uint8_t";
-  case ElementKind::S8:
-    return "int8_t";
-  case ElementKind::S32:
-    return "int32_t";
-  case ElementKind::BF16:
-    return "uint16_t";
-  case ElementKind::F32:
-    return "float";
-  }
-  llvm_unreachable("element kind");
-}
+StringRef cTypeName(ElementKind k) { return elementInfo(k).cType; }
 
 llvm::Expected<KernelTypes> KernelTypes::parse(StringRef text) {
   // "u8,s8,s32" or the same without commas ("u8s8s32", as in kernel names).
@@ -87,9 +69,9 @@ llvm::Expected<KernelTypes> KernelTypes::parse(StringRef text) {
     StringRef rest = text;
     while (!rest.empty()) {
       StringRef token;
-      for (StringRef name : {"bf16", "s32", "f32", "u8", "s8"})
-        if (rest.starts_with(name))
-          token = name;
+      for (const ElementInfo &e : kElements)
+        if (rest.starts_with(e.name) && e.name.size() > token.size())
+          token = e.name;
       if (token.empty())
         break; // reported below: not three known types
       parts.push_back(token);
@@ -100,8 +82,8 @@ llvm::Expected<KernelTypes> KernelTypes::parse(StringRef text) {
   }
   auto bad = [&]() {
     return llvm::createStringError(
-        "--types expects A,B,C with u8 or s8 for A and B and s32 for C, or "
-        "bf16,bf16,f32; got '" + text + "'");
+        "--types expects A,B,C with u8, s8, u16 or s16 for A and B and s32 "
+        "for C, or bf16,bf16,f32; got '" + text + "'");
   };
   if (parts.size() != 3)
     return bad();
@@ -110,21 +92,19 @@ llvm::Expected<KernelTypes> KernelTypes::parse(StringRef text) {
     if (!(k[i] = parseKind(parts[i].trim())))
       return bad();
   KernelTypes t{*k[0], *k[1], *k[2]};
-  auto int8 = [](ElementKind x) {
-    return x == ElementKind::U8 || x == ElementKind::S8;
-  };
-  if (int8(t.a) && int8(t.b) && t.c == ElementKind::S32)
+  if (smallInteger(t.a) && smallInteger(t.b) && t.c == ElementKind::S32)
     return t;
   if (t.a == ElementKind::BF16 && t.b == ElementKind::BF16 &&
       t.c == ElementKind::F32)
     return t;
   return llvm::createStringError(
       "unsupported type combination '" + text +
-      "': 8-bit integers accumulate into s32, bf16 into f32");
+      "': 8- and 16-bit integers accumulate into s32, bf16 into f32");
 }
 
 std::string KernelTypes::text() const {
-  return (kindName(a) + kindName(b) + kindName(c)).str();
+  return (elementInfo(a).name + elementInfo(b).name + elementInfo(c).name)
+      .str();
 }
 
 llvm::Error KernelSpec::validate() const {
@@ -226,18 +206,11 @@ int64_t KernelSpec::outputElements() const {
 namespace {
 
 Type mlirType(MLIRContext *ctx, ElementKind k) {
-  switch (k) {
-  case ElementKind::U8:
-  case ElementKind::S8:
-    return IntegerType::get(ctx, 8);
-  case ElementKind::S32:
-    return IntegerType::get(ctx, 32);
-  case ElementKind::BF16:
-    return BFloat16Type::get(ctx);
-  case ElementKind::F32:
-    return Float32Type::get(ctx);
-  }
-  llvm_unreachable("element kind");
+  const ElementInfo &e = elementInfo(k);
+  if (!e.isFloat)
+    return IntegerType::get(ctx, 8 * e.bytes);
+  return k == ElementKind::BF16 ? Type(BFloat16Type::get(ctx))
+                                : Type(Float32Type::get(ctx));
 }
 
 /// Shapes of the program's operands (the convolution's input is padded).
@@ -285,9 +258,10 @@ linalg::GenericOp buildContraction(OpBuilder &b, Location loc,
       b, loc, TypeRange{}, ValueRange{in, weights}, ValueRange{out}, maps,
       iters, [&](OpBuilder &b, Location loc, ValueRange args) {
         auto widen = [&](Value v, ElementKind k) -> Value {
-          if (k == ElementKind::BF16)
+          const ElementInfo &e = elementInfo(k);
+          if (e.isFloat)
             return arith::ExtFOp::create(b, loc, acc, v);
-          if (k == ElementKind::U8)
+          if (!e.isSigned)
             return arith::ExtUIOp::create(b, loc, acc, v);
           return arith::ExtSIOp::create(b, loc, acc, v);
         };

@@ -29,15 +29,20 @@ uint16_t floatToBf16(float f) { // round to nearest even (no NaNs here)
   return uint16_t(bits >> 16);
 }
 
-/// Reads element `i` (a buffer index, not a logical one) as a double
-/// (integers exactly). bf16 denormals read as zero of their sign: vdpbf16ps,
-/// tdpbf16ps and Arm's bfdot/bfmmla (without FEAT_EBF16) all flush them.
-double load(ElementKind k, const uint8_t *v, int64_t i) {
+} // namespace
+
+double loadElement(ElementKind k, const uint8_t *v, int64_t i) {
   switch (k) {
   case ElementKind::U8:
     return v[i];
   case ElementKind::S8:
     return int8_t(v[i]);
+  case ElementKind::U16:
+  case ElementKind::S16: {
+    uint16_t x;
+    std::memcpy(&x, &v[2 * i], 2);
+    return k == ElementKind::S16 ? double(int16_t(x)) : double(x);
+  }
   case ElementKind::BF16: {
     uint16_t x;
     std::memcpy(&x, &v[2 * i], 2);
@@ -58,6 +63,8 @@ double load(ElementKind k, const uint8_t *v, int64_t i) {
   }
   return 0;
 }
+
+namespace {
 
 /// Where an operand's logical elements (numbered densely, row-major) sit in
 /// its buffer: rows of `rowLength` elements `ld` apart, after `base` bytes.
@@ -92,10 +99,13 @@ int64_t spanBytes(const Placement &p, int64_t elements, ElementKind k) {
   return rows * p.ld * elementBytes(k);
 }
 
-int8_t pickInt(bool isSigned, uint64_t r) {
-  static const int8_t s8[] = {0, 1, -1, 127, -128};
-  static const uint8_t u8[] = {0, 1, 127, 128, 255};
-  return isSigned ? s8[r % 5] : int8_t(u8[r % 5]);
+/// An extreme value of a `bits`-wide integer: 0, +-1, the largest and the
+/// smallest (signed), or 0, 1, the middle two and the largest (unsigned).
+int64_t pickInt(bool isSigned, unsigned bits, uint64_t r) {
+  int64_t top = int64_t(1) << (bits - 1);
+  const int64_t s[] = {0, 1, -1, top - 1, -top};
+  const int64_t u[] = {0, 1, top - 1, top, 2 * top - 1};
+  return isSigned ? s[r % 5] : u[r % 5];
 }
 
 float pickBf16(std::mt19937_64 &rng) {
@@ -119,14 +129,18 @@ void fillElement(ElementKind k, uint8_t *dst, std::mt19937_64 &rng, Fill how,
   bool extreme = how == Fill::Extreme && rng() % 2;
   switch (k) {
   case ElementKind::U8:
-  case ElementKind::S8: {
-    bool isSigned = k == ElementKind::S8;
-    uint8_t v = uint8_t(rng());
+  case ElementKind::S8:
+  case ElementKind::U16:
+  case ElementKind::S16: {
+    const ElementInfo &e = elementInfo(k);
+    unsigned bits = 8 * e.bytes;
+    uint64_t v = rng();
     if (how == Fill::Saturating)
-      v = isSigned ? uint8_t(-128) : 255;
+      v = uint64_t(e.isSigned ? -(int64_t(1) << (bits - 1))
+                              : (int64_t(1) << bits) - 1);
     else if (extreme)
-      v = uint8_t(pickInt(isSigned, rng()));
-    *dst = v;
+      v = uint64_t(pickInt(e.isSigned, bits, rng()));
+    std::memcpy(dst, &v, e.bytes); // little-endian: the low bytes
     return;
   }
   case ElementKind::BF16: {
@@ -196,7 +210,8 @@ void forEachProductOf(const KernelSpec &s, const KernelData &d, int64_t o,
             w = placement(s, d, Role::Weights);
   const uint8_t *inBytes = d.input.data(), *wBytes = d.weights.data();
   forEachMacOf(s, o, [&](int64_t i, int64_t j) {
-    f(load(s.types.a, inBytes, in.at(i)), load(s.types.b, wBytes, w.at(j)));
+    f(loadElement(s.types.a, inBytes, in.at(i)),
+      loadElement(s.types.b, wBytes, w.at(j)));
   });
 }
 
@@ -318,7 +333,7 @@ std::string compareAt(const KernelSpec &spec, const KernelData &d,
     if (spec.types.isFloat()) {
       float w;
       std::memcpy(&w, &v.bits, 4);
-      ok = floatAgrees(load(k, got, out.at(o)), w, v.bound);
+      ok = floatAgrees(loadElement(k, got, out.at(o)), w, v.bound);
     } else {
       ok = std::memcmp(got + 4 * out.at(o), &v.bits, 4) == 0;
     }
@@ -331,8 +346,8 @@ std::string compareAt(const KernelSpec &spec, const KernelData &d,
     return llvm::formatv("{0} of {1} outputs differ; first at element {2}: "
                          "got {3}, expected {4}",
                          bad, indices.size(), first,
-                         load(k, got, out.at(first)),
-                         load(k, reinterpret_cast<uint8_t *>(&firstWant), 0))
+                         loadElement(k, got, out.at(first)),
+                         loadElement(k, reinterpret_cast<uint8_t *>(&firstWant), 0))
         .str();
   int64_t stray = firstStrayWrite(spec, d);
   if (stray < 0)

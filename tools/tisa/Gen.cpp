@@ -98,8 +98,8 @@ std::optional<KernelSpec> specFrom(const Options &o, llvm::StringRef op,
     return std::nullopt;
   auto types = o.values.find("types");
   if (types == o.values.end()) {
-    code = usageError(op + " needs --types (u8,s8,s32 | s8,s8,s32 | "
-                           "u8,u8,s32 | s8,u8,s32 | bf16,bf16,f32)");
+    code = usageError(op + " needs --types A,B,C (u8, s8, u16 or s16 into "
+                           "s32, e.g. u8,s8,s32; or bf16,bf16,f32)");
     return std::nullopt;
   }
   auto parsed = KernelTypes::parse(types->second);

@@ -65,8 +65,9 @@ commands:
   gen gemm --m M --n N --k K --types T [--isa NAME|auto] [--target T] -o DIR
   gen conv2d [--n N] --h H --w W --c C --k K --r R --s S [--stride U] [--pad P] --types T -o DIR
                            write lib<name>.so and <name>.h (the C ABI is documented in the header)
-                           for a tensorized kernel; T is u8,s8,s32 | s8,s8,s32 | u8,u8,s32 |
-                           s8,u8,s32 | bf16,bf16,f32;
+                           for a tensorized kernel; T is A,B,C with u8, s8, u16 or s16 for A
+                           and B and s32 for C, or bf16,bf16,f32 (plain vector code, with a
+                           warning, where no description implements them);
                            conv2d is NHWC input, HWCF filter (k filters of r x s x c)
   gen FILE.mlir -o DIR     tensorize every linalg contraction on memrefs in FILE and write a shared
                            library with MLIR's C interface (_mlir_ciface_NAME) and a header

@@ -46,19 +46,32 @@
 
 namespace tisa {
 
-enum class ElementKind { U8, S8, S32, BF16, F32 };
+enum class ElementKind { U8, S8, U16, S16, S32, BF16, F32 };
 
 /// Element types of A (input), B (weights) and C (output).
 struct KernelTypes {
   ElementKind a = ElementKind::U8, b = ElementKind::S8, c = ElementKind::S32;
-  /// "u8,s8,s32", "s8,s8,s32", "bf16,bf16,f32" (also without commas).
+  /// "u8,s8,s32", "s16,s16,s32", "bf16,bf16,f32" (also without commas): 8-
+  /// and 16-bit integers of either signedness into s32, bf16 into f32. Which
+  /// instruction runs them is up to the descriptions the generator finds;
+  /// without one it emits plain vector code and says so.
   static llvm::Expected<KernelTypes> parse(llvm::StringRef text);
   std::string text() const; ///< "u8s8s32"
   bool isFloat() const { return c == ElementKind::F32; }
 };
 
+/// What kernels, the reference and the C header need to know of an element
+/// type: one row per ElementKind (kernels/Kernels.cpp).
+struct ElementInfo {
+  ElementKind kind;
+  llvm::StringLiteral name;  ///< "u8"
+  unsigned bytes;
+  bool isSigned, isFloat;
+  llvm::StringLiteral cType; ///< "uint8_t"; bf16: "uint16_t"
+};
+const ElementInfo &elementInfo(ElementKind k);
 unsigned elementBytes(ElementKind k);
-llvm::StringRef cTypeName(ElementKind k); ///< "uint8_t", ..., bf16: "uint16_t"
+llvm::StringRef cTypeName(ElementKind k);
 
 struct KernelSpec {
   enum class Op { Gemm, Conv2d } op = Op::Gemm;

@@ -85,6 +85,12 @@ struct KernelData {
 /// elements and nothing else.
 constexpr uint8_t kOutputPoison = 0xa5;
 
+/// Element `i` of a buffer of kind `k` (a buffer index, not a logical one)
+/// as a double, integers exactly. bf16 denormals read as zero of their sign:
+/// vdpbf16ps, tdpbf16ps and Arm's bfdot/bfmmla (without FEAT_EBF16) all
+/// flush them.
+double loadElement(ElementKind k, const uint8_t *v, int64_t i);
+
 KernelData makeData(const KernelSpec &spec, uint64_t seed, Fill fill,
                     Layout layout = Layout::Tight);
 /// Sets every byte of `data.output` (elements, gaps, guards) to the poison.

@@ -1,4 +1,4 @@
-//===- Instruction.h - a description's instruction as a tisa.apply -*- C++ -*-===//
+//===- Instruction.h - an instruction as a tisa.apply ------------*- C++ -*-===//
 //
 // What the code generator's emitters and the verifier's probe share: the
 // instruction as a pure tisa.apply on register values, built from the

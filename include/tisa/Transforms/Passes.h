@@ -20,7 +20,8 @@ namespace tisa {
 
 /// tisa.apply -> the description's intrinsic (the pattern of
 /// -tisa-legalize-instructions).
-void populateTisaLegalizeInstructionsPatterns(mlir::RewritePatternSet &patterns);
+void populateTisaLegalizeInstructionsPatterns(
+    mlir::RewritePatternSet &patterns);
 
 /// What runs between tensorization and LLVM lowering, on every path
 /// (tisa gen gemm|conv2d, tisa gen FILE.mlir): register tiling,

@@ -105,6 +105,17 @@ std::vector<MatrixCase> matrix() {
     out.push_back(convCase(1, 12, 13, 16, 24, 5, 3, 2, 1, t, 5, 7));
     out.push_back(convCase(1, 9, 8, 3, 16, 3, 5, 1, 2, t, 11, 8));
   }
+  // 16-bit pairs on vpdpwssd (two words per lane): types come from the
+  // descriptions, not a list in the generator.
+  for (llvm::StringRef t : {"s16s16s32"}) {
+    add(gemm(1, 1, 1, t));
+    add(gemm(97, 131, 67, t));
+    add(gemm(64, 17, 65, t));
+    add(gemm(1, 1024, 1024, t));
+    out.push_back(convCase(1, 15, 13, 5, 33, 3, 3, 2, 1, t, 8, 7));
+    out.push_back(convCase(1, 14, 14, 32, 48, 3, 3, 1, 1, t, 14, 14));
+    out.push_back(convCase(1, 12, 13, 16, 24, 5, 3, 2, 1, t, 5, 7));
+  }
   // The other 8-bit signedness pairs: u8 x u8 (a bias and a constant
   // compensation term) and s8 x u8 (the factors swap).
   for (llvm::StringRef t : {"u8u8s32", "s8u8s32"}) {
@@ -251,7 +262,10 @@ TEST_P(Kernels, CorrectAndTensorized) {
   // This CPU has AVX512-VNNI and AVX512_BF16: no fallback is acceptable.
   ASSERT_FALSE(k.instruction().empty()) << warnings;
   EXPECT_TRUE(warnings.empty()) << warnings;
-  EXPECT_EQ(k.mnemonic(), spec.types.isFloat() ? "vdpbf16ps" : "vpdpbusd");
+  const char *expected = spec.types.isFloat()                ? "vdpbf16ps"
+                         : spec.types.a == ElementKind::S16 ? "vpdpwssd"
+                                                            : "vpdpbusd";
+  EXPECT_EQ(k.mnemonic(), expected);
 
   int runs = 0;
   EXPECT_EQ(checkKernel(k, kSeed, runs), "") << "plan " << k.plan();
@@ -294,7 +308,9 @@ TEST_P(Kernels, CorrectAndTensorized) {
       int64_t copies = llvm::count_if(*insts, [&](const DecodedInst &in) {
         return in.mnemonic == k.mnemonic();
       });
-      double perInstruction = spec.types.isFloat() ? 32 : 64;
+      // Multiply-accumulates per instruction: 16 lanes x the group.
+      double perInstruction =
+          16.0 * 4 / elementBytes(spec.types.a);
       EXPECT_GE(copies * perInstruction, spec.ops() / 2)
           << k.name() << entry.str() << ": no innermost loop holds "
           << k.mnemonic() << " and straight-line code has only " << copies;
@@ -511,16 +527,22 @@ TEST(KernelsReference, CatchesStridesAndStrayWrites) {
 /// reference does (vpdpbusd does not saturate, and the signedness repairs'
 /// compensation terms wrap the same way).
 TEST(KernelsReference, AccumulatorWraps) {
-  for (llvm::StringRef t : {"u8s8s32", "s8s8s32", "u8u8s32", "s8u8s32"}) {
-    // |product| <= 255 * 255; 140000 of them pass 2^31 for every pair.
+  for (llvm::StringRef t :
+       {"u8s8s32", "s8s8s32", "u8u8s32", "s8u8s32", "s16s16s32"}) {
+    // |product| >= 128 * 128; 140000 of them pass 2^31 for every pair.
     KernelSpec spec = gemm(3, 47, 140000, t);
     std::string warnings;
     auto compiled = compileUncached(spec, "host", warnings);
     ASSERT_TRUE(bool(compiled)) << llvm::toString(compiled.takeError());
     KernelData data = makeData(spec, kSeed, Fill::Saturating, Layout::Guarded);
     computeReference(spec, data);
-    int64_t a = spec.types.a == ElementKind::U8 ? 255 : -128;
-    int64_t b = spec.types.b == ElementKind::U8 ? 255 : -128;
+    auto saturated = [](ElementKind k) -> int64_t {
+      const ElementInfo &e = elementInfo(k);
+      int64_t bits = 8 * e.bytes;
+      return e.isSigned ? -(int64_t(1) << (bits - 1))
+                        : (int64_t(1) << bits) - 1;
+    };
+    int64_t a = saturated(spec.types.a), b = saturated(spec.types.b);
     int64_t exact = a * b * spec.k;
     ASSERT_TRUE(exact > INT32_MAX || exact < INT32_MIN) << t.str();
     int32_t want;
@@ -559,6 +581,23 @@ TEST(KernelsReference, Bf16Specials) {
     poisonOutput(data);
     runKernel(**compiled, data, RunMode{prepacked});
     EXPECT_EQ(compareOutput(spec, data), "");
+  }
+}
+
+// Types no description implements on this machine (16-bit unsigned, mixed
+// widths) are still kernels: plain vector code, with a warning, correct.
+TEST(KernelsJit, TypesWithoutInstruction) {
+  for (llvm::StringRef t : {"u16s16s32", "u8s16s32", "u16u16s32"}) {
+    KernelSpec spec = gemm(33, 47, 29, t);
+    std::string warnings;
+    auto compiled = compileUncached(spec, "host", warnings);
+    ASSERT_TRUE(bool(compiled)) << llvm::toString(compiled.takeError());
+    EXPECT_EQ((*compiled)->instruction(), "") << t.str();
+    EXPECT_NE(warnings.find("plain vector code"), std::string::npos)
+        << warnings;
+    int runs = 0;
+    EXPECT_EQ(checkKernel(**compiled, kSeed, runs), "") << t.str();
+    EXPECT_EQ(runs, 6);
   }
 }
 
