@@ -69,11 +69,30 @@ void printContraction(const Contraction &c, llvm::raw_ostream &os) {
   os << "; " << c.arith.text << ")";
 }
 
-void printPlanSummary(const Contraction &c, const TensorizePlan &p,
-                      llvm::raw_ostream &os) {
-  os << llvm::formatv("{0,-22} {1} | ", p.desc->name, mappingText(c, p));
+namespace {
+
+/// "n<-n(16) k<-k(4) | ins0 broadcast 4B, ins1 pack [K/4][N][4], ...".
+void printMapping(const Contraction &c, const TensorizePlan &p,
+                  llvm::raw_ostream &os) {
+  os << mappingText(c, p) << " | ";
   for (auto [j, op] : llvm::enumerate(p.operands))
     os << (j ? ", " : "") << shortAccess(c, op);
+}
+
+} // namespace
+
+std::string planKey(const Contraction &c, const TensorizePlan &p) {
+  std::string key;
+  llvm::raw_string_ostream os(key);
+  os << p.desc->name << " ";
+  printMapping(c, p, os);
+  return key;
+}
+
+void printPlanSummary(const Contraction &c, const TensorizePlan &p,
+                      llvm::raw_ostream &os) {
+  os << llvm::formatv("{0,-22} ", p.desc->name);
+  printMapping(c, p, os);
   os << llvm::formatv(" | {0:P0} lanes, {1} instr, ~{2:E2} cycles",
                       p.cost.utilization, p.cost.instructions, p.cost.cycles);
   if (p.repair)

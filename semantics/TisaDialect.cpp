@@ -65,12 +65,19 @@ LogicalResult TisaDialect::verifyOperationAttribute(Operation *op,
                              << attr.getValue();
     return success();
   }
+  if (attr.getName() == kPlanAttr || attr.getName() == kScheduleAttr) {
+    if (!isa<StringAttr>(attr.getValue()))
+      return op->emitError() << "'" << attr.getName().getValue()
+                             << "' must be a string, not " << attr.getValue();
+    return success();
+  }
   if (attr.getName() != kInstructionAttrName)
     return op->emitError() << "unknown tisa attribute '"
                            << attr.getName().getValue()
                            << "' (the tisa dialect defines '"
                            << kInstructionAttrName << "', '" << kLoopAttr
-                           << "' and '" << kUnrollAttr << "')";
+                           << "', '" << kUnrollAttr << "', '" << kPlanAttr
+                           << "' and '" << kScheduleAttr << "')";
   auto func = dyn_cast<func::FuncOp>(op);
   if (!func)
     return op->emitError() << "'" << kInstructionAttrName

@@ -1,11 +1,17 @@
 //===- TensorizePass.cpp - -tisa-tensorize --------------------------------===//
+//
+// Applies each contraction's plan and schedule (its tisa.plan and
+// tisa.schedule attributes, from -tisa-select-plan or by hand; without them
+// the best supported plan and the target's default schedule): the pack of
+// the planned operand, then the computation around the instruction.
+//
+//===----------------------------------------------------------------------===//
 
-#include "tisa/Semantics/DescriptionSet.h"
+#include "PlanSelection.h"
+#include "tisa/Dialect/TisaDialect.h"
 #include "tisa/Transforms/Passes.h"
-#include "tisa/Transforms/Tensorize.h"
 
 #include "mlir/Dialect/Tensor/IR/Tensor.h"
-#include "tisa/Dialect/TisaDialect.h"
 
 namespace tisa {
 #define GEN_PASS_DEF_TISATENSORIZEPASS
@@ -28,28 +34,12 @@ struct TensorizePass
   }
 
   LogicalResult initialize(MLIRContext *ctx) override {
-    state = std::make_shared<State>(*ctx);
     SmallVector<std::string> dirs(isaDirs.begin(), isaDirs.end());
-    for (const std::string &dir : isaSearchPath(dirs))
-      if (failed(state->set.loadDirectory(dir)))
-        return failure();
-    state->set.releaseDiagnostics();
-    if (!isa.empty() && isa != "auto") {
-      const Description *d = state->set.lookup(isa);
-      if (!d)
-        return emitError(UnknownLoc::get(ctx))
-               << "tisa-tensorize: no instruction description named '" << isa
-               << "'";
-      state->descriptions.push_back(d);
-    } else {
-      for (const auto &d : state->set.descriptions())
-        state->descriptions.push_back(d.get());
-    }
-    llvm::Expected<Target> t = loadTarget(target, targetDir);
-    if (!t)
-      return emitError(UnknownLoc::get(ctx))
-             << "tisa-tensorize: " << llvm::toString(t.takeError());
-    state->target = std::move(*t);
+    auto loaded = TensorizeInputs::load(ctx, "tisa-tensorize", isa, dirs,
+                                        target, targetDir);
+    if (failed(loaded))
+      return failure();
+    inputs = *loaded;
     return success();
   }
 
@@ -58,44 +48,31 @@ struct TensorizePass
     getOperation().walk([&](linalg::LinalgOp op) { ops.push_back(op); });
     for (linalg::LinalgOp op : ops) {
       std::string why;
-      FailureOr<Contraction> c = readContraction(op, why);
-      if (failed(c))
-        continue; // not a contraction: nothing to tensorize
-      if (!op.hasPureBufferSemantics()) {
-        op->emitWarning("not tensorized: the operands are tensors; "
-                        "bufferize first (one-shot-bufferize)");
+      FailureOr<PlannedKernel> planned = planKernel(op, *inputs, "", why);
+      if (failed(planned)) {
+        if (why == "error")
+          return signalPassFailure();
+        if (!why.empty())
+          op->emitWarning("not tensorized: ") << why;
         continue;
       }
-      MatchOptions options;
-      options.target = &*state->target;
-      MatchResult result = match(*c, state->descriptions, options);
-      FailureOr<LaneDotKernel> kernel = selectKernel(result, why);
-      if (failed(kernel)) {
-        op->emitWarning("not tensorized: ") << why;
-        continue;
-      }
+      const LaneDotKernel &kernel = *planned->kernel;
+      const Schedule &schedule = planned->schedule;
       OpBuilder b(op);
       Location loc = op.getLoc();
-      unsigned packed = kernel->packedInput();
-      Schedule schedule = kernel->defaultSchedule(*state->target);
+      unsigned packed = kernel.packedInput();
       Value buffer = memref::AllocOp::create(
-          b, loc, kernel->packedBufferType(b.getContext(), schedule),
+          b, loc, kernel.packedBufferType(b.getContext(), schedule),
           b.getI64IntegerAttr(64));
-      kernel->emitPack(b, loc, op.getDpsInputs()[packed], buffer, schedule);
-      kernel->emitCompute(b, loc, op.getDpsInputs()[1 - packed], buffer,
-                          op.getDpsInits()[0], /*overwrite=*/false, schedule);
+      kernel.emitPack(b, loc, op.getDpsInputs()[packed], buffer, schedule);
+      kernel.emitCompute(b, loc, op.getDpsInputs()[1 - packed], buffer,
+                         op.getDpsInits()[0], /*overwrite=*/false, schedule);
       memref::DeallocOp::create(b, loc, buffer);
       op->erase();
     }
   }
 
-  struct State {
-    explicit State(MLIRContext &ctx) : set(ctx, llvm::errs()) {}
-    DescriptionSet set;
-    std::vector<const Description *> descriptions;
-    std::optional<Target> target;
-  };
-  std::shared_ptr<State> state;
+  std::shared_ptr<TensorizeInputs> inputs;
 };
 
 } // namespace

@@ -182,11 +182,20 @@ int genFromFile(const Options &o, llvm::StringRef file, llvm::StringRef dir) {
     publicFuncs.push_back(f.getSymName().str());
   });
   PassManager pm(&ctx);
+  // The plan and schedule become attributes (a --schedule applies to every
+  // contraction without one), then the tensorizer applies them.
+  TisaSelectPlanPassOptions select;
+  select.target = o.target;
+  select.targetDir = o.targetDir;
+  select.isa = value(o, "isa", "auto");
+  select.isaDirs.assign(o.isaDirs.begin(), o.isaDirs.end());
+  select.schedule = value(o, "schedule", "");
+  pm.addNestedPass<func::FuncOp>(createTisaSelectPlanPass(select));
   TisaTensorizePassOptions tensorize;
-  tensorize.target = o.target;
-  tensorize.targetDir = o.targetDir;
-  tensorize.isa = value(o, "isa", "auto");
-  tensorize.isaDirs.assign(o.isaDirs.begin(), o.isaDirs.end());
+  tensorize.target = select.target;
+  tensorize.targetDir = select.targetDir;
+  tensorize.isa = select.isa;
+  tensorize.isaDirs = select.isaDirs;
   pm.addNestedPass<func::FuncOp>(createTisaTensorizePass(tensorize));
   addTisaRegisterLevelPasses(pm);
   if (failed(pm.run(*module)) || failed(lowerToLLVMDialect(*module)))

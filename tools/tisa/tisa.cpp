@@ -69,7 +69,9 @@ commands:
                            and B and s32 for C, or bf16,bf16,f32 (plain vector code, with a
                            warning, where no description implements them);
                            conv2d is NHWC input, HWCF filter (k filters of r x s x c)
-  gen FILE.mlir -o DIR     tensorize every linalg contraction on memrefs in FILE and write a shared
+  gen FILE.mlir [--schedule S] -o DIR
+                           tensorize every linalg contraction on memrefs in FILE (with schedule S,
+                           or its tisa.schedule attribute, or the default) and write a shared
                            library with MLIR's C interface (_mlir_ciface_NAME) and a header
   run gemm|conv2d ...      generate for this machine (JIT, cached on disk), run on random and
                            extreme data, check against a reference (bit-exact for integers) and

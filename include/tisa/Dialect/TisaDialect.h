@@ -22,6 +22,11 @@ namespace tisa {
 /// register tile's unroll factor.
 inline constexpr llvm::StringLiteral kLoopAttr = "tisa.loop";
 inline constexpr llvm::StringLiteral kUnrollAttr = "tisa.unroll";
+/// Set by -tisa-select-plan (or by hand) on a linalg contraction and read by
+/// -tisa-tensorize: the plan to apply (tisa::planKey: the instruction, its
+/// loop mapping and operand accesses) and the schedule (Schedule::text()).
+inline constexpr llvm::StringLiteral kPlanAttr = "tisa.plan";
+inline constexpr llvm::StringLiteral kScheduleAttr = "tisa.schedule";
 } // namespace tisa
 
 #endif // TISA_DIALECT_TISADIALECT_H

@@ -222,6 +222,10 @@ matchDescription(const Contraction &c, const Description &d,
 // Printing
 //===----------------------------------------------------------------------===//
 
+/// What identifies a plan among a contraction's plans, without its cost:
+/// "vpdpbusd.zmm n<-n(16) k<-k(4) | ins0 broadcast 4B, ins1 pack [K/4][N][4],
+/// outs0 direct" (the `tisa.plan` attribute).
+std::string planKey(const Contraction &c, const TensorizePlan &p);
 /// "vpdpbusd.zmm: n->n, k->k | A broadcast, B pack [K/4][N][4] | 100% | ..."
 void printPlanSummary(const Contraction &c, const TensorizePlan &p,
                       llvm::raw_ostream &os);

@@ -10,6 +10,38 @@
 
 include "mlir/Pass/PassBase.td"
 
+def TisaSelectPlanPass : Pass<"tisa-select-plan", "::mlir::func::FuncOp"> {
+  let summary = "Attach the chosen tensorization plan and schedule to each linalg contraction";
+  let description = [{
+    The plan and the schedule live in the IR, as IREE's `lowering_config`: for each linalg
+    contraction on memrefs, the matcher's best plan the code generator supports becomes
+    `tisa.plan` (the instruction, its loop mapping and operand accesses, as `tisa match` prints
+    them) and the schedule `tisa.schedule` (the `schedule` option, e.g. from `tisa tune`, or the
+    target's default). Attributes already on an op are kept: a plan or schedule given by hand
+    overrides the default. `-tisa-tensorize` applies them.
+
+    Example:
+    ```mlir
+    linalg.matmul {tisa.plan = "vpdpbusd.zmm n<-n(16) k<-k(4) | ins0 broadcast 4B, ins1 pack [K/4][N][4], outs0 direct",
+                   tisa.schedule = "unroll=4x2x1,block=0,order=lanes-inner"} ins(...) outs(...)
+    ```
+  }];
+  let options = [
+    Option<"target", "target", "std::string", "\"host\"",
+           "machine to plan for: host, a name in targets/data, or a .json file">,
+    Option<"isa", "isa", "std::string", "\"auto\"",
+           "instruction to use (a description name), or auto for the best the target runs">,
+    ListOption<"isaDirs", "isa-dir", "std::string",
+               "extra directories of instruction descriptions">,
+    Option<"targetDir", "target-dir", "std::string", "\"\"",
+           "directory of target data files (default: the installed or source one)">,
+    Option<"schedule", "schedule", "std::string", "\"\"",
+           "schedule for every contraction without tisa.schedule (Schedule text); empty: "
+           "the target's default">,
+  ];
+  let dependentDialects = ["::mlir::linalg::LinalgDialect"];
+}
+
 def TisaTensorizePass : Pass<"tisa-tensorize", "::mlir::func::FuncOp"> {
   let summary = "Replace linalg contractions on memrefs by loops around a tensorized instruction";
   let description = [{

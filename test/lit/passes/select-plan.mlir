@@ -1,0 +1,76 @@
+// -tisa-select-plan puts the plan and the schedule into the IR; -tisa-tensorize
+// applies what the attributes say (a schedule given as an option or by hand
+// overrides the default); bad attributes are errors on the op.
+// RUN: tisa-opt %s --split-input-file --tisa-select-plan=target=znver4 -verify-diagnostics | FileCheck %s --check-prefix=SELECT
+// RUN: tisa-opt %s --split-input-file "--tisa-select-plan=target=znver4 schedule=unroll=3x1x1,block=0,order=lanes-outer" -verify-diagnostics | FileCheck %s --check-prefix=OPTION
+// RUN: tisa-opt %s --split-input-file "--tisa-select-plan=target=znver4 schedule=unroll=3x1x1,block=0,order=lanes-outer" --tisa-tensorize=target=znver4 -verify-diagnostics | FileCheck %s --check-prefix=APPLY
+
+// SELECT-LABEL: func.func @gemm
+// SELECT:         linalg.generic {{.*}} attrs =  {tisa.plan = "vpdpbusd.zmm n<-n(16) k<-k(4) | ins0 broadcast 4B, ins1 pack [K/4][N][4], outs0 direct", tisa.schedule = "unroll={{[0-9]+}}x{{[0-9]+}}x1,block=0,order=lanes-inner{{.*}}"}
+// OPTION-LABEL: func.func @gemm
+// OPTION:         tisa.schedule = "unroll=3x1x1,block=0,order=lanes-outer"
+// APPLY-LABEL: func.func @gemm
+// APPLY-NOT:     linalg.matmul
+// APPLY:         tisa.apply "vpdpbusd.zmm"
+// APPLY-DAG:     {tisa.loop = "parallel", tisa.unroll = 3 : i64}
+// APPLY-DAG:     {tisa.loop = "lanes"}
+func.func @gemm(%a: memref<8x64xi8>, %b: memref<64x32xi8>, %c: memref<8x32xi32>) {
+  linalg.generic {indexing_maps = [affine_map<(m, n, k) -> (m, k)>, affine_map<(m, n, k) -> (k, n)>,
+                                   affine_map<(m, n, k) -> (m, n)>],
+                  iterator_types = ["parallel", "parallel", "reduction"]}
+      ins(%a, %b : memref<8x64xi8>, memref<64x32xi8>) outs(%c : memref<8x32xi32>) {
+  ^bb0(%x: i8, %y: i8, %acc: i32):
+    %xw = arith.extui %x : i8 to i32
+    %yw = arith.extsi %y : i8 to i32
+    %p = arith.muli %xw, %yw : i32
+    %s = arith.addi %acc, %p : i32
+    linalg.yield %s : i32
+  }
+  return
+}
+
+// -----
+
+// A schedule written on the op by hand wins over the option.
+// SELECT-LABEL: func.func @by_hand
+// SELECT:         linalg.matmul {tisa.plan = "vpdpbusd.zmm n<-n(16) k<-k(4) | B pack [K/4][N][4], A broadcast 4B, C direct", tisa.schedule = "unroll=2x2x1,block=0,order=lanes-inner"}
+// OPTION-LABEL: func.func @by_hand
+// OPTION:         tisa.schedule = "unroll=2x2x1,block=0,order=lanes-inner"
+// APPLY-LABEL: func.func @by_hand
+// APPLY-DAG:     {tisa.loop = "parallel", tisa.unroll = 2 : i64}
+// APPLY-DAG:     {tisa.loop = "lanes", tisa.unroll = 2 : i64}
+func.func @by_hand(%a: memref<8x64xi8>, %b: memref<64x64xi8>, %c: memref<8x64xi32>) {
+  linalg.matmul {tisa.schedule = "unroll=2x2x1,block=0,order=lanes-inner"}
+      ins(%a, %b : memref<8x64xi8>, memref<64x64xi8>) outs(%c : memref<8x64xi32>)
+  return
+}
+
+// -----
+
+// A plan the matcher does not have.
+func.func @negative_plan(%a: memref<8x64xi8>, %b: memref<64x32xi8>, %c: memref<8x32xi32>) {
+  // expected-error @below {{tisa.plan: the matcher has no plan 'vpdpbusd.zmm k<-n(16)' for it}}
+  linalg.matmul {tisa.plan = "vpdpbusd.zmm k<-n(16)"}
+      ins(%a, %b : memref<8x64xi8>, memref<64x32xi8>) outs(%c : memref<8x32xi32>)
+  return
+}
+
+// -----
+
+// A schedule that does not fit the kernel: unrolling the reduction.
+func.func @negative_schedule(%a: memref<8x64xi8>, %b: memref<64x32xi8>, %c: memref<8x32xi32>) {
+  // expected-error @below {{schedule 'unroll=1x1x2': loop 2 is a reduction}}
+  linalg.matmul {tisa.schedule = "unroll=1x1x2"}
+      ins(%a, %b : memref<8x64xi8>, memref<64x32xi8>) outs(%c : memref<8x32xi32>)
+  return
+}
+
+// -----
+
+// The attributes are strings.
+func.func @negative_type(%a: memref<8x64xi8>, %b: memref<64x32xi8>, %c: memref<8x32xi32>) {
+  // expected-error @below {{'tisa.schedule' must be a string, not 3 : i64}}
+  linalg.matmul {tisa.schedule = 3}
+      ins(%a, %b : memref<8x64xi8>, memref<64x32xi8>) outs(%c : memref<8x32xi32>)
+  return
+}

@@ -1,0 +1,154 @@
+//===- PlanSelection.cpp - the plan and schedule of a contraction --------===//
+//
+// -tisa-select-plan: the matcher's best supported plan and the schedule (an
+// option, or the target's default) become attributes of the contraction, as
+// IREE carries lowering_config; -tisa-tensorize applies what they say.
+//
+//===----------------------------------------------------------------------===//
+
+#include "PlanSelection.h"
+#include "tisa/Dialect/TisaDialect.h"
+#include "tisa/Transforms/Passes.h"
+
+namespace tisa {
+#define GEN_PASS_DEF_TISASELECTPLANPASS
+#include "tisa/Transforms/Passes.h.inc"
+} // namespace tisa
+
+using namespace mlir;
+
+namespace tisa {
+
+FailureOr<std::shared_ptr<TensorizeInputs>>
+TensorizeInputs::load(MLIRContext *ctx, StringRef pass, StringRef isa,
+                      ArrayRef<std::string> isaDirs, StringRef target,
+                      StringRef targetDir) {
+  auto in = std::make_shared<TensorizeInputs>(*ctx);
+  for (const std::string &dir : isaSearchPath(isaDirs))
+    if (failed(in->set.loadDirectory(dir)))
+      return failure();
+  in->set.releaseDiagnostics();
+  if (!isa.empty() && isa != "auto") {
+    const Description *d = in->set.lookup(isa);
+    if (!d)
+      return emitError(UnknownLoc::get(ctx))
+             << pass << ": no instruction description named '" << isa << "'";
+    in->descriptions.push_back(d);
+  } else {
+    for (const auto &d : in->set.descriptions())
+      in->descriptions.push_back(d.get());
+  }
+  llvm::Expected<Target> t = loadTarget(target, targetDir);
+  if (!t)
+    return emitError(UnknownLoc::get(ctx))
+           << pass << ": " << llvm::toString(t.takeError());
+  in->target = std::move(*t);
+  return in;
+}
+
+namespace {
+
+/// The kernel of the plan `key` names among `result`'s plans.
+FailureOr<LaneDotKernel> kernelNamed(const MatchResult &result, StringRef key,
+                                     std::string &why) {
+  for (const TensorizePlan &p : result.plans) {
+    if (planKey(result.contraction, p) != key)
+      continue;
+    return LaneDotKernel::get(result.contraction, p, why);
+  }
+  why = "the matcher has no plan '" + key.str() + "' for it";
+  return failure();
+}
+
+} // namespace
+
+FailureOr<PlannedKernel> planKernel(linalg::LinalgOp op,
+                                    const TensorizeInputs &in,
+                                    StringRef scheduleText, std::string &why) {
+  why.clear();
+  FailureOr<Contraction> c = readContraction(op, why);
+  if (failed(c)) {
+    why.clear(); // not a contraction: nothing to do
+    return failure();
+  }
+  if (!op.hasPureBufferSemantics()) {
+    why = "the operands are tensors; bufferize first (one-shot-bufferize)";
+    return failure();
+  }
+  MatchOptions options;
+  options.target = &*in.target;
+  MatchResult result = match(*c, in.descriptions, options);
+  auto error = [&](const Twine &msg) -> FailureOr<PlannedKernel> {
+    op->emitError(msg);
+    why = "error";
+    return failure();
+  };
+  auto key = op->getAttrOfType<StringAttr>(kPlanAttr);
+  FailureOr<LaneDotKernel> kernel = key
+                                        ? kernelNamed(result, key, why)
+                                        : selectKernel(result, why);
+  if (failed(kernel) && key)
+    return error("tisa.plan: " + why);
+  if (failed(kernel))
+    return failure();
+  PlannedKernel out{*c, std::move(*kernel), {}};
+  if (auto text = op->getAttrOfType<StringAttr>(kScheduleAttr))
+    scheduleText = text.getValue();
+  if (scheduleText.empty()) {
+    out.schedule = out.kernel->defaultSchedule(*in.target);
+    return out;
+  }
+  FailureOr<Schedule> s = Schedule::parse(scheduleText, why);
+  if (failed(s) || failed(out.kernel->verify(*s, why)))
+    return error("schedule '" + scheduleText + "': " + why);
+  out.schedule = *s;
+  return out;
+}
+
+namespace {
+
+struct SelectPlanPass
+    : public tisa::impl::TisaSelectPlanPassBase<SelectPlanPass> {
+  using TisaSelectPlanPassBase::TisaSelectPlanPassBase;
+
+  void getDependentDialects(DialectRegistry &registry) const override {
+    TisaSelectPlanPassBase::getDependentDialects(registry);
+    registerDescriptionDialects(registry); // descriptions parse here
+  }
+
+  LogicalResult initialize(MLIRContext *ctx) override {
+    SmallVector<std::string> dirs(isaDirs.begin(), isaDirs.end());
+    auto loaded = TensorizeInputs::load(ctx, "tisa-select-plan", isa, dirs,
+                                        target, targetDir);
+    if (failed(loaded))
+      return failure();
+    inputs = *loaded;
+    return success();
+  }
+
+  void runOnOperation() override {
+    SmallVector<linalg::LinalgOp> ops;
+    getOperation().walk([&](linalg::LinalgOp op) { ops.push_back(op); });
+    for (linalg::LinalgOp op : ops) {
+      std::string why;
+      FailureOr<PlannedKernel> planned = planKernel(op, *inputs, schedule, why);
+      if (failed(planned)) {
+        if (why == "error")
+          return signalPassFailure();
+        if (!why.empty())
+          op->emitWarning("no plan selected: ") << why;
+        continue;
+      }
+      Builder b(op->getContext());
+      op->setAttr(kPlanAttr,
+                  b.getStringAttr(planKey(planned->contraction,
+                                          planned->kernel->plan())));
+      op->setAttr(kScheduleAttr, b.getStringAttr(planned->schedule.text()));
+    }
+  }
+
+  std::shared_ptr<TensorizeInputs> inputs;
+};
+
+} // namespace
+} // namespace tisa
