@@ -105,6 +105,25 @@ FailureOr<PlannedKernel> planKernel(linalg::LinalgOp op,
   return out;
 }
 
+LogicalResult
+forEachPlanned(func::FuncOp func, const TensorizeInputs &in,
+               StringRef schedule, StringRef warning,
+               function_ref<void(linalg::LinalgOp, PlannedKernel &)> apply) {
+  SmallVector<linalg::LinalgOp> ops;
+  func.walk([&](linalg::LinalgOp op) { ops.push_back(op); });
+  for (linalg::LinalgOp op : ops) {
+    std::string why;
+    FailureOr<PlannedKernel> planned = planKernel(op, in, schedule, why);
+    if (succeeded(planned))
+      apply(op, *planned);
+    else if (why == "error")
+      return failure();
+    else if (!why.empty())
+      op->emitWarning(warning) << why;
+  }
+  return success();
+}
+
 namespace {
 
 struct SelectPlanPass
@@ -117,34 +136,23 @@ struct SelectPlanPass
   }
 
   LogicalResult initialize(MLIRContext *ctx) override {
-    SmallVector<std::string> dirs(isaDirs.begin(), isaDirs.end());
-    auto loaded = TensorizeInputs::load(ctx, "tisa-select-plan", isa, dirs,
-                                        target, targetDir);
-    if (failed(loaded))
-      return failure();
-    inputs = *loaded;
-    return success();
+    auto loaded = TensorizeInputs::loadWith(ctx, "tisa-select-plan", isa, isaDirs,
+                                            target, targetDir);
+    if (succeeded(loaded))
+      inputs = *loaded;
+    return success(succeeded(loaded));
   }
 
   void runOnOperation() override {
-    SmallVector<linalg::LinalgOp> ops;
-    getOperation().walk([&](linalg::LinalgOp op) { ops.push_back(op); });
-    for (linalg::LinalgOp op : ops) {
-      std::string why;
-      FailureOr<PlannedKernel> planned = planKernel(op, *inputs, schedule, why);
-      if (failed(planned)) {
-        if (why == "error")
-          return signalPassFailure();
-        if (!why.empty())
-          op->emitWarning("no plan selected: ") << why;
-        continue;
-      }
-      Builder b(op->getContext());
-      op->setAttr(kPlanAttr,
-                  b.getStringAttr(planKey(planned->contraction,
-                                          planned->kernel->plan())));
-      op->setAttr(kScheduleAttr, b.getStringAttr(planned->schedule.text()));
-    }
+    Builder b(&getContext());
+    auto record = [&](linalg::LinalgOp op, PlannedKernel &planned) {
+      op->setAttr(kPlanAttr, b.getStringAttr(planKey(
+                                 planned.contraction, planned.kernel->plan())));
+      op->setAttr(kScheduleAttr, b.getStringAttr(planned.schedule.text()));
+    };
+    if (failed(forEachPlanned(getOperation(), *inputs, schedule,
+                              "no plan selected: ", record)))
+      signalPassFailure();
   }
 
   std::shared_ptr<TensorizeInputs> inputs;

@@ -13,6 +13,7 @@
 #include "tisa/Targets/Target.h"
 #include "tisa/Transforms/Tensorize.h"
 
+#include "mlir/Dialect/Func/IR/FuncOps.h"
 #include "mlir/Dialect/Linalg/IR/Linalg.h"
 
 #include <memory>
@@ -34,6 +35,15 @@ struct TensorizeInputs {
   load(mlir::MLIRContext *ctx, llvm::StringRef pass, llvm::StringRef isa,
        llvm::ArrayRef<std::string> isaDirs, llvm::StringRef target,
        llvm::StringRef targetDir);
+  /// The same with a pass's list option of directories.
+  template <typename List>
+  static mlir::FailureOr<std::shared_ptr<TensorizeInputs>>
+  loadWith(mlir::MLIRContext *ctx, llvm::StringRef pass, llvm::StringRef isa,
+           const List &isaDirs, llvm::StringRef target,
+           llvm::StringRef targetDir) {
+    llvm::SmallVector<std::string> dirs(isaDirs.begin(), isaDirs.end());
+    return load(ctx, pass, isa, dirs, target, targetDir);
+  }
 };
 
 /// A contraction's plan and schedule.
@@ -54,6 +64,16 @@ mlir::FailureOr<PlannedKernel> planKernel(mlir::linalg::LinalgOp op,
                                           const TensorizeInputs &in,
                                           llvm::StringRef schedule,
                                           std::string &why);
+
+/// Plans every linalg op in `func` (planKernel) and calls `apply` on each
+/// contraction with a plan; warns `warning` + why on those without one.
+/// Failure after an error on an op.
+mlir::LogicalResult
+forEachPlanned(mlir::func::FuncOp func, const TensorizeInputs &in,
+               llvm::StringRef schedule, llvm::StringRef warning,
+               llvm::function_ref<void(mlir::linalg::LinalgOp,
+                                       PlannedKernel &)>
+                   apply);
 
 } // namespace tisa
 

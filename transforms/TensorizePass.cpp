@@ -34,42 +34,35 @@ struct TensorizePass
   }
 
   LogicalResult initialize(MLIRContext *ctx) override {
-    SmallVector<std::string> dirs(isaDirs.begin(), isaDirs.end());
-    auto loaded = TensorizeInputs::load(ctx, "tisa-tensorize", isa, dirs,
-                                        target, targetDir);
-    if (failed(loaded))
-      return failure();
-    inputs = *loaded;
-    return success();
+    auto loaded = TensorizeInputs::loadWith(ctx, "tisa-tensorize", isa, isaDirs,
+                                            target, targetDir);
+    if (succeeded(loaded))
+      inputs = *loaded;
+    return success(succeeded(loaded));
   }
 
   void runOnOperation() override {
-    SmallVector<linalg::LinalgOp> ops;
-    getOperation().walk([&](linalg::LinalgOp op) { ops.push_back(op); });
-    for (linalg::LinalgOp op : ops) {
-      std::string why;
-      FailureOr<PlannedKernel> planned = planKernel(op, *inputs, "", why);
-      if (failed(planned)) {
-        if (why == "error")
-          return signalPassFailure();
-        if (!why.empty())
-          op->emitWarning("not tensorized: ") << why;
-        continue;
-      }
-      const LaneDotKernel &kernel = *planned->kernel;
-      const Schedule &schedule = planned->schedule;
-      OpBuilder b(op);
-      Location loc = op.getLoc();
-      unsigned packed = kernel.packedInput();
-      Value buffer = memref::AllocOp::create(
-          b, loc, kernel.packedBufferType(b.getContext(), schedule),
-          b.getI64IntegerAttr(64));
-      kernel.emitPack(b, loc, op.getDpsInputs()[packed], buffer, schedule);
-      kernel.emitCompute(b, loc, op.getDpsInputs()[1 - packed], buffer,
-                         op.getDpsInits()[0], /*overwrite=*/false, schedule);
-      memref::DeallocOp::create(b, loc, buffer);
-      op->erase();
-    }
+    if (failed(forEachPlanned(getOperation(), *inputs, "", "not tensorized: ",
+                              apply)))
+      signalPassFailure();
+  }
+
+  /// The pack of the planned operand, then the computation, in place of
+  /// `op`.
+  static void apply(linalg::LinalgOp op, PlannedKernel &planned) {
+    const LaneDotKernel &kernel = *planned.kernel;
+    const Schedule &schedule = planned.schedule;
+    OpBuilder b(op);
+    Location loc = op.getLoc();
+    unsigned packed = kernel.packedInput();
+    Value buffer = memref::AllocOp::create(
+        b, loc, kernel.packedBufferType(b.getContext(), schedule),
+        b.getI64IntegerAttr(64));
+    kernel.emitPack(b, loc, op.getDpsInputs()[packed], buffer, schedule);
+    kernel.emitCompute(b, loc, op.getDpsInputs()[1 - packed], buffer,
+                       op.getDpsInits()[0], /*overwrite=*/false, schedule);
+    memref::DeallocOp::create(b, loc, buffer);
+    op->erase();
   }
 
   std::shared_ptr<TensorizeInputs> inputs;
