@@ -16,6 +16,8 @@
 
 #include "LaneDotKernelImpl.h"
 
+#include "mlir/Analysis/FlatLinearValueConstraints.h"
+
 namespace tisa {
 
 namespace lanedot {
@@ -68,33 +70,12 @@ Value flipSignBits(OpBuilder &b, Location loc, Value v) {
 /// is a sum of loops times constants.
 std::optional<SmallVector<int64_t>> linearCoefficients(AffineExpr e,
                                                        unsigned loops) {
-  SmallVector<int64_t> c(loops + 1, 0);
-  std::function<bool(AffineExpr, int64_t)> add = [&](AffineExpr e,
-                                                     int64_t scale) {
-    if (auto d = dyn_cast<AffineDimExpr>(e)) {
-      c[d.getPosition()] += scale;
-      return true;
-    }
-    if (auto k = dyn_cast<AffineConstantExpr>(e)) {
-      c[loops] += scale * k.getValue();
-      return true;
-    }
-    auto bin = dyn_cast<AffineBinaryOpExpr>(e);
-    if (!bin)
-      return false;
-    if (e.getKind() == AffineExprKind::Add)
-      return add(bin.getLHS(), scale) && add(bin.getRHS(), scale);
-    if (e.getKind() == AffineExprKind::Mul) {
-      if (auto k = dyn_cast<AffineConstantExpr>(bin.getRHS()))
-        return add(bin.getLHS(), scale * k.getValue());
-      if (auto k = dyn_cast<AffineConstantExpr>(bin.getLHS()))
-        return add(bin.getRHS(), scale * k.getValue());
-    }
-    return false;
-  };
-  if (!add(e, 1))
+  // Upstream's flattening: [dims..., locals for floordiv/mod..., constant].
+  SmallVector<int64_t> flat;
+  if (failed(getFlattenedAffineExpr(e, loops, /*numSymbols=*/0, &flat)) ||
+      flat.size() != loops + 1)
     return std::nullopt;
-  return c;
+  return flat;
 }
 
 bool isIdentityStride(const ProgramOperand &o) {
