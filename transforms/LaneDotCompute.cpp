@@ -1,23 +1,71 @@
 //===- LaneDotCompute.cpp - the computation ---------------------------------===//
+//
+// emitCompute's nest, outermost first: cache and partition blocks
+// (emitBlocks, blockLoop), the kinds of columns a zero border makes
+// (columns), tile loops over each parallel loop (parallel), point loops of
+// one tile for -tisa-register-tile (points, with the filter taps the tile
+// needs: tapBounds), one register of accumulators (registerBody), the
+// reduction loops (reduce) and one instruction step (step).
+//
+//===----------------------------------------------------------------------===//
 
 #include "LaneDotKernelImpl.h"
 
 namespace tisa {
 
-void LaneDotKernel::emitCompute(OpBuilder &b, Location loc, Value input,
-                                Value buffer, Value output, bool overwrite,
-                                const Schedule &s, Value begin, Value end,
-                                ArrayRef<int64_t> inputPadding) const {
-  const Impl &m = *impl;
-  assert(s.unroll.size() == m.c.loops.size() && "schedule for another kernel");
-  const Description &d = *m.d;
-  MLIRContext *ctx = b.getContext();
-  Type i32 = b.getI32Type();
-  Type elt = m.elementType(m.bcInput);
-  unsigned eltBits = elt.getIntOrFloatBitWidth();
-  Type groupInt = b.getIntegerType(eltBits * m.group);
-  VectorType accVec = d.registers[2].type;
-  auto laneVec = [&](Type t) { return VectorType::get({m.lanes}, t); };
+/// The state one emitCompute call shares between the levels of its nest.
+/// The loop indices (ivs, lane, tile starts) and the current block (offset,
+/// span) are set by the enclosing level before an inner one is emitted.
+class LaneDotKernel::Impl::Compute {
+public:
+  Compute(const Impl &m, OpBuilder &b, Location loc, Value input, Value buffer,
+          Value output, bool overwrite, const Schedule &s, Value begin,
+          Value end, ArrayRef<int64_t> inputPadding);
+  /// The whole nest, then the temporaries freed.
+  void emit(OpBuilder &b, Location loc);
+
+private:
+  // Set-up, in the order the IR is created.
+  void prepareInput(OpBuilder &b, Location loc);
+  void prepareZeroRow(OpBuilder &b, Location loc);
+  void prepareEdges();
+  void prepareOperands(OpBuilder &b, Location loc);
+
+  VectorType laneVec(Type t) const { return VectorType::get({m.lanes}, t); }
+  Value column(OpBuilder &b, Location loc, Value p) const;
+  Value step(OpBuilder &b, Location loc, Value acc, bool partial = false);
+  Value reduce(OpBuilder &b, Location loc, unsigned level, Value acc);
+  void selectRow(OpBuilder &b, Location loc);
+  void registerBody(OpBuilder &b, Location loc);
+  Value subtractSums(OpBuilder &b, Location loc, Value acc, Value sums,
+                     ArrayRef<unsigned> loops);
+  void setIndex(OpBuilder &b, Location loc, unsigned l, Value i);
+  StringAttr kindOf(OpBuilder &b, unsigned l) const {
+    return b.getStringAttr(l == m.laneLoop ? "lanes" : "parallel");
+  }
+  void tapBounds(OpBuilder &b, Location loc);
+  void tileRows(OpBuilder &b, Location loc, SmallVectorImpl<Value> &lo,
+                SmallVectorImpl<Value> &hi);
+  void points(OpBuilder &b, Location loc, unsigned level);
+  void parallel(OpBuilder &b, Location loc, unsigned level);
+  void columns(OpBuilder &b, Location loc);
+  void columnPiece(OpBuilder &b, Location loc, int64_t from, int64_t to,
+                   const Schedule &sch);
+  void blockLoop(OpBuilder &b, Location loc, unsigned l, int64_t size,
+                 int64_t whole, Value base, Value lo, Value hi,
+                 function_ref<void(OpBuilder &, Location)> body);
+  void emitBorderTiles(OpBuilder &b, Location loc, const BlockLevel &bl,
+                       int64_t whole);
+  void emitBlocks(OpBuilder &b, Location loc, unsigned i);
+
+  const Impl &m;
+  const Description &d;
+  MLIRContext *ctx;
+  Value input, buffer, output, begin, end;
+  bool overwrite;
+  const Schedule &s;
+  Type i32, elt, groupInt;
+  VectorType accVec;
   SmallVector<Value> temporaries;
 
   // The broadcast input as given: with `inputPadding`, without its zero
@@ -27,112 +75,171 @@ void LaneDotKernel::emitCompute(OpBuilder &b, Location loc, Value input,
   // (fewer than 4 groups: C = 3) that choosing each row would cost more than
   // copying (ResNet-50's first layer: 233 -> 330 GOPS). A partial last group
   // is read with a mask either way.
-  const ProgramOperand &bc = m.c.operands[m.bcInput];
-  auto inputType = cast<MemRefType>(input.getType());
-  unsigned rank = bc.shape.size();
-  Border border = m.borderOf(inputType.getShape(), inputPadding);
-  bool copy = border.padded(rank - 1) || (border.any() && m.groupTiles < 4);
-  bool inPlaceBorder = border.any() && !copy;
-  Value bcMem = input;
+  const ProgramOperand &bc;
+  MemRefType inputType;
+  unsigned rank;
+  Border border;
+  bool copy, inPlaceBorder;
+  Value bcMem;
   // A copy's rows end in whole groups, zero past the input: its last group is
   // read like the others (a masked load there ran 17% slower on
   // ResNet-50's first layer, where LLVM rematerialized the mask each step).
-  bool maskLastGroup = m.partialGroup && !copy;
-  if (copy) {
-    SmallVector<int64_t> shape(bc.shape);
-    shape.back() = m.groupTiles * m.group;
-    bcMem = memref::AllocOp::create(b, loc, MemRefType::get(shape, elt),
-                                    b.getI64IntegerAttr(64));
-    temporaries.push_back(bcMem);
-    // With a range, only the rows its tiles read (each thread copies its
-    // own share).
-    bool groupCopy = !border.padded(rank - 1);
-    std::optional<RowRange> rows;
-    if (begin && groupCopy)
-      rows = m.rangeRows(b, loc, s, border, begin, end);
-    Value filled = bcMem;
-    if (rows) {
-      SmallVector<OpFoldResult> offsets(rank, b.getIndexAttr(0)), sizes,
-          ones(rank, b.getIndexAttr(1));
-      for (int64_t x : shape)
-        sizes.push_back(b.getIndexAttr(x));
-      offsets[rows->dim] = rows->lo;
-      sizes[rows->dim] =
-          arith::SubIOp::create(b, loc, rows->hi, rows->lo).getResult();
-      filled = memref::SubViewOp::create(b, loc, bcMem, offsets, sizes, ones);
-    }
-    linalg::FillOp::create(
-        b, loc,
-        ValueRange{arith::ConstantOp::create(b, loc, elt, b.getZeroAttr(elt))},
-        ValueRange{filled});
-    if (!groupCopy) {
-      SmallVector<OpFoldResult> offsets, sizes, ones(rank, b.getIndexAttr(1));
-      for (unsigned dim = 0; dim < rank; ++dim) {
-        offsets.push_back(b.getIndexAttr(border.low[dim]));
-        sizes.push_back(b.getIndexAttr(border.size[dim]));
-      }
-      Value interior =
-          memref::SubViewOp::create(b, loc, bcMem, offsets, sizes, ones);
-      linalg::CopyOp::create(b, loc, input, interior);
-    } else {
-      m.emitGroupCopy(b, loc, input, bcMem, border, rows);
-    }
-  }
+  bool maskLastGroup;
   // Rows outside the input read this one.
   MemRefType rowType;
   Value zeroRow;
-  if (inPlaceBorder) {
-    SmallVector<int64_t> offsets(rank, ShapedType::kDynamic),
-        sizes(rank, 1), strides(rank, 1);
-    sizes.back() = bc.shape.back();
-    rowType = memref::SubViewOp::inferRankReducedResultType(
-        {bc.shape.back()}, inputType, offsets, sizes, strides);
-    Value row = memref::AllocOp::create(
-        b, loc, MemRefType::get({bc.shape.back()}, elt),
-        b.getI64IntegerAttr(64));
-    temporaries.push_back(row);
-    linalg::FillOp::create(
-        b, loc,
-        ValueRange{arith::ConstantOp::create(b, loc, elt, b.getZeroAttr(elt))},
-        ValueRange{row});
-    zeroRow = memref::CastOp::create(b, loc, rowType, row);
-  }
   // Tap loops run per tile only over the taps where a row of the tile reads
   // inside the input, as the vendors count the work.
-  SmallVector<TapDim> tapDims = m.tapDimsOf(border);
-  unsigned numLoops = m.c.loops.size();
-  SmallVector<Value> tapLow(numLoops), tapHigh(numLoops);
+  SmallVector<TapDim> tapDims;
+  unsigned numLoops;
+  SmallVector<Value> tapLow, tapHigh;
   // Schedule::edge: the columns of the innermost parallel loop besides the
   // lanes are interior in [edgeLow, edgeHigh) (every tap inside the input);
   // the others run with `edgeSchedule`, in tiles of rows of the loop around.
   int64_t edgeLow = 0, edgeHigh = 0;
-  Schedule edgeSchedule = s;
+  Schedule edgeSchedule;
   bool edges = false;
-  if (s.edge && !s.fuse) {
-    if (auto interior = m.interiorColumns(border, tapDims)) {
-      edges = true;
-      std::tie(edgeLow, edgeHigh) = *interior;
-      edgeSchedule.unroll[m.parallelLoops.back()] = 1;
-      edgeSchedule.unroll[m.parallelLoops[m.parallelLoops.size() - 2]] =
-          s.edge;
-    }
-  }
-  const Schedule *cur = &s; // the schedule of the columns being emitted
+  const Schedule *cur; // the schedule of the columns being emitted
   // While the border columns are emitted, the inner loop counts them: its
   // index p stands for column p below edgeLow, p + edgeHigh - edgeLow above.
   bool borderColumns = false;
-  auto column = [&](OpBuilder &b, Location loc, Value p) -> Value {
-    if (!borderColumns || edgeHigh == m.extent[m.parallelLoops.back()])
-      return p;
-    Value skipped = arith::AddIOp::create(
-        b, loc, p, cIndex(b, loc, edgeHigh - edgeLow));
-    if (edgeLow == 0)
-      return skipped;
-    Value low = arith::CmpIOp::create(b, loc, arith::CmpIPredicate::slt, p,
-                                      cIndex(b, loc, edgeLow));
-    return arith::SelectOp::create(b, loc, low, p, skipped);
-  };
-  Value bcSums;
+  Value bcSums, data, pkSums;
+  int64_t panel;
+
+  SmallVector<Value> ivs;
+  Value lane;  // first lane of the current register
+  Value bcRow; // in place with a border: the broadcast row of this step
+
+  // Parallel loops: tile loops over each loop's span (offset by the
+  // enclosing blocks).
+  SmallVector<Value> offset;
+  SmallVector<int64_t> span;
+  SmallVector<unsigned> order;
+  std::optional<std::pair<unsigned, unsigned>> fusedPair;
+  SmallVector<Value> tileStart;
+  SmallVector<int64_t> tileLength;
+  // Which columns columns() emits: the interior, the border or both.
+  enum class Columns { All, Interior, Border };
+  Columns which = Columns::All;
+  SmallVector<BlockLevel> blocks;
+};
+
+LaneDotKernel::Impl::Compute::Compute(const Impl &m, OpBuilder &b,
+                                      Location loc, Value input, Value buffer,
+                                      Value output, bool overwrite,
+                                      const Schedule &s, Value begin,
+                                      Value end,
+                                      ArrayRef<int64_t> inputPadding)
+    : m(m), d(*m.d), ctx(b.getContext()), input(input), buffer(buffer),
+      output(output), begin(begin), end(end), overwrite(overwrite), s(s),
+      i32(b.getI32Type()), elt(m.elementType(m.bcInput)),
+      groupInt(b.getIntegerType(elt.getIntOrFloatBitWidth() * m.group)),
+      accVec(d.registers[2].type), bc(m.c.operands[m.bcInput]),
+      inputType(cast<MemRefType>(input.getType())), rank(bc.shape.size()),
+      border(m.borderOf(inputType.getShape(), inputPadding)),
+      copy(border.padded(rank - 1) || (border.any() && m.groupTiles < 4)),
+      inPlaceBorder(border.any() && !copy), bcMem(input),
+      maskLastGroup(m.partialGroup && !copy), numLoops(m.c.loops.size()),
+      tapLow(numLoops), tapHigh(numLoops), edgeSchedule(s), cur(&s),
+      panel(m.panelLanes(s)), ivs(numLoops), offset(numLoops),
+      span(numLoops), order(m.parallelOrder(s)), fusedPair(m.fused(s)),
+      tileStart(numLoops), tileLength(numLoops), blocks(m.blockLevels(s)) {
+  assert(s.unroll.size() == m.c.loops.size() && "schedule for another kernel");
+  for (unsigned l = 0; l < numLoops; ++l)
+    span[l] = m.whole(l, s);
+  prepareInput(b, loc);
+  prepareZeroRow(b, loc);
+  tapDims = m.tapDimsOf(border);
+  prepareEdges();
+  prepareOperands(b, loc);
+}
+
+void LaneDotKernel::Impl::Compute::emit(OpBuilder &b, Location loc) {
+  emitBlocks(b, loc, 0);
+  for (Value t : temporaries)
+    memref::DeallocOp::create(b, loc, t);
+}
+
+/// The padded copy of the broadcast input, when one is read.
+void LaneDotKernel::Impl::Compute::prepareInput(OpBuilder &b, Location loc) {
+  if (!copy)
+    return;
+  SmallVector<int64_t> shape(bc.shape);
+  shape.back() = m.groupTiles * m.group;
+  bcMem = memref::AllocOp::create(b, loc, MemRefType::get(shape, elt),
+                                  b.getI64IntegerAttr(64));
+  temporaries.push_back(bcMem);
+  // With a range, only the rows its tiles read (each thread copies its
+  // own share).
+  bool groupCopy = !border.padded(rank - 1);
+  std::optional<RowRange> rows;
+  if (begin && groupCopy)
+    rows = m.rangeRows(b, loc, s, border, begin, end);
+  Value filled = bcMem;
+  if (rows) {
+    SmallVector<OpFoldResult> offsets(rank, b.getIndexAttr(0)), sizes,
+        ones(rank, b.getIndexAttr(1));
+    for (int64_t x : shape)
+      sizes.push_back(b.getIndexAttr(x));
+    offsets[rows->dim] = rows->lo;
+    sizes[rows->dim] =
+        arith::SubIOp::create(b, loc, rows->hi, rows->lo).getResult();
+    filled = memref::SubViewOp::create(b, loc, bcMem, offsets, sizes, ones);
+  }
+  linalg::FillOp::create(
+      b, loc,
+      ValueRange{arith::ConstantOp::create(b, loc, elt, b.getZeroAttr(elt))},
+      ValueRange{filled});
+  if (groupCopy) {
+    m.emitGroupCopy(b, loc, input, bcMem, border, rows);
+    return;
+  }
+  SmallVector<OpFoldResult> offsets, sizes, ones(rank, b.getIndexAttr(1));
+  for (unsigned dim = 0; dim < rank; ++dim) {
+    offsets.push_back(b.getIndexAttr(border.low[dim]));
+    sizes.push_back(b.getIndexAttr(border.size[dim]));
+  }
+  Value interior =
+      memref::SubViewOp::create(b, loc, bcMem, offsets, sizes, ones);
+  linalg::CopyOp::create(b, loc, input, interior);
+}
+
+/// The row of zeros that rows outside the input read.
+void LaneDotKernel::Impl::Compute::prepareZeroRow(OpBuilder &b,
+                                                  Location loc) {
+  if (!inPlaceBorder)
+    return;
+  SmallVector<int64_t> offsets(rank, ShapedType::kDynamic), sizes(rank, 1),
+      strides(rank, 1);
+  sizes.back() = bc.shape.back();
+  rowType = memref::SubViewOp::inferRankReducedResultType(
+      {bc.shape.back()}, inputType, offsets, sizes, strides);
+  Value row =
+      memref::AllocOp::create(b, loc, MemRefType::get({bc.shape.back()}, elt),
+                              b.getI64IntegerAttr(64));
+  temporaries.push_back(row);
+  linalg::FillOp::create(
+      b, loc,
+      ValueRange{arith::ConstantOp::create(b, loc, elt, b.getZeroAttr(elt))},
+      ValueRange{row});
+  zeroRow = memref::CastOp::create(b, loc, rowType, row);
+}
+
+void LaneDotKernel::Impl::Compute::prepareEdges() {
+  if (!s.edge || s.fuse)
+    return;
+  auto interior = m.interiorColumns(border, tapDims);
+  if (!interior)
+    return;
+  edges = true;
+  std::tie(edgeLow, edgeHigh) = *interior;
+  edgeSchedule.unroll[m.parallelLoops.back()] = 1;
+  edgeSchedule.unroll[m.parallelLoops[m.parallelLoops.size() - 2]] = s.edge;
+}
+
+/// The broadcast input's sums (repairs), the packed operand and its sums.
+void LaneDotKernel::Impl::Compute::prepareOperands(OpBuilder &b,
+                                                   Location loc) {
   if (m.bcSumFactor) {
     bcSums = memref::AllocOp::create(b, loc, m.sumType(m.bcSumLoops, ctx),
                                      b.getI64IntegerAttr(64));
@@ -140,452 +247,473 @@ void LaneDotKernel::emitCompute(OpBuilder &b, Location loc, Value input,
     m.emitSums(b, loc, m.bcInput, input, m.bcSumLoops, m.bcSumFactor, bcSums,
                &border);
   }
-  Value data = memref::ViewOp::create(b, loc, m.dataType(ctx, s), buffer,
-                                      cIndex(b, loc, 0), ValueRange{});
-  Value pkSums;
+  data = memref::ViewOp::create(b, loc, m.dataType(ctx, s), buffer,
+                                cIndex(b, loc, 0), ValueRange{});
   if (m.pkSumFactor)
     pkSums = memref::ViewOp::create(b, loc, m.sumType(m.pkSumLoops, ctx),
                                     buffer, cIndex(b, loc, m.sumOffset(s)),
                                     ValueRange{});
-  int64_t panel = m.panelLanes(s);
+}
 
-  SmallVector<Value> ivs(m.c.loops.size());
-  Value lane;  // first lane of the current register
-  Value bcRow; // in place with a border: the broadcast row of this step
+Value LaneDotKernel::Impl::Compute::column(OpBuilder &b, Location loc,
+                                           Value p) const {
+  if (!borderColumns || edgeHigh == m.extent[m.parallelLoops.back()])
+    return p;
+  Value skipped =
+      arith::AddIOp::create(b, loc, p, cIndex(b, loc, edgeHigh - edgeLow));
+  if (edgeLow == 0)
+    return skipped;
+  Value low = arith::CmpIOp::create(b, loc, arith::CmpIPredicate::slt, p,
+                                    cIndex(b, loc, edgeLow));
+  return arith::SelectOp::create(b, loc, low, p, skipped);
+}
 
-  // One instruction step: broadcast, packed load, the lowering.
-  // `partial`: the last group, of fewer than g elements (read with a mask,
-  // zeros in the rest: the packed operand's padding there is zero too).
-  auto step = [&](OpBuilder &b, Location loc, Value acc,
-                  bool partial = false) -> Value {
-    Value first = arith::MulIOp::create(b, loc, ivs[m.groupLoop],
-                                        cIndex(b, loc, m.group));
-    SmallVector<Value> at;
-    if (bcRow) {
-      at.push_back(first);
-    } else {
-      at = applyMap(b, loc, bc.map, ivs);
-      at.back() = first;
-    }
-    Value mem = bcRow ? bcRow : bcMem;
-    auto groupVec = VectorType::get({m.group}, elt);
-    Value g;
-    if (partial) {
-      Value mask = vector::ConstantMaskOp::create(
-          b, loc, VectorType::get({m.group}, b.getI1Type()),
-          ArrayRef<int64_t>{m.extent[m.groupLoop] % m.group});
-      Value zeros = arith::ConstantOp::create(b, loc, groupVec,
-                                              b.getZeroAttr(groupVec));
-      g = vector::MaskedLoadOp::create(b, loc, groupVec, mem, at, mask, zeros);
-    } else {
-      g = vector::LoadOp::create(b, loc, groupVec, mem, at);
-    }
-    g = vector::BitCastOp::create(b, loc, VectorType::get({1}, groupInt), g);
-    g = vector::ExtractOp::create(b, loc, g, ArrayRef<int64_t>{0});
-    if (m.bias[m.bcInput])
-      g = flipSignBits(b, loc, g);
-    Value bcReg = vector::BroadcastOp::create(b, loc, laneVec(groupInt), g);
-    bcReg = vector::BitCastOp::create(b, loc, d.registers[m.bcInstr].type,
-                                      bcReg);
-    SmallVector<Value> pkAt;
-    Value within = lane;
-    if (panel == m.lanesPadded) {
-      pkAt.push_back(cIndex(b, loc, 0));
-    } else {
-      Value p = cIndex(b, loc, panel);
-      pkAt.push_back(arith::DivUIOp::create(b, loc, lane, p));
-      within = arith::RemUIOp::create(b, loc, lane, p);
-    }
-    for (unsigned l : m.pkOuter)
-      pkAt.push_back(ivs[l]);
-    pkAt.push_back(ivs[m.groupLoop]);
-    pkAt.push_back(
-        arith::MulIOp::create(b, loc, within, cIndex(b, loc, m.group)));
-    Value pkReg = vector::LoadOp::create(b, loc, d.registers[m.pkInstr].type,
-                                         data, pkAt);
-    return m.apply(b, loc, {bcReg, pkReg, acc});
-  };
+/// One instruction step: broadcast, packed load, the instruction.
+/// `partial`: the last group, of fewer than g elements (read with a mask,
+/// zeros in the rest: the packed operand's padding there is zero too).
+Value LaneDotKernel::Impl::Compute::step(OpBuilder &b, Location loc, Value acc,
+                                         bool partial) {
+  Value first = arith::MulIOp::create(b, loc, ivs[m.groupLoop],
+                                      cIndex(b, loc, m.group));
+  SmallVector<Value> at;
+  if (bcRow) {
+    at.push_back(first);
+  } else {
+    at = applyMap(b, loc, bc.map, ivs);
+    at.back() = first;
+  }
+  Value mem = bcRow ? bcRow : bcMem;
+  auto groupVec = VectorType::get({m.group}, elt);
+  Value g;
+  if (partial) {
+    Value mask = vector::ConstantMaskOp::create(
+        b, loc, VectorType::get({m.group}, b.getI1Type()),
+        ArrayRef<int64_t>{m.extent[m.groupLoop] % m.group});
+    Value zeros = arith::ConstantOp::create(b, loc, groupVec,
+                                            b.getZeroAttr(groupVec));
+    g = vector::MaskedLoadOp::create(b, loc, groupVec, mem, at, mask, zeros);
+  } else {
+    g = vector::LoadOp::create(b, loc, groupVec, mem, at);
+  }
+  g = vector::BitCastOp::create(b, loc, VectorType::get({1}, groupInt), g);
+  g = vector::ExtractOp::create(b, loc, g, ArrayRef<int64_t>{0});
+  if (m.bias[m.bcInput])
+    g = flipSignBits(b, loc, g);
+  Value bcReg = vector::BroadcastOp::create(b, loc, laneVec(groupInt), g);
+  bcReg =
+      vector::BitCastOp::create(b, loc, d.registers[m.bcInstr].type, bcReg);
+  SmallVector<Value> pkAt;
+  Value within = lane;
+  if (panel == m.lanesPadded) {
+    pkAt.push_back(cIndex(b, loc, 0));
+  } else {
+    Value p = cIndex(b, loc, panel);
+    pkAt.push_back(arith::DivUIOp::create(b, loc, lane, p));
+    within = arith::RemUIOp::create(b, loc, lane, p);
+  }
+  for (unsigned l : m.pkOuter)
+    pkAt.push_back(ivs[l]);
+  pkAt.push_back(ivs[m.groupLoop]);
+  pkAt.push_back(
+      arith::MulIOp::create(b, loc, within, cIndex(b, loc, m.group)));
+  Value pkReg = vector::LoadOp::create(b, loc, d.registers[m.pkInstr].type,
+                                       data, pkAt);
+  return m.apply(b, loc, {bcReg, pkReg, acc});
+}
 
-  // The reduction loops, carrying the accumulator.
-  std::function<Value(OpBuilder &, Location, unsigned, Value)> reduce =
-      [&](OpBuilder &b, Location loc, unsigned level, Value acc) -> Value {
-    if (level == m.reductionLoops.size())
-      return step(b, loc, acc);
-    unsigned l = m.reductionLoops[level];
-    int64_t trips = l == m.groupLoop ? m.groupTiles : m.extent[l];
-    if (l == m.groupLoop && inPlaceBorder) {
-      // The row of the group dimension the other loops select.
-      ivs[m.groupLoop] = cIndex(b, loc, 0);
-      SmallVector<Value> at = applyMap(b, loc, bc.map, ivs);
-      at.pop_back();
-      Value inside = border.clamp(b, loc, at);
-      SmallVector<OpFoldResult> offsets(at.begin(), at.end()),
-          sizes(rank, b.getIndexAttr(1)), strides(rank, b.getIndexAttr(1));
-      offsets.push_back(b.getIndexAttr(0));
-      sizes.back() = b.getIndexAttr(bc.shape.back());
-      bcRow = memref::SubViewOp::create(b, loc, rowType, input, offsets, sizes,
-                                        strides);
-      if (inside)
-        bcRow = arith::SelectOp::create(b, loc, inside, bcRow, zeroRow);
-    }
-    // The partial last group runs after the loop.
-    bool peel = l == m.groupLoop && maskLastGroup;
-    if (peel)
-      --trips;
-    if (trips > 0) {
-      Value lb = tapLow[l] ? tapLow[l] : cIndex(b, loc, 0);
-      Value ub = tapHigh[l] ? tapHigh[l] : cIndex(b, loc, trips);
-      auto loop = scf::ForOp::create(
-          b, loc, lb, ub, cIndex(b, loc, 1), ValueRange{acc},
-          [&](OpBuilder &b, Location loc, Value iv, ValueRange args) {
-            ivs[l] = iv;
-            scf::YieldOp::create(b, loc, reduce(b, loc, level + 1, args[0]));
-          });
-      loop->setAttr(kLoopAttr, b.getStringAttr("reduction"));
-      acc = loop.getResult(0);
-    }
-    if (peel) {
-      assert(level + 1 == m.reductionLoops.size() && "the group loop is last");
-      ivs[l] = cIndex(b, loc, trips);
-      acc = step(b, loc, acc, /*partial=*/true);
-    }
-    return acc;
-  };
+/// In place with a border: the row of the group dimension the other loops
+/// select (or the zero row).
+void LaneDotKernel::Impl::Compute::selectRow(OpBuilder &b, Location loc) {
+  ivs[m.groupLoop] = cIndex(b, loc, 0);
+  SmallVector<Value> at = applyMap(b, loc, bc.map, ivs);
+  at.pop_back();
+  Value inside = border.clamp(b, loc, at);
+  SmallVector<OpFoldResult> offsets(at.begin(), at.end()),
+      sizes(rank, b.getIndexAttr(1)), strides(rank, b.getIndexAttr(1));
+  offsets.push_back(b.getIndexAttr(0));
+  sizes.back() = b.getIndexAttr(bc.shape.back());
+  bcRow = memref::SubViewOp::create(b, loc, rowType, input, offsets, sizes,
+                                    strides);
+  if (inside)
+    bcRow = arith::SelectOp::create(b, loc, inside, bcRow, zeroRow);
+}
 
-  // The register: accumulate, repair, store the valid lanes.
-  auto registerBody = [&](OpBuilder &b, Location loc) {
-    ivs[m.laneLoop] = lane;
-    SmallVector<Value> outAt = applyMap(b, loc, m.c.operands[2].map, ivs);
-    Value left = arith::SubIOp::create(
-        b, loc, cIndex(b, loc, m.extent[m.laneLoop]), lane);
-    Value valid =
-        arith::MinSIOp::create(b, loc, left, cIndex(b, loc, m.lanes));
-    Value mask = vector::CreateMaskOp::create(
-        b, loc, VectorType::get({m.lanes}, b.getI1Type()), ValueRange{valid});
-    Value zero = arith::ConstantOp::create(b, loc, accVec,
-                                           b.getZeroAttr(accVec));
-    Value init = overwrite ? zero
-                           : Value(vector::MaskedLoadOp::create(
-                                 b, loc, accVec, output, outAt, mask, zero));
-    Value acc = reduce(b, loc, 0, init);
-    auto subtractSums = [&](Value sums, ArrayRef<unsigned> loops) {
-      SmallVector<Value> at;
-      for (unsigned l : loops)
-        at.push_back(ivs[l]);
-      Value v;
-      if (!loops.empty() && loops.back() == m.laneLoop) {
-        v = vector::LoadOp::create(b, loc, laneVec(i32), sums, at);
-      } else {
-        v = memref::LoadOp::create(b, loc, sums, at);
-        v = vector::BroadcastOp::create(b, loc, laneVec(i32), v);
-      }
-      acc = arith::SubIOp::create(b, loc, acc, v);
-    };
-    if (pkSums)
-      subtractSums(pkSums, m.pkSumLoops);
-    if (bcSums)
-      subtractSums(bcSums, m.bcSumLoops);
-    if (m.constantTerm) {
-      Value k = arith::ConstantOp::create(
-          b, loc, laneVec(i32),
-          DenseElementsAttr::get(laneVec(i32),
-                                 b.getI32IntegerAttr(int32_t(m.constantTerm))));
-      acc = arith::SubIOp::create(b, loc, acc, k);
-    }
-    vector::MaskedStoreOp::create(b, loc, output, outAt, mask, acc);
-  };
+/// The reduction loops from `level` in, carrying the accumulator.
+Value LaneDotKernel::Impl::Compute::reduce(OpBuilder &b, Location loc,
+                                           unsigned level, Value acc) {
+  if (level == m.reductionLoops.size())
+    return step(b, loc, acc);
+  unsigned l = m.reductionLoops[level];
+  int64_t trips = l == m.groupLoop ? m.groupTiles : m.extent[l];
+  if (l == m.groupLoop && inPlaceBorder)
+    selectRow(b, loc);
+  // The partial last group runs after the loop.
+  bool peel = l == m.groupLoop && maskLastGroup;
+  if (peel)
+    --trips;
+  if (trips > 0) {
+    Value lb = tapLow[l] ? tapLow[l] : cIndex(b, loc, 0);
+    Value ub = tapHigh[l] ? tapHigh[l] : cIndex(b, loc, trips);
+    auto loop = scf::ForOp::create(
+        b, loc, lb, ub, cIndex(b, loc, 1), ValueRange{acc},
+        [&](OpBuilder &b, Location loc, Value iv, ValueRange args) {
+          ivs[l] = iv;
+          scf::YieldOp::create(b, loc, reduce(b, loc, level + 1, args[0]));
+        });
+    loop->setAttr(kLoopAttr, b.getStringAttr("reduction"));
+    acc = loop.getResult(0);
+  }
+  if (peel) {
+    assert(level + 1 == m.reductionLoops.size() && "the group loop is last");
+    ivs[l] = cIndex(b, loc, trips);
+    acc = step(b, loc, acc, /*partial=*/true);
+  }
+  return acc;
+}
 
-  // Parallel loops: tile loops over each loop's span (offset by the
-  // enclosing blocks), full tiles in a loop and the partial last tile once;
-  // then, innermost, a point loop of constant trip count per tile wider than
-  // one step, tagged for -tisa-register-tile to unroll and jam. Remainders
-  // are thereby tiles of their own (3 rows left over run as one 3 x b tile),
-  // and values computed between the tile loops and the point loops are the
-  // same in every copy, so loops bounded by them still jam.
-  SmallVector<Value> offset(m.c.loops.size());
-  SmallVector<int64_t> span(m.c.loops.size());
-  for (unsigned l = 0; l < span.size(); ++l)
-    span[l] = m.whole(l, s);
-  SmallVector<unsigned> order = m.parallelOrder(s);
-  auto fusedPair = m.fused(s);
-  SmallVector<Value> tileStart(m.c.loops.size());
-  SmallVector<int64_t> tileLength(m.c.loops.size());
-  // Index `i` of loop `l` of the register nest.
-  auto setIndex = [&](OpBuilder &b, Location loc, unsigned l, Value i) {
-    if (l == m.laneLoop) {
-      lane = i;
-    } else if (fusedPair && l == fusedPair->first) {
-      Value inner = cIndex(b, loc, m.extent[fusedPair->second]);
-      ivs[l] = arith::DivUIOp::create(b, loc, i, inner);
-      ivs[fusedPair->second] = arith::RemUIOp::create(b, loc, i, inner);
+/// acc - the sums of `loops` (a repair's compensation), per lane or
+/// broadcast.
+Value LaneDotKernel::Impl::Compute::subtractSums(OpBuilder &b, Location loc,
+                                                 Value acc, Value sums,
+                                                 ArrayRef<unsigned> loops) {
+  SmallVector<Value> at;
+  for (unsigned l : loops)
+    at.push_back(ivs[l]);
+  Value v;
+  if (!loops.empty() && loops.back() == m.laneLoop) {
+    v = vector::LoadOp::create(b, loc, laneVec(i32), sums, at);
+  } else {
+    v = memref::LoadOp::create(b, loc, sums, at);
+    v = vector::BroadcastOp::create(b, loc, laneVec(i32), v);
+  }
+  return arith::SubIOp::create(b, loc, acc, v);
+}
+
+/// The register: accumulate, repair, store the valid lanes.
+void LaneDotKernel::Impl::Compute::registerBody(OpBuilder &b, Location loc) {
+  ivs[m.laneLoop] = lane;
+  SmallVector<Value> outAt = applyMap(b, loc, m.c.operands[2].map, ivs);
+  Value left = arith::SubIOp::create(
+      b, loc, cIndex(b, loc, m.extent[m.laneLoop]), lane);
+  Value valid = arith::MinSIOp::create(b, loc, left, cIndex(b, loc, m.lanes));
+  Value mask = vector::CreateMaskOp::create(
+      b, loc, VectorType::get({m.lanes}, b.getI1Type()), ValueRange{valid});
+  Value zero =
+      arith::ConstantOp::create(b, loc, accVec, b.getZeroAttr(accVec));
+  Value init = overwrite ? zero
+                         : Value(vector::MaskedLoadOp::create(
+                               b, loc, accVec, output, outAt, mask, zero));
+  Value acc = reduce(b, loc, 0, init);
+  if (pkSums)
+    acc = subtractSums(b, loc, acc, pkSums, m.pkSumLoops);
+  if (bcSums)
+    acc = subtractSums(b, loc, acc, bcSums, m.bcSumLoops);
+  if (m.constantTerm) {
+    Value k = arith::ConstantOp::create(
+        b, loc, laneVec(i32),
+        DenseElementsAttr::get(laneVec(i32),
+                               b.getI32IntegerAttr(int32_t(m.constantTerm))));
+    acc = arith::SubIOp::create(b, loc, acc, k);
+  }
+  vector::MaskedStoreOp::create(b, loc, output, outAt, mask, acc);
+}
+
+/// Index `i` of loop `l` of the register nest.
+void LaneDotKernel::Impl::Compute::setIndex(OpBuilder &b, Location loc,
+                                            unsigned l, Value i) {
+  if (l == m.laneLoop) {
+    lane = i;
+  } else if (fusedPair && l == fusedPair->first) {
+    Value inner = cIndex(b, loc, m.extent[fusedPair->second]);
+    ivs[l] = arith::DivUIOp::create(b, loc, i, inner);
+    ivs[fusedPair->second] = arith::RemUIOp::create(b, loc, i, inner);
+  } else if (!m.parallelLoops.empty() && l == m.parallelLoops.back()) {
+    ivs[l] = column(b, loc, i);
+  } else {
+    ivs[l] = i;
+  }
+}
+
+/// The first and last rows [lo, hi] of the current tile, per parallel loop
+/// (a fused pair: the image rows, and their columns within one row).
+void LaneDotKernel::Impl::Compute::tileRows(OpBuilder &b, Location loc,
+                                            SmallVectorImpl<Value> &lo,
+                                            SmallVectorImpl<Value> &hi) {
+  for (unsigned l : order) {
+    if (l == m.laneLoop)
+      continue;
+    Value first = tileStart[l];
+    Value last = arith::AddIOp::create(b, loc, first,
+                                       cIndex(b, loc, tileLength[l] - 1));
+    if (fusedPair && l == fusedPair->first) {
+      unsigned inner = fusedPair->second;
+      Value w = cIndex(b, loc, m.extent[inner]);
+      lo[l] = arith::DivUIOp::create(b, loc, first, w);
+      hi[l] = arith::DivUIOp::create(b, loc, last, w);
+      // One image row: its columns; across rows: all of them.
+      Value oneRow = arith::CmpIOp::create(b, loc, arith::CmpIPredicate::eq,
+                                           lo[l], hi[l]);
+      lo[inner] = arith::SelectOp::create(
+          b, loc, oneRow, arith::RemUIOp::create(b, loc, first, w),
+          cIndex(b, loc, 0));
+      hi[inner] = arith::SelectOp::create(
+          b, loc, oneRow, arith::RemUIOp::create(b, loc, last, w),
+          cIndex(b, loc, m.extent[inner] - 1));
     } else if (!m.parallelLoops.empty() && l == m.parallelLoops.back()) {
-      ivs[l] = column(b, loc, i);
+      lo[l] = column(b, loc, first);
+      hi[l] = column(b, loc, last);
     } else {
-      ivs[l] = i;
+      lo[l] = first;
+      hi[l] = last;
     }
-  };
-  auto kindOf = [&](unsigned l) {
-    return b.getStringAttr(l == m.laneLoop ? "lanes" : "parallel");
-  };
-  // The taps the current tile needs: rows p in [lo, hi] of each parallel
-  // loop read dimension `dim` at coef . p + c_t * t + constant, inside the
-  // input for padLow <= that < padLow + size.
-  auto tapBounds = [&](OpBuilder &b, Location loc) {
-    SmallVector<Value> lo(numLoops), hi(numLoops);
-    for (unsigned l : order) {
-      if (l == m.laneLoop)
+  }
+}
+
+/// The taps the current tile needs: rows p in [lo, hi] of each parallel
+/// loop read dimension `dim` at coef . p + c_t * t + constant, inside the
+/// input for padLow <= that < padLow + size.
+void LaneDotKernel::Impl::Compute::tapBounds(OpBuilder &b, Location loc) {
+  SmallVector<Value> lo(numLoops), hi(numLoops);
+  tileRows(b, loc, lo, hi);
+  for (unsigned l = 0; l < numLoops; ++l)
+    tapLow[l] = tapHigh[l] = Value();
+  for (const TapDim &t : tapDims) {
+    Value pMin = cIndex(b, loc, t.coef[numLoops]), pMax = pMin;
+    for (unsigned l = 0; l < numLoops; ++l) {
+      if (!t.coef[l] || l == t.loop)
         continue;
-      Value first = tileStart[l];
-      Value last = arith::AddIOp::create(b, loc, first,
-                                         cIndex(b, loc, tileLength[l] - 1));
-      if (fusedPair && l == fusedPair->first) {
-        unsigned inner = fusedPair->second;
-        Value w = cIndex(b, loc, m.extent[inner]);
-        lo[l] = arith::DivUIOp::create(b, loc, first, w);
-        hi[l] = arith::DivUIOp::create(b, loc, last, w);
-        // One image row: its columns; across rows: all of them.
-        Value oneRow = arith::CmpIOp::create(b, loc, arith::CmpIPredicate::eq,
-                                             lo[l], hi[l]);
-        lo[inner] = arith::SelectOp::create(
-            b, loc, oneRow, arith::RemUIOp::create(b, loc, first, w),
-            cIndex(b, loc, 0));
-        hi[inner] = arith::SelectOp::create(
-            b, loc, oneRow, arith::RemUIOp::create(b, loc, last, w),
-            cIndex(b, loc, m.extent[inner] - 1));
-      } else if (!m.parallelLoops.empty() && l == m.parallelLoops.back()) {
-        lo[l] = column(b, loc, first);
-        hi[l] = column(b, loc, last);
-      } else {
-        lo[l] = first;
-        hi[l] = last;
-      }
+      Value c = cIndex(b, loc, t.coef[l]);
+      pMin = arith::AddIOp::create(b, loc, pMin,
+                                   arith::MulIOp::create(b, loc, lo[l], c));
+      pMax = arith::AddIOp::create(b, loc, pMax,
+                                   arith::MulIOp::create(b, loc, hi[l], c));
     }
-    for (unsigned l = 0; l < numLoops; ++l)
-      tapLow[l] = tapHigh[l] = Value();
-    for (const TapDim &t : tapDims) {
-      Value pMin = cIndex(b, loc, t.coef[numLoops]), pMax = pMin;
-      for (unsigned l = 0; l < numLoops; ++l) {
-        if (!t.coef[l] || l == t.loop)
-          continue;
-        Value c = cIndex(b, loc, t.coef[l]);
-        pMin = arith::AddIOp::create(b, loc, pMin,
-                                     arith::MulIOp::create(b, loc, lo[l], c));
-        pMax = arith::AddIOp::create(b, loc, pMax,
-                                     arith::MulIOp::create(b, loc, hi[l], c));
-      }
-      Value c = cIndex(b, loc, t.coef[t.loop]);
-      Value low = arith::CeilDivSIOp::create(
-          b, loc,
-          arith::SubIOp::create(b, loc, cIndex(b, loc, border.low[t.dim]),
-                                pMax),
-          c);
-      Value high = arith::CeilDivSIOp::create(
-          b, loc,
-          arith::SubIOp::create(
-              b, loc,
-              cIndex(b, loc, border.low[t.dim] + border.size[t.dim]), pMin),
-          c);
-      low = arith::MaxSIOp::create(
-          b, loc, low, tapLow[t.loop] ? tapLow[t.loop] : cIndex(b, loc, 0));
-      high = arith::MinSIOp::create(
-          b, loc, high,
-          tapHigh[t.loop] ? tapHigh[t.loop]
-                          : cIndex(b, loc, m.extent[t.loop]));
-      tapLow[t.loop] = low;
-      tapHigh[t.loop] = high;
-    }
+    Value c = cIndex(b, loc, t.coef[t.loop]);
+    Value low = arith::CeilDivSIOp::create(
+        b, loc,
+        arith::SubIOp::create(b, loc, cIndex(b, loc, border.low[t.dim]), pMax),
+        c);
+    Value high = arith::CeilDivSIOp::create(
+        b, loc,
+        arith::SubIOp::create(
+            b, loc, cIndex(b, loc, border.low[t.dim] + border.size[t.dim]),
+            pMin),
+        c);
+    low = arith::MaxSIOp::create(
+        b, loc, low, tapLow[t.loop] ? tapLow[t.loop] : cIndex(b, loc, 0));
+    high = arith::MinSIOp::create(
+        b, loc, high,
+        tapHigh[t.loop] ? tapHigh[t.loop] : cIndex(b, loc, m.extent[t.loop]));
+    tapLow[t.loop] = low;
+    tapHigh[t.loop] = high;
+  }
+}
+
+/// The point loops of one tile from `level` in: a loop of constant trip
+/// count per tile wider than one step, tagged for -tisa-register-tile to
+/// unroll and jam.
+void LaneDotKernel::Impl::Compute::points(OpBuilder &b, Location loc,
+                                          unsigned level) {
+  if (level == 0 && !tapDims.empty())
+    tapBounds(b, loc);
+  if (level == order.size())
+    return registerBody(b, loc);
+  unsigned l = order[level];
+  int64_t count = tileLength[l] / m.step(l);
+  if (count == 1) {
+    setIndex(b, loc, l, tileStart[l]);
+    return points(b, loc, level + 1);
+  }
+  auto loop = scf::ForOp::create(
+      b, loc, cIndex(b, loc, 0), cIndex(b, loc, count), cIndex(b, loc, 1),
+      ValueRange{}, [&](OpBuilder &b, Location loc, Value p, ValueRange) {
+        Value i = arith::AddIOp::create(
+            b, loc, tileStart[l],
+            arith::MulIOp::create(b, loc, p, cIndex(b, loc, m.step(l))));
+        setIndex(b, loc, l, i);
+        points(b, loc, level + 1);
+        scf::YieldOp::create(b, loc);
+      });
+  loop->setAttr(kLoopAttr, kindOf(b, l));
+  loop->setAttr(kUnrollAttr, b.getI64IntegerAttr(count));
+}
+
+/// The tile loops from `level` in: full tiles in a loop and the partial last
+/// tile once, so remainders are tiles of their own (3 rows left over run as
+/// one 3 x b tile), and values computed between the tile loops and the point
+/// loops are the same in every copy, so loops bounded by them still jam.
+void LaneDotKernel::Impl::Compute::parallel(OpBuilder &b, Location loc,
+                                            unsigned level) {
+  if (level == order.size())
+    return points(b, loc, 0);
+  unsigned l = order[level];
+  int64_t size = m.unrollOf(l, *cur) * m.step(l);
+  int64_t full = span[l] / size, tail = span[l] % size;
+  auto at = [&](OpBuilder &b, Location loc, Value i) {
+    return offset[l] ? Value(arith::AddIOp::create(b, loc, offset[l], i)) : i;
   };
-  std::function<void(OpBuilder &, Location, unsigned)> points =
-      [&](OpBuilder &b, Location loc, unsigned level) {
-        if (level == 0 && !tapDims.empty())
-          tapBounds(b, loc);
-        if (level == order.size())
-          return registerBody(b, loc);
-        unsigned l = order[level];
-        int64_t count = tileLength[l] / m.step(l);
-        if (count == 1) {
-          setIndex(b, loc, l, tileStart[l]);
-          return points(b, loc, level + 1);
-        }
-        auto loop = scf::ForOp::create(
-            b, loc, cIndex(b, loc, 0), cIndex(b, loc, count),
-            cIndex(b, loc, 1), ValueRange{},
-            [&](OpBuilder &b, Location loc, Value p, ValueRange) {
-              Value i = arith::AddIOp::create(
-                  b, loc, tileStart[l],
-                  arith::MulIOp::create(b, loc, p,
-                                        cIndex(b, loc, m.step(l))));
-              setIndex(b, loc, l, i);
-              points(b, loc, level + 1);
-              scf::YieldOp::create(b, loc);
-            });
-        loop->setAttr(kLoopAttr, kindOf(l));
-        loop->setAttr(kUnrollAttr, b.getI64IntegerAttr(count));
-      };
-  std::function<void(OpBuilder &, Location, unsigned)> parallel =
-      [&](OpBuilder &b, Location loc, unsigned level) {
-        if (level == order.size())
-          return points(b, loc, 0);
-        unsigned l = order[level];
-        int64_t size = m.unrollOf(l, *cur) * m.step(l);
-        int64_t full = span[l] / size, tail = span[l] % size;
-        auto at = [&](OpBuilder &b, Location loc, Value i) {
-          return offset[l] ? Value(arith::AddIOp::create(b, loc, offset[l], i))
-                           : i;
-        };
-        if (full) {
-          auto loop = scf::ForOp::create(
-              b, loc, cIndex(b, loc, 0), cIndex(b, loc, full * size),
-              cIndex(b, loc, size), ValueRange{},
-              [&](OpBuilder &b, Location loc, Value iv, ValueRange) {
-                tileStart[l] = at(b, loc, iv);
-                tileLength[l] = size;
-                parallel(b, loc, level + 1);
-                scf::YieldOp::create(b, loc);
-              });
-          loop->setAttr(kLoopAttr, kindOf(l));
-        }
-        if (tail) {
-          tileStart[l] = at(b, loc, cIndex(b, loc, full * size));
-          tileLength[l] = tail;
+  if (full) {
+    auto loop = scf::ForOp::create(
+        b, loc, cIndex(b, loc, 0), cIndex(b, loc, full * size),
+        cIndex(b, loc, size), ValueRange{},
+        [&](OpBuilder &b, Location loc, Value iv, ValueRange) {
+          tileStart[l] = at(b, loc, iv);
+          tileLength[l] = size;
           parallel(b, loc, level + 1);
-        }
-      };
-
-  // The parallel nest, once per kind of column (Schedule::edge) when the
-  // columns are not split by a block.
-  // Which columns columns() emits: the interior, the border or both.
-  enum class Columns { All, Interior, Border };
-  Columns which = Columns::All;
-  auto columns = [&](OpBuilder &b, Location loc) {
-    unsigned inner = m.parallelLoops.empty() ? 0 : m.parallelLoops.back();
-    if (!edges || offset[inner] || span[inner] != m.extent[inner])
-      return parallel(b, loc, 0);
-    auto piece = [&](int64_t from, int64_t to, const Schedule &sch) {
-      if (from >= to)
-        return;
-      offset[inner] = from ? cIndex(b, loc, from) : Value();
-      span[inner] = to - from;
-      cur = &sch;
-      parallel(b, loc, 0);
-    };
-    if (which != Columns::Border)
-      piece(edgeLow, edgeHigh, s);
-    // Both sides' border columns in one nest.
-    borderColumns = true;
-    if (which != Columns::Interior)
-      piece(0, edgeLow + m.extent[inner] - edgeHigh, edgeSchedule);
-    borderColumns = false;
-    cur = &s;
-    offset[inner] = Value();
-    span[inner] = m.extent[inner];
-  };
-
-  // Loop `l` in blocks of `size` of its `whole` iterations (after `base`):
-  // full blocks in a loop, the partial last block once, so every loop inside
-  // keeps constant bounds; with `lo`/`hi`, only the blocks [lo, hi).
-  auto blockLoop = [&](OpBuilder &b, Location loc, unsigned l, int64_t size,
-                       int64_t whole, Value base, Value lo, Value hi,
-                       llvm::function_ref<void(OpBuilder &, Location)> body) {
-    int64_t full = whole / size, tail = whole % size;
-    auto at = [&](OpBuilder &b, Location loc, Value block) -> Value {
-      Value o = arith::MulIOp::create(b, loc, block, cIndex(b, loc, size));
-      return base ? Value(arith::AddIOp::create(b, loc, base, o)) : o;
-    };
-    if (full) {
-      Value from = lo ? lo : cIndex(b, loc, 0);
-      Value to =
-          hi ? Value(arith::MinSIOp::create(b, loc, hi, cIndex(b, loc, full)))
-             : cIndex(b, loc, full);
-      auto loop = scf::ForOp::create(
-          b, loc, from, to, cIndex(b, loc, 1), ValueRange{},
-          [&](OpBuilder &b, Location loc, Value iv, ValueRange) {
-            offset[l] = at(b, loc, iv);
-            span[l] = size;
-            body(b, loc);
-            scf::YieldOp::create(b, loc);
-          });
-      loop->setAttr(kLoopAttr, b.getStringAttr("parallel"));
-    }
-    if (tail) {
-      auto emitTail = [&](OpBuilder &b, Location loc) {
-        offset[l] = at(b, loc, cIndex(b, loc, full));
-        span[l] = tail;
-        body(b, loc);
-      };
-      if (!lo) {
-        emitTail(b, loc);
-      } else {
-        Value fullV = cIndex(b, loc, full);
-        Value owned = arith::AndIOp::create(
-            b, loc,
-            arith::CmpIOp::create(b, loc, arith::CmpIPredicate::sle, lo, fullV),
-            arith::CmpIOp::create(b, loc, arith::CmpIPredicate::sgt, hi,
-                                  fullV));
-        scf::IfOp::create(b, loc, owned, [&](OpBuilder &b, Location loc) {
-          emitTail(b, loc);
           scf::YieldOp::create(b, loc);
         });
-      }
-    }
-    offset[l] = base;
-    span[l] = whole;
-  };
+    loop->setAttr(kLoopAttr, kindOf(b, l));
+  }
+  if (tail) {
+    tileStart[l] = at(b, loc, cIndex(b, loc, full * size));
+    tileLength[l] = tail;
+    parallel(b, loc, level + 1);
+  }
+}
 
-  // The border columns of the rows [begin, end) of the partitioned level
-  // `bl` (of `whole` rows), in tiles of `edge` rows: the tiles whose first
-  // row lies in the range.
-  auto emitBorderTiles = [&](OpBuilder &b, Location loc,
-                             const Impl::BlockLevel &bl, int64_t whole) {
-    auto firstTile = [&](Value block) -> Value {
-      // ceil(min(block * size, whole) / edge)
-      Value row = arith::MinSIOp::create(
-          b, loc, arith::MulIOp::create(b, loc, block, cIndex(b, loc, bl.size)),
-          cIndex(b, loc, whole));
-      return arith::CeilDivSIOp::create(b, loc, row, cIndex(b, loc, s.edge));
+/// Columns [from, to) of the innermost parallel loop besides the lanes
+/// (border columns counted as one range) with schedule `sch`.
+void LaneDotKernel::Impl::Compute::columnPiece(OpBuilder &b, Location loc,
+                                               int64_t from, int64_t to,
+                                               const Schedule &sch) {
+  if (from >= to)
+    return;
+  unsigned inner = m.parallelLoops.back();
+  offset[inner] = from ? cIndex(b, loc, from) : Value();
+  span[inner] = to - from;
+  cur = &sch;
+  parallel(b, loc, 0);
+}
+
+/// The parallel nest, once per kind of column (Schedule::edge) when the
+/// columns are not split by a block.
+void LaneDotKernel::Impl::Compute::columns(OpBuilder &b, Location loc) {
+  unsigned inner = m.parallelLoops.empty() ? 0 : m.parallelLoops.back();
+  if (!edges || offset[inner] || span[inner] != m.extent[inner])
+    return parallel(b, loc, 0);
+  if (which != Columns::Border)
+    columnPiece(b, loc, edgeLow, edgeHigh, s);
+  // Both sides' border columns in one nest.
+  borderColumns = true;
+  if (which != Columns::Interior)
+    columnPiece(b, loc, 0, edgeLow + m.extent[inner] - edgeHigh,
+                edgeSchedule);
+  borderColumns = false;
+  cur = &s;
+  offset[inner] = Value();
+  span[inner] = m.extent[inner];
+}
+
+/// Loop `l` in blocks of `size` of its `whole` iterations (after `base`):
+/// full blocks in a loop, the partial last block once, so every loop inside
+/// keeps constant bounds; with `lo`/`hi`, only the blocks [lo, hi).
+void LaneDotKernel::Impl::Compute::blockLoop(
+    OpBuilder &b, Location loc, unsigned l, int64_t size, int64_t whole,
+    Value base, Value lo, Value hi,
+    function_ref<void(OpBuilder &, Location)> body) {
+  int64_t full = whole / size, tail = whole % size;
+  auto at = [&](OpBuilder &b, Location loc, Value block) -> Value {
+    Value o = arith::MulIOp::create(b, loc, block, cIndex(b, loc, size));
+    return base ? Value(arith::AddIOp::create(b, loc, base, o)) : o;
+  };
+  if (full) {
+    Value from = lo ? lo : cIndex(b, loc, 0);
+    Value to =
+        hi ? Value(arith::MinSIOp::create(b, loc, hi, cIndex(b, loc, full)))
+           : cIndex(b, loc, full);
+    auto loop = scf::ForOp::create(
+        b, loc, from, to, cIndex(b, loc, 1), ValueRange{},
+        [&](OpBuilder &b, Location loc, Value iv, ValueRange) {
+          offset[l] = at(b, loc, iv);
+          span[l] = size;
+          body(b, loc);
+          scf::YieldOp::create(b, loc);
+        });
+    loop->setAttr(kLoopAttr, b.getStringAttr("parallel"));
+  }
+  if (tail) {
+    auto emitTail = [&](OpBuilder &b, Location loc) {
+      offset[l] = at(b, loc, cIndex(b, loc, full));
+      span[l] = tail;
+      body(b, loc);
     };
-    which = Columns::Border;
-    blockLoop(b, loc, bl.loop, s.edge, whole, Value(), firstTile(begin),
-              firstTile(end), columns);
-    which = Columns::All;
-  };
+    if (!lo) {
+      emitTail(b, loc);
+    } else {
+      Value fullV = cIndex(b, loc, full);
+      Value owned = arith::AndIOp::create(
+          b, loc,
+          arith::CmpIOp::create(b, loc, arith::CmpIPredicate::sle, lo, fullV),
+          arith::CmpIOp::create(b, loc, arith::CmpIPredicate::sgt, hi, fullV));
+      scf::IfOp::create(b, loc, owned, [&](OpBuilder &b, Location loc) {
+        emitTail(b, loc);
+        scf::YieldOp::create(b, loc);
+      });
+    }
+  }
+  offset[l] = base;
+  span[l] = whole;
+}
 
-  // Block loops around them. The partitioned level runs over the tiles
-  // [begin, end) only.
-  SmallVector<Impl::BlockLevel> blocks = m.blockLevels(s);
-  std::function<void(OpBuilder &, Location, unsigned)> emitBlocks =
-      [&](OpBuilder &b, Location loc, unsigned i) {
-        if (i == blocks.size())
-          return columns(b, loc);
-        const Impl::BlockLevel &bl = blocks[i];
-        // Without a range, a level that is only there for the partition
-        // would split what the register tile splits anyway.
-        if (!bl.cache && !begin)
-          return emitBlocks(b, loc, i + 1);
-        unsigned l = bl.loop;
-        int64_t whole = span[l];
-        Value saved = offset[l];
-        bool dynamic = bl.partitioned && begin;
-        // A range over the rows that edge tiles run along: its blocks
-        // (one register tile of rows) hold the interior columns only, and
-        // the border columns run after them in tiles of `edge` rows, each
-        // range taking the tiles whose first row is among its rows. (In
-        // the blocks, edge tiles would shrink to the block's rows: 14x14x256
-        // 3x3 pad 1 on 2 threads at 1.75x.)
-        if (dynamic && edges && i + 1 == blocks.size() && !saved &&
-            m.parallelLoops.size() >= 2 &&
-            l == m.parallelLoops[m.parallelLoops.size() - 2])
-          which = Columns::Interior;
-        blockLoop(b, loc, l, bl.size, whole, saved, dynamic ? begin : Value(),
-                  dynamic ? end : Value(), [&](OpBuilder &b, Location loc) {
-                    emitBlocks(b, loc, i + 1);
-                  });
-        if (which == Columns::Interior)
-          emitBorderTiles(b, loc, bl, whole);
-      };
-  emitBlocks(b, loc, 0);
-  for (Value t : temporaries)
-    memref::DeallocOp::create(b, loc, t);
+/// The border columns of the rows [begin, end) of the partitioned level
+/// `bl` (of `whole` rows), in tiles of `edge` rows: the tiles whose first
+/// row lies in the range.
+void LaneDotKernel::Impl::Compute::emitBorderTiles(OpBuilder &b, Location loc,
+                                                   const BlockLevel &bl,
+                                                   int64_t whole) {
+  auto firstTile = [&](Value block) -> Value {
+    // ceil(min(block * size, whole) / edge)
+    Value row = arith::MinSIOp::create(
+        b, loc, arith::MulIOp::create(b, loc, block, cIndex(b, loc, bl.size)),
+        cIndex(b, loc, whole));
+    return arith::CeilDivSIOp::create(b, loc, row, cIndex(b, loc, s.edge));
+  };
+  which = Columns::Border;
+  blockLoop(b, loc, bl.loop, s.edge, whole, Value(), firstTile(begin),
+            firstTile(end),
+            [&](OpBuilder &b, Location loc) { columns(b, loc); });
+  which = Columns::All;
+}
+
+/// The block levels from `i` in, around the columns. The partitioned level
+/// runs over the tiles [begin, end) only.
+void LaneDotKernel::Impl::Compute::emitBlocks(OpBuilder &b, Location loc,
+                                              unsigned i) {
+  if (i == blocks.size())
+    return columns(b, loc);
+  const BlockLevel &bl = blocks[i];
+  // Without a range, a level that is only there for the partition would
+  // split what the register tile splits anyway.
+  if (!bl.cache && !begin)
+    return emitBlocks(b, loc, i + 1);
+  unsigned l = bl.loop;
+  int64_t whole = span[l];
+  Value saved = offset[l];
+  bool dynamic = bl.partitioned && begin;
+  // A range over the rows that edge tiles run along: its blocks (one
+  // register tile of rows) hold the interior columns only, and the border
+  // columns run after them in tiles of `edge` rows, each range taking the
+  // tiles whose first row is among its rows. (In the blocks, edge tiles
+  // would shrink to the block's rows: 14x14x256 3x3 pad 1 on 2 threads at
+  // 1.75x.)
+  if (dynamic && edges && i + 1 == blocks.size() && !saved &&
+      m.parallelLoops.size() >= 2 &&
+      l == m.parallelLoops[m.parallelLoops.size() - 2])
+    which = Columns::Interior;
+  blockLoop(b, loc, l, bl.size, whole, saved, dynamic ? begin : Value(),
+            dynamic ? end : Value(),
+            [&](OpBuilder &b, Location loc) { emitBlocks(b, loc, i + 1); });
+  if (which == Columns::Interior)
+    emitBorderTiles(b, loc, bl, whole);
+}
+
+void LaneDotKernel::emitCompute(OpBuilder &b, Location loc, Value input,
+                                Value buffer, Value output, bool overwrite,
+                                const Schedule &s, Value begin, Value end,
+                                ArrayRef<int64_t> inputPadding) const {
+  Impl::Compute(*impl, b, loc, input, buffer, output, overwrite, s, begin,
+                end, inputPadding)
+      .emit(b, loc);
 }
 
 } // namespace tisa

@@ -335,6 +335,10 @@ struct LaneDotKernel::Impl {
       levels.push_back(candidates[best].level);
     return levels;
   }
+  /// One emitCompute call: its state and the pieces that emit it
+  /// (LaneDotCompute.cpp).
+  class Compute;
+
   int64_t reductionVolume() const {
     int64_t v = 1;
     for (auto [l, loop] : llvm::enumerate(c.loops))
