@@ -338,6 +338,8 @@ struct LaneDotKernel::Impl {
   /// One emitCompute call: its state and the pieces that emit it
   /// (LaneDotCompute.cpp).
   class Compute;
+  /// The default schedule's search (Schedule.cpp).
+  class TileSearch;
 
   int64_t reductionVolume() const {
     int64_t v = 1;

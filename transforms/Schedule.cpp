@@ -132,180 +132,31 @@ ScheduleSpace LaneDotKernel::space() const {
   return s;
 }
 
-Schedule LaneDotKernel::defaultSchedule(const Target &target,
-                                         ArrayRef<int64_t> inputShape,
-                                         ArrayRef<int64_t> inputPadding) const {
-  const Impl &m = *impl;
-  Schedule s;
-  s.unroll.assign(m.c.loops.size(), 1);
+/// The default schedule's search (defaultSchedule). Register tile: `a` rows
+/// of one parallel loop (or of the two innermost fused) by `b` registers of
+/// lanes, chosen by counting cycles, remainders included: the rows and
+/// registers left over form one smaller tile. A tile's reduction step costs
+/// its instructions; or, with fewer accumulators than the target's
+/// accumulator chains x latency x issue rate (measured: 8 independent
+/// vpdpbusd chains of latency 4 reach the peak, 4 do not), that many; or its
+/// loads (b packed vectors and a broadcasts); plus the loop overhead. Tiles
+/// stay within the target's largest tile and leave registers to spare. The
+/// constants are the target's cost model.
+class LaneDotKernel::Impl::TileSearch {
+public:
+  TileSearch(const Impl &m, const Target &target,
+             ArrayRef<int64_t> inputShape, ArrayRef<int64_t> inputPadding);
+  Schedule run();
 
-  // Register tile: `a` rows of one parallel loop (or of the two innermost
-  // fused) by `b` registers of lanes, chosen by counting cycles, remainders
-  // included: the rows and registers left over form one smaller tile. A
-  // tile's reduction step costs its instructions; or, with fewer
-  // accumulators than twice latency x issue rate (measured: 8 independent
-  // vpdpbusd chains of latency 4 reach the peak, 4 do not), that many; or
-  // its loads (b packed vectors and a broadcasts); plus a quarter cycle of
-  // loop overhead. Tiles stay within the target's largest tile and leave
-  // registers to spare. The constants are the target's cost model.
-  const CostModel &cm = target.cost;
-  double issue = std::max(1e-3, target.issueRate(*m.d));
-  double chains = cm.accumulatorChains * target.latency(*m.d) * issue;
-  int64_t registers = target.vectorRegistersOrAssumed();
-  int64_t steps = m.reductionVolume() / m.extent[m.groupLoop] * m.groupTiles;
-  int64_t laneRegs = m.lanesPadded / m.lanes;
-  // The broadcast elements a tile reads over its reduction should stay in
-  // L1 while the packed panel streams; the count adds a penalty beyond L1.
-  // Rows of a conv2d share most of their windows (5 columns of 3x3 taps read
-  // 7 columns).
-  int64_t l1 = int64_t(target.l1dBytesOrAssumed());
-  const ProgramOperand &bcOperand = m.c.operands[m.bcInput];
-  std::map<std::pair<int, int64_t>, double> tileBytesSeen;
-  auto tileBytes = [&](int rowLoop, int64_t a) {
-    auto [it, fresh] = tileBytesSeen.try_emplace({rowLoop, a}, 0.0);
-    if (!fresh)
-      return it->second;
-    double elements = 1;
-    for (AffineExpr e : bcOperand.map.getResults()) {
-      auto coef = linearCoefficients(e, m.c.loops.size());
-      int64_t range = 1;
-      for (unsigned l = 0; l < m.c.loops.size(); ++l) {
-        int64_t span = m.c.loops[l].reduction ? m.extent[l]
-                       : int(l) == rowLoop    ? a
-                                              : 1;
-        range += coef ? std::abs((*coef)[l]) * (span - 1) : span - 1;
-      }
-      elements *= range;
-    }
-    return it->second = elements * bcOperand.elementBytes();
-  };
-  // A tile of `a` rows of loop `rowLoop` and `b` registers running `frac`
-  // of the reduction's steps (the rest are taps on a zero border).
-  auto tileCycles = [&](int rowLoop, int64_t a, int64_t b, double frac) {
-    double step = std::max({double(a * b), chains, double(a + b)}) / issue +
-                  cm.loopOverheadCycles;
-    if (tileBytes(rowLoop, a) > l1)
-      step *= cm.l1OverflowFactor;
-    return steps * frac * step +
-           cm.accumulatorCycles * a * b; // and the accumulators
-  };
-  // Tiles of the same number of rows: how many, and the sum of their
-  // fractions of the reduction.
+private:
+  /// Tiles of the same number of rows: how many, and the sum of their
+  /// fractions of the reduction.
   struct Tiles {
     int64_t rows, count;
     double frac;
     int loop = -1; ///< the loop the rows are of
   };
-  auto cycles = [&](ArrayRef<Tiles> tiles, int64_t b) {
-    double sum = 0;
-    for (const Tiles &t : tiles) {
-      if (!t.count)
-        continue;
-      double perTile = t.frac / t.count;
-      sum += t.count *
-             (laneRegs / b * tileCycles(t.loop, t.rows, b, perTile) +
-              (laneRegs % b
-                   ? tileCycles(t.loop, t.rows, laneRegs % b, perTile)
-                   : 0.0));
-    }
-    return sum;
-  };
-
-  // The filter taps a zero border lets tiles skip (conv2d padding read in
-  // place): the fraction of taps rows [lo, hi] of loop `l` need, over the
-  // tap loops that loop alone indexes with.
-  Border border = m.borderOf(inputShape, inputPadding);
-  SmallVector<TapDim> taps = m.tapDimsOf(border);
-  unsigned numLoops = m.c.loops.size();
-  auto fraction = [&](unsigned l, int64_t lo, int64_t hi) {
-    double f = 1;
-    for (const TapDim &t : taps) {
-      bool alone = t.coef[l] != 0;
-      for (unsigned k = 0; k < numLoops; ++k)
-        alone &= k == l || k == t.loop || !t.coef[k];
-      if (!alone)
-        continue;
-      int64_t c = t.coef[numLoops];
-      auto [from, to] = t.taps(border, c + t.coef[l] * lo, c + t.coef[l] * hi,
-                               m.extent[t.loop]);
-      f *= double(to - from) / m.extent[t.loop];
-    }
-    return f;
-  };
-  // Sum of fractions over the rows of loop `l` in [from, to), one by one,
-  // and over its tiles of `a` (full ones, then the rest).
-  auto rowsSum = [&](unsigned l, int64_t from, int64_t to) {
-    double f = 0;
-    for (int64_t p = from; p < to; ++p)
-      f += fraction(l, p, p);
-    return f;
-  };
-  // Each tile comes `count` times (once per row of the other loops), whose
-  // fractions add up to `frac`.
-  auto tilesOf = [&](unsigned l, int64_t from, int64_t to, int64_t a,
-                     int64_t count, double frac, SmallVectorImpl<Tiles> &out) {
-    int64_t n = to - from, full = n / a;
-    double f = 0;
-    for (int64_t k = 0; k < full; ++k)
-      f += fraction(l, from + k * a, from + k * a + a - 1);
-    out.push_back({a, full * count, f * frac, int(l)});
-    if (n % a)
-      out.push_back({n % a, count,
-                     fraction(l, from + full * a, to - 1) * frac, int(l)});
-  };
-  int64_t volume = 1; // iterations of the parallel loops besides the lanes
-  for (unsigned l : m.parallelLoops)
-    volume *= m.extent[l];
-  // All rows of loop `l` once, and of every other parallel loop.
-  auto allRows = [&](unsigned l) {
-    return m.extent[l] ? rowsSum(l, 0, m.extent[l]) / m.extent[l] : 1.0;
-  };
-  double uniform = 1; // mean fraction of a row
-  for (unsigned l : m.parallelLoops)
-    uniform *= allRows(l);
-  bool pair = m.parallelLoops.size() >= 2;
-  unsigned outer = pair ? m.parallelLoops[m.parallelLoops.size() - 2] : 0;
-  unsigned inner = m.parallelLoops.empty() ? 0 : m.parallelLoops.back();
-
-  // Candidates: rows of one parallel loop (or none), rows of the innermost
-  // two fused, and with a border on the inner loop's taps, rows of the inner
-  // loop on interior columns and of the outer on border columns (edge).
-  int64_t edgeLow = 0, edgeHigh = 0;
-  auto interior = m.interiorColumns(border, taps);
-  bool edges = interior.has_value();
-  if (edges)
-    std::tie(edgeLow, edgeHigh) = *interior;
-  double bestCycles = 0, bestLoads = 0;
-  int64_t rowsPerTile = 1;
-  auto consider = [&](ArrayRef<Tiles> tiles, int64_t a, int64_t b,
-                      int row, bool fuse, int64_t edge) {
-    // And all a broadcasts live at once with a packed vector (LLVM loads the
-    // broadcasts first).
-    auto fits = [&](int64_t rows) {
-      return rows * b + b + cm.spareRegistersWithPacked <= registers &&
-             rows * b + rows + cm.spareRegistersWithBroadcasts <= registers;
-    };
-    if (!fits(a) || (edge && !fits(edge)))
-      return;
-    double c = cycles(tiles, b);
-    // Within the tie window, fewer loads per instruction win (measured on
-    // vdpbf16ps: 4x4 beats 2x8 by 8%, 7x3 beats 2x8 by 30% on a 7x7
-    // conv2d, where the count favours 2x8 by 1-3%).
-    double loads = double(a + b) / (a * b);
-    if (bestCycles == 0 || c < bestCycles * (1 - cm.tieWindow) ||
-        (c < bestCycles * (1 + cm.tieWindow) && loads < bestLoads)) {
-      bestCycles = c;
-      bestLoads = loads;
-      rowsPerTile = a;
-      s.unroll.assign(m.c.loops.size(), 1);
-      if (row >= 0)
-        s.unroll[row] = a;
-      s.unroll[m.laneLoop] = b;
-      s.fuse = fuse;
-      s.edge = edge;
-    }
-  };
-  // The tiles of every candidate (they do not depend on b), then every b.
+  /// A register tile shape and the tiles it makes (they do not depend on b).
   struct Candidate {
     SmallVector<Tiles> tiles;
     int64_t a;
@@ -313,43 +164,232 @@ Schedule LaneDotKernel::defaultSchedule(const Target &target,
     bool fuse;
     int64_t edge;
   };
+
+  double tileBytes(int rowLoop, int64_t a);
+  double tileCycles(int rowLoop, int64_t a, int64_t b, double frac);
+  double cycles(ArrayRef<Tiles> tiles, int64_t b);
+  double fraction(unsigned l, int64_t lo, int64_t hi) const;
+  double rowsSum(unsigned l, int64_t from, int64_t to) const;
+  void tilesOf(unsigned l, int64_t from, int64_t to, int64_t a, int64_t count,
+               double frac, SmallVectorImpl<Tiles> &out) const;
+  double allRows(unsigned l) const;
+  void consider(const Candidate &c, int64_t b);
+  void edgeCandidates();
+  void rowCandidates();
+  void fusedCandidates();
+  void blockLanes();
+
+  const Impl &m;
+  const CostModel &cm;
+  double issue, chains;
+  int64_t registers, steps, laneRegs;
+  // The broadcast elements a tile reads over its reduction should stay in
+  // L1 while the packed panel streams; the count adds a penalty beyond L1.
+  // Rows of a conv2d share most of their windows (5 columns of 3x3 taps read
+  // 7 columns).
+  int64_t l1, l2Budget;
+  const ProgramOperand &bcOperand;
+  std::map<std::pair<int, int64_t>, double> tileBytesSeen;
+  // The filter taps a zero border lets tiles skip (conv2d padding read in
+  // place).
+  Border border;
+  SmallVector<TapDim> taps;
+  unsigned numLoops;
+  int64_t volume = 1; // iterations of the parallel loops besides the lanes
+  double uniform = 1; // mean fraction of a row
+  bool pair;
+  unsigned outer, inner;
+  int64_t edgeLow = 0, edgeHigh = 0;
+  bool edges = false;
   SmallVector<Candidate> candidates;
-  // Edge tiles, considered first (winning ties) when border columns are a
-  // large enough fraction of the columns: exact taps measured faster there (14x14x256
-  // 3x3 pad 1 u8s8s32: 456 GOPS against 422-435 for rows of oh), slower
-  // where there are few (224x224x3 7x7/2 pad 3: 280 against 328).
-  auto edgeCandidates = [&] {
-    if (!edges)
-      return;
-    {
-      // Per (outer, inner) row: the other loops' count and fractions.
-      int64_t count = volume / m.extent[inner] / m.extent[outer];
-      double frac = count * uniform / allRows(outer) / allRows(inner);
-      double outerRows = rowsSum(outer, 0, m.extent[outer]);
-      // Border columns in tiles about as tall as the interior tile is wide,
-      // split evenly (7 rows for a = 5: 4 + 3; 14 for a = 6: 5 + 5 + 4).
-      // Measured on 7x7 3x3 pad 1 with 5x4 interior tiles: edge 4 ran at
-      // 460 GOPS, 2 at 444, 6 (6 + 1) at 435-449.
-      for (int64_t a = 1;
-           a <= std::min<int64_t>(cm.maxTileRows, edgeHigh - edgeLow); ++a) {
-        int64_t h = m.extent[outer];
-        int64_t e = llvm::divideCeil(h, llvm::divideCeil(h, a));
-        Candidate c{{}, a, a > 1 ? int(inner) : -1, false, e};
-        tilesOf(inner, edgeLow, edgeHigh, a, count * m.extent[outer],
-                frac * outerRows, c.tiles);
-        for (int64_t p = 0; p < m.extent[inner]; ++p)
-          if (p < edgeLow || p >= edgeHigh)
-            tilesOf(outer, 0, m.extent[outer], e, count,
-                    frac * fraction(inner, p, p), c.tiles);
-        candidates.push_back(std::move(c));
-      }
+  // The best so far.
+  Schedule s;
+  double bestCycles = 0, bestLoads = 0;
+  int64_t rowsPerTile = 1;
+};
+
+LaneDotKernel::Impl::TileSearch::TileSearch(const Impl &m,
+                                            const Target &target,
+                                            ArrayRef<int64_t> inputShape,
+                                            ArrayRef<int64_t> inputPadding)
+    : m(m), cm(target.cost), issue(std::max(1e-3, target.issueRate(*m.d))),
+      chains(cm.accumulatorChains * target.latency(*m.d) * issue),
+      registers(target.vectorRegistersOrAssumed()),
+      steps(m.reductionVolume() / m.extent[m.groupLoop] * m.groupTiles),
+      laneRegs(m.lanesPadded / m.lanes),
+      l1(int64_t(target.l1dBytesOrAssumed())),
+      l2Budget(
+          int64_t(double(target.l2BytesOrAssumed()) * cm.l2BlockFraction)),
+      bcOperand(m.c.operands[m.bcInput]),
+      border(m.borderOf(inputShape, inputPadding)), taps(m.tapDimsOf(border)),
+      numLoops(m.c.loops.size()), pair(m.parallelLoops.size() >= 2),
+      outer(pair ? m.parallelLoops[m.parallelLoops.size() - 2] : 0),
+      inner(m.parallelLoops.empty() ? 0 : m.parallelLoops.back()) {
+  s.unroll.assign(numLoops, 1);
+  for (unsigned l : m.parallelLoops)
+    volume *= m.extent[l];
+  for (unsigned l : m.parallelLoops)
+    uniform *= allRows(l);
+  if (auto interior = m.interiorColumns(border, taps)) {
+    edges = true;
+    std::tie(edgeLow, edgeHigh) = *interior;
+  }
+}
+
+double LaneDotKernel::Impl::TileSearch::tileBytes(int rowLoop, int64_t a) {
+  auto [it, fresh] = tileBytesSeen.try_emplace({rowLoop, a}, 0.0);
+  if (!fresh)
+    return it->second;
+  double elements = 1;
+  for (AffineExpr e : bcOperand.map.getResults()) {
+    auto coef = linearCoefficients(e, numLoops);
+    int64_t range = 1;
+    for (unsigned l = 0; l < numLoops; ++l) {
+      int64_t span = m.c.loops[l].reduction ? m.extent[l]
+                     : int(l) == rowLoop    ? a
+                                            : 1;
+      range += coef ? std::abs((*coef)[l]) * (span - 1) : span - 1;
     }
+    elements *= range;
+  }
+  return it->second = elements * bcOperand.elementBytes();
+}
+
+/// A tile of `a` rows of loop `rowLoop` and `b` registers running `frac` of
+/// the reduction's steps (the rest are taps on a zero border).
+double LaneDotKernel::Impl::TileSearch::tileCycles(int rowLoop, int64_t a,
+                                                   int64_t b, double frac) {
+  double step = std::max({double(a * b), chains, double(a + b)}) / issue +
+                cm.loopOverheadCycles;
+  if (tileBytes(rowLoop, a) > l1)
+    step *= cm.l1OverflowFactor;
+  return steps * frac * step +
+         cm.accumulatorCycles * a * b; // and the accumulators
+}
+
+double LaneDotKernel::Impl::TileSearch::cycles(ArrayRef<Tiles> tiles,
+                                               int64_t b) {
+  double sum = 0;
+  for (const Tiles &t : tiles) {
+    if (!t.count)
+      continue;
+    double perTile = t.frac / t.count;
+    sum += t.count * (laneRegs / b * tileCycles(t.loop, t.rows, b, perTile) +
+                      (laneRegs % b
+                           ? tileCycles(t.loop, t.rows, laneRegs % b, perTile)
+                           : 0.0));
+  }
+  return sum;
+}
+
+/// The fraction of taps rows [lo, hi] of loop `l` need, over the tap loops
+/// that loop alone indexes with.
+double LaneDotKernel::Impl::TileSearch::fraction(unsigned l, int64_t lo,
+                                                 int64_t hi) const {
+  double f = 1;
+  for (const TapDim &t : taps) {
+    bool alone = t.coef[l] != 0;
+    for (unsigned k = 0; k < numLoops; ++k)
+      alone &= k == l || k == t.loop || !t.coef[k];
+    if (!alone)
+      continue;
+    int64_t c = t.coef[numLoops];
+    auto [from, to] = t.taps(border, c + t.coef[l] * lo, c + t.coef[l] * hi,
+                             m.extent[t.loop]);
+    f *= double(to - from) / m.extent[t.loop];
+  }
+  return f;
+}
+
+/// Sum of fractions over the rows of loop `l` in [from, to), one by one.
+double LaneDotKernel::Impl::TileSearch::rowsSum(unsigned l, int64_t from,
+                                                int64_t to) const {
+  double f = 0;
+  for (int64_t p = from; p < to; ++p)
+    f += fraction(l, p, p);
+  return f;
+}
+
+/// The tiles of `a` rows of loop `l` over [from, to) (full ones, then the
+/// rest), each coming `count` times (once per row of the other loops), whose
+/// fractions add up to `frac`.
+void LaneDotKernel::Impl::TileSearch::tilesOf(unsigned l, int64_t from,
+                                              int64_t to, int64_t a,
+                                              int64_t count, double frac,
+                                              SmallVectorImpl<Tiles> &out) const {
+  int64_t n = to - from, full = n / a;
+  double f = 0;
+  for (int64_t k = 0; k < full; ++k)
+    f += fraction(l, from + k * a, from + k * a + a - 1);
+  out.push_back({a, full * count, f * frac, int(l)});
+  if (n % a)
+    out.push_back(
+        {n % a, count, fraction(l, from + full * a, to - 1) * frac, int(l)});
+}
+
+/// All rows of loop `l` once, and of every other parallel loop.
+double LaneDotKernel::Impl::TileSearch::allRows(unsigned l) const {
+  return m.extent[l] ? rowsSum(l, 0, m.extent[l]) / m.extent[l] : 1.0;
+}
+
+void LaneDotKernel::Impl::TileSearch::consider(const Candidate &c, int64_t b) {
+  // And all a broadcasts live at once with a packed vector (LLVM loads the
+  // broadcasts first).
+  auto fits = [&](int64_t rows) {
+    return rows * b + b + cm.spareRegistersWithPacked <= registers &&
+           rows * b + rows + cm.spareRegistersWithBroadcasts <= registers;
   };
-  bool edgesFirst =
-      edges && double(edgeLow + m.extent[inner] - edgeHigh) >=
-                   cm.edgeFirstFraction * m.extent[inner] - 1e-9;
-  if (edgesFirst)
-    edgeCandidates();
+  if (!fits(c.a) || (c.edge && !fits(c.edge)))
+    return;
+  double cost = cycles(c.tiles, b);
+  // Within the tie window, fewer loads per instruction win (measured on
+  // vdpbf16ps: 4x4 beats 2x8 by 8%, 7x3 beats 2x8 by 30% on a 7x7
+  // conv2d, where the count favours 2x8 by 1-3%).
+  double loads = double(c.a + b) / (c.a * b);
+  if (bestCycles == 0 || cost < bestCycles * (1 - cm.tieWindow) ||
+      (cost < bestCycles * (1 + cm.tieWindow) && loads < bestLoads)) {
+    bestCycles = cost;
+    bestLoads = loads;
+    rowsPerTile = c.a;
+    s.unroll.assign(numLoops, 1);
+    if (c.row >= 0)
+      s.unroll[c.row] = c.a;
+    s.unroll[m.laneLoop] = b;
+    s.fuse = c.fuse;
+    s.edge = c.edge;
+  }
+}
+
+/// Edge tiles: rows of the inner loop on interior columns and of the outer
+/// on border columns.
+void LaneDotKernel::Impl::TileSearch::edgeCandidates() {
+  if (!edges)
+    return;
+  // Per (outer, inner) row: the other loops' count and fractions.
+  int64_t count = volume / m.extent[inner] / m.extent[outer];
+  double frac = count * uniform / allRows(outer) / allRows(inner);
+  double outerRows = rowsSum(outer, 0, m.extent[outer]);
+  // Border columns in tiles about as tall as the interior tile is wide,
+  // split evenly (7 rows for a = 5: 4 + 3; 14 for a = 6: 5 + 5 + 4).
+  // Measured on 7x7 3x3 pad 1 with 5x4 interior tiles: edge 4 ran at
+  // 460 GOPS, 2 at 444, 6 (6 + 1) at 435-449.
+  for (int64_t a = 1; a <= std::min<int64_t>(cm.maxTileRows, edgeHigh - edgeLow);
+       ++a) {
+    int64_t h = m.extent[outer];
+    int64_t e = llvm::divideCeil(h, llvm::divideCeil(h, a));
+    Candidate c{{}, a, a > 1 ? int(inner) : -1, false, e};
+    tilesOf(inner, edgeLow, edgeHigh, a, count * m.extent[outer],
+            frac * outerRows, c.tiles);
+    for (int64_t p = 0; p < m.extent[inner]; ++p)
+      if (p < edgeLow || p >= edgeHigh)
+        tilesOf(outer, 0, m.extent[outer], e, count,
+                frac * fraction(inner, p, p), c.tiles);
+    candidates.push_back(std::move(c));
+  }
+}
+
+/// No rows, and rows of each parallel loop.
+void LaneDotKernel::Impl::TileSearch::rowCandidates() {
   candidates.push_back({{{1, volume, volume * uniform}}, 1, -1, false, 0});
   for (unsigned l : m.parallelLoops) {
     if (m.extent[l] < 2)
@@ -363,55 +403,80 @@ Schedule LaneDotKernel::defaultSchedule(const Target &target,
       candidates.push_back(std::move(c));
     }
   }
-  if (pair && m.extent[outer] > 1 && m.extent[inner] > 1) {
-    int64_t w = m.extent[inner], rows = m.extent[outer] * w;
-    int64_t count = volume / rows;
-    double frac = count * uniform / allRows(outer) / allRows(inner);
-    for (int64_t a = 2; a <= std::min<int64_t>(cm.maxTileRows, rows); ++a) {
-      Candidate c{{{a, 0, 0, int(inner)}, {rows % a, 0, 0, int(inner)}},
-                  a, int(inner), true, 0};
-      for (int64_t first = 0; first < rows; first += a) {
-        int64_t last = std::min(first + a, rows) - 1;
-        int64_t o0 = first / w, o1 = last / w;
-        double f = taps.empty()
-                       ? 1.0
-                       : fraction(outer, o0, o1) *
-                             (o0 == o1 ? fraction(inner, first % w, last % w)
-                                       : fraction(inner, 0, w - 1));
-        Tiles &t = c.tiles[last - first + 1 == a ? 0 : 1];
-        t.count += 1;
-        t.frac += f;
-      }
-      for (Tiles &t : c.tiles) {
-        t.frac *= frac;
-        t.count *= count;
-      }
-      candidates.push_back(std::move(c));
+}
+
+/// Rows of the innermost two parallel loops fused.
+void LaneDotKernel::Impl::TileSearch::fusedCandidates() {
+  if (!pair || m.extent[outer] <= 1 || m.extent[inner] <= 1)
+    return;
+  int64_t w = m.extent[inner], rows = m.extent[outer] * w;
+  int64_t count = volume / rows;
+  double frac = count * uniform / allRows(outer) / allRows(inner);
+  for (int64_t a = 2; a <= std::min<int64_t>(cm.maxTileRows, rows); ++a) {
+    Candidate c{{{a, 0, 0, int(inner)}, {rows % a, 0, 0, int(inner)}},
+                a, int(inner), true, 0};
+    for (int64_t first = 0; first < rows; first += a) {
+      int64_t last = std::min(first + a, rows) - 1;
+      int64_t o0 = first / w, o1 = last / w;
+      double f = taps.empty()
+                     ? 1.0
+                     : fraction(outer, o0, o1) *
+                           (o0 == o1 ? fraction(inner, first % w, last % w)
+                                     : fraction(inner, 0, w - 1));
+      Tiles &t = c.tiles[last - first + 1 == a ? 0 : 1];
+      t.count += 1;
+      t.frac += f;
     }
+    for (Tiles &t : c.tiles) {
+      t.frac *= frac;
+      t.count *= count;
+    }
+    candidates.push_back(std::move(c));
   }
+}
+
+/// Panels as wide as the tile; when the packed operand does not fit in the
+/// target's share of L2 and is reused by more than one row tile, the lane
+/// loop is blocked so that one block's panels do.
+void LaneDotKernel::Impl::TileSearch::blockLanes() {
+  int64_t tile = m.lanes * s.unroll[m.laneLoop];
+  // One panel per register tile of lanes: its reduction is contiguous.
+  if (tile < m.lanesPadded)
+    s.panel = tile;
+  if (volume > rowsPerTile && m.dataBytes > l2Budget) {
+    int64_t perLane = m.dataBytes / m.lanesPadded;
+    int64_t block = std::max<int64_t>(1, l2Budget / perLane / tile) * tile;
+    if (block < m.lanesPadded)
+      s.laneBlock = block;
+  }
+}
+
+Schedule LaneDotKernel::Impl::TileSearch::run() {
+  // Edge tiles are considered first (winning ties) when border columns are a
+  // large enough fraction of the columns: exact taps measured faster there
+  // (14x14x256 3x3 pad 1 u8s8s32: 456 GOPS against 422-435 for rows of oh),
+  // slower where there are few (224x224x3 7x7/2 pad 3: 280 against 328).
+  bool edgesFirst =
+      edges && double(edgeLow + m.extent[inner] - edgeHigh) >=
+                   cm.edgeFirstFraction * m.extent[inner] - 1e-9;
+  if (edgesFirst)
+    edgeCandidates();
+  rowCandidates();
+  fusedCandidates();
   if (!edgesFirst)
     edgeCandidates();
   for (int64_t b = 1; b <= std::min<int64_t>(cm.maxTileRegisters, laneRegs);
        ++b)
     for (const Candidate &c : candidates)
-      consider(c.tiles, c.a, b, c.row, c.fuse, c.edge);
-
-  int64_t tile = m.lanes * s.unroll[m.laneLoop];
-  // One panel per register tile of lanes: its reduction is contiguous.
-  if (tile < m.lanesPadded)
-    s.panel = tile;
-  // The packed operand streams through once per tile of the other parallel
-  // loops. When it does not fit in the target's share of L2 and is reused,
-  // block the lane loop so that one block's panel does.
-  int64_t budget =
-      int64_t(double(target.l2BytesOrAssumed()) * cm.l2BlockFraction);
-  if (volume > rowsPerTile && m.dataBytes > budget) {
-    int64_t perLane = m.dataBytes / m.lanesPadded;
-    int64_t block = std::max<int64_t>(1, budget / perLane / tile) * tile;
-    if (block < m.lanesPadded)
-      s.laneBlock = block;
-  }
+      consider(c, b);
+  blockLanes();
   return s;
+}
+
+Schedule LaneDotKernel::defaultSchedule(const Target &target,
+                                         ArrayRef<int64_t> inputShape,
+                                         ArrayRef<int64_t> inputPadding) const {
+  return Impl::TileSearch(*impl, target, inputShape, inputPadding).run();
 }
 
 LogicalResult LaneDotKernel::verify(const Schedule &s, std::string &why) const {
