@@ -335,6 +335,18 @@ struct LaneDotKernel::Impl {
       levels.push_back(candidates[best].level);
     return levels;
   }
+  // LaneDotKernel::get's steps, in order (Tensorize.cpp): each reads part of
+  // the plan into this state, or says why the generator cannot apply it.
+  LogicalResult readInstruction(std::string &why);
+  LogicalResult readExtents(std::string &why);
+  LogicalResult readInputs(std::string &why);
+  LogicalResult readBroadcast(std::string &why);
+  LogicalResult readPacked(std::string &why);
+  LogicalResult readOutput(std::string &why);
+  void orderLoops();
+  void readRepair();
+  LogicalResult readSignature(std::string &why);
+
   /// One emitCompute call: its state and the pieces that emit it
   /// (LaneDotCompute.cpp).
   class Compute;

@@ -156,20 +156,14 @@ std::string LaneDotKernel::packedLayoutText(const Schedule &s) const {
   return text;
 }
 
-FailureOr<LaneDotKernel> LaneDotKernel::get(const Contraction &c,
-                                            const TensorizePlan &plan,
-                                            std::string &why) {
-  auto impl = std::make_unique<Impl>();
-  Impl &m = *impl;
-  m.c = c;
-  m.plan = plan;
-  m.d = plan.desc;
-  const Description &d = *m.d;
-  auto fail = [&](const Twine &reason) -> FailureOr<LaneDotKernel> {
-    why = (d.name + ": " + reason).str();
+/// The instruction: vector registers, one lane loop and one group loop, a
+/// lane-major register image.
+LogicalResult LaneDotKernel::Impl::readInstruction(std::string &why) {
+  const Description &d = *this->d;
+  auto fail = [&](const Twine &reason) {
+    why = reason.str();
     return failure();
   };
-
   // The instruction: vector registers, one lane loop and one group loop.
   if (d.registers.size() != 3 ||
       llvm::any_of(d.registers, [](const OperandRegister &r) {
@@ -189,10 +183,10 @@ FailureOr<LaneDotKernel> LaneDotKernel::get(const Contraction &c,
   if (laneA->programLoops.size() != 1 || groupA->programLoops.size() != 1)
     return fail("the plan fuses or pads instruction loops; only one program "
                 "loop per instruction loop is generated so far");
-  m.lanes = laneA->instrExtent;
-  m.group = groupA->instrExtent;
-  m.laneLoop = laneA->programLoops[0];
-  m.groupLoop = groupA->programLoops[0];
+  lanes = laneA->instrExtent;
+  group = groupA->instrExtent;
+  laneLoop = laneA->programLoops[0];
+  groupLoop = groupA->programLoops[0];
   // Register images: element n * g + k for the inputs, n for the accumulator.
   // A layout maps the operand's semantic index, which the description's own
   // indexing map gives for an iteration (lane n, group element k) of its
@@ -203,40 +197,54 @@ FailureOr<LaneDotKernel> LaneDotKernel::get(const Contraction &c,
     if (!layout || d.registers[j].type.getRank() != 1)
       return fail("register layouts other than a flat vector are not "
                   "generated yet");
-    for (int64_t n = 0; n < m.lanes; ++n)
-      for (int64_t k = 0; k < (j == 2 ? 1 : m.group); ++k) {
+    for (int64_t n = 0; n < lanes; ++n)
+      for (int64_t k = 0; k < (j == 2 ? 1 : group); ++k) {
         SmallVector<int64_t> point(access[j].getNumDims(), 0);
         point[laneA->instrLoop] = n;
         if (j != 2)
           point[groupA->instrLoop] = k;
         SmallVector<int64_t> at = layout.compose(access[j].compose(point));
-        if (at.size() != 1 || at[0] != (j == 2 ? n : n * m.group + k))
+        if (at.size() != 1 || at[0] != (j == 2 ? n : n * group + k))
           return fail("the register layout is not lane-major (element "
                       "n * g + k); not generated yet");
       }
   }
+  return success();
+}
 
+LogicalResult LaneDotKernel::Impl::readExtents(std::string &why) {
+  auto fail = [&](const Twine &reason) {
+    why = reason.str();
+    return failure();
+  };
   // Static extents.
   for (const ProgramLoop &l : c.loops) {
     if (l.extent == kDynamic)
       return fail("loop " + l.name +
                   " has a dynamic extent; the code generator needs static "
                   "shapes");
-    m.extent.push_back(l.extent);
+    extent.push_back(l.extent);
   }
+  return success();
+}
 
+LogicalResult LaneDotKernel::Impl::readInputs(std::string &why) {
+  auto fail = [&](const Twine &reason) {
+    why = reason.str();
+    return failure();
+  };
   // Which input is broadcast and which is packed.
   for (unsigned j = 0; j < 2; ++j) {
     const OperandPlan &op = plan.operands[j];
     switch (op.access) {
     case OperandPlan::Access::Broadcast:
-      m.bcInstr = j;
-      m.bcInput = plan.programInputOf[j];
+      bcInstr = j;
+      bcInput = plan.programInputOf[j];
       break;
     case OperandPlan::Access::Packed:
     case OperandPlan::Access::Direct:
-      m.pkInstr = j;
-      m.pkInput = plan.programInputOf[j];
+      pkInstr = j;
+      pkInput = plan.programInputOf[j];
       break;
     default:
       return fail("operand " + c.operands[plan.programInputOf[j]].name +
@@ -244,104 +252,161 @@ FailureOr<LaneDotKernel> LaneDotKernel::get(const Contraction &c,
                   "packed inputs are generated so far");
     }
   }
-  if (m.bcInput == m.pkInput)
+  if (bcInput == pkInput)
     return fail("the plan does not broadcast one input and pack the other");
   if (plan.operands[2].access != OperandPlan::Access::Direct)
     return fail("the output needs a relayout; only a direct accumulator "
                 "is generated so far");
+  return success();
+}
 
+LogicalResult LaneDotKernel::Impl::readBroadcast(std::string &why) {
+  auto fail = [&](const Twine &reason) {
+    why = reason.str();
+    return failure();
+  };
   // The broadcast input: the group loop alone indexes its last dimension,
   // which is contiguous.
-  const ProgramOperand &bc = c.operands[m.bcInput];
-  AffineExpr groupDim = getAffineDimExpr(m.groupLoop, c.op->getContext());
+  const ProgramOperand &bc = c.operands[bcInput];
+  AffineExpr groupDim = getAffineDimExpr(groupLoop, c.op->getContext());
   if (bc.map.getNumResults() == 0 || bc.map.getResults().back() != groupDim ||
       !isIdentityStride(bc))
     return fail("the broadcast group of " + bc.name +
                 " is not its contiguous last dimension");
   for (AffineExpr e : bc.map.getResults().drop_back())
-    if (e.isFunctionOfDim(m.groupLoop))
+    if (e.isFunctionOfDim(groupLoop))
       return fail("the group loop indexes more than one dimension of " +
                   bc.name);
-  m.partialGroup = m.extent[m.groupLoop] % m.group != 0;
+  partialGroup = extent[groupLoop] % group != 0;
+  return success();
+}
 
+LogicalResult LaneDotKernel::Impl::readPacked(std::string &why) {
+  auto fail = [&](const Twine &reason) {
+    why = reason.str();
+    return failure();
+  };
   // The packed input: a projection of the loops (filters, B matrices).
-  const ProgramOperand &pk = c.operands[m.pkInput];
+  const ProgramOperand &pk = c.operands[pkInput];
   if (!pk.map.isProjectedPermutation())
     return fail("the packed input " + pk.name +
                 " is not indexed by plain loops");
   for (AffineExpr e : pk.map.getResults()) {
     unsigned l = cast<AffineDimExpr>(e).getPosition();
-    if (l != m.laneLoop && l != m.groupLoop)
-      m.pkOuter.push_back(l);
+    if (l != laneLoop && l != groupLoop)
+      pkOuter.push_back(l);
   }
-  m.groupTiles = llvm::divideCeil(m.extent[m.groupLoop], m.group);
-  m.lanesPadded = llvm::alignTo(m.extent[m.laneLoop], m.lanes);
+  groupTiles = llvm::divideCeil(extent[groupLoop], group);
+  lanesPadded = llvm::alignTo(extent[laneLoop], lanes);
   int64_t eltBytes = pk.elementBytes();
-  m.dataBytes = m.groupTiles * m.lanesPadded * m.group * eltBytes;
-  for (unsigned l : m.pkOuter)
-    m.dataBytes *= m.extent[l];
+  dataBytes = groupTiles * lanesPadded * group * eltBytes;
+  for (unsigned l : pkOuter)
+    dataBytes *= extent[l];
+  return success();
+}
 
+LogicalResult LaneDotKernel::Impl::readOutput(std::string &why) {
+  auto fail = [&](const Twine &reason) {
+    why = reason.str();
+    return failure();
+  };
   // The output: the lane loop is its contiguous last dimension.
   const ProgramOperand &out = c.operands[2];
   if (!out.map.isProjectedPermutation() || out.map.getNumResults() == 0 ||
       out.map.getResults().back() !=
-          getAffineDimExpr(m.laneLoop, c.op->getContext()) ||
+          getAffineDimExpr(laneLoop, c.op->getContext()) ||
       !isIdentityStride(out))
     return fail("the lane loop is not the contiguous last dimension of " +
                 out.name);
+  return success();
+}
 
+void LaneDotKernel::Impl::orderLoops() {
   // Loop order.
   for (auto [l, loop] : llvm::enumerate(c.loops))
-    if (!loop.reduction && l != m.laneLoop)
-      m.parallelLoops.push_back(l);
+    if (!loop.reduction && l != laneLoop)
+      parallelLoops.push_back(l);
   for (auto [l, loop] : llvm::enumerate(c.loops))
-    if (loop.reduction && l != m.groupLoop && !llvm::is_contained(m.pkOuter, l))
-      m.reductionLoops.push_back(l);
-  for (unsigned l : m.pkOuter)
+    if (loop.reduction && l != groupLoop && !llvm::is_contained(pkOuter, l))
+      reductionLoops.push_back(l);
+  for (unsigned l : pkOuter)
     if (c.loops[l].reduction)
-      m.reductionLoops.push_back(l);
-  m.reductionLoops.push_back(m.groupLoop);
+      reductionLoops.push_back(l);
+  reductionLoops.push_back(groupLoop);
+}
 
+void LaneDotKernel::Impl::readRepair() {
   // Repair.
   if (plan.repair) {
-    m.bias[0] = plan.repair->bias[0];
-    m.bias[1] = plan.repair->bias[1];
-    m.constantTerm = m.reductionVolume() * m.bias[0] * m.bias[1];
+    bias[0] = plan.repair->bias[0];
+    bias[1] = plan.repair->bias[1];
+    constantTerm = reductionVolume() * bias[0] * bias[1];
     auto parallelOf = [&](unsigned input) {
       SmallVector<unsigned> loops;
       for (auto [l, loop] : llvm::enumerate(c.loops))
-        if (!loop.reduction && l != m.laneLoop &&
+        if (!loop.reduction && l != laneLoop &&
             c.operands[input].map.isFunctionOfDim(l))
           loops.push_back(l);
-      if (c.operands[input].map.isFunctionOfDim(m.laneLoop))
-        loops.push_back(m.laneLoop);
+      if (c.operands[input].map.isFunctionOfDim(laneLoop))
+        loops.push_back(laneLoop);
       return loops;
     };
     // sum_red(in_i) is weighted by the other input's bias.
-    m.pkSumFactor = m.bias[1 - m.pkInput];
-    m.bcSumFactor = m.bias[1 - m.bcInput];
-    if (m.pkSumFactor)
-      m.pkSumLoops = parallelOf(m.pkInput);
-    if (m.bcSumFactor)
-      m.bcSumLoops = parallelOf(m.bcInput);
+    pkSumFactor = bias[1 - pkInput];
+    bcSumFactor = bias[1 - bcInput];
+    if (pkSumFactor)
+      pkSumLoops = parallelOf(pkInput);
+    if (bcSumFactor)
+      bcSumLoops = parallelOf(bcInput);
   }
-  if (m.pkSumFactor) {
-    m.pkSumBytes = 4;
-    for (unsigned l : m.pkSumLoops)
-      m.pkSumBytes *= l == m.laneLoop ? m.lanesPadded : m.extent[l];
+  if (pkSumFactor) {
+    pkSumBytes = 4;
+    for (unsigned l : pkSumLoops)
+      pkSumBytes *= l == laneLoop ? lanesPadded : extent[l];
   }
+}
 
+LogicalResult LaneDotKernel::Impl::readSignature(std::string &why) {
+  const Description &d = *this->d;
+  auto fail = [&](const Twine &reason) {
+    why = reason.str();
+    return failure();
+  };
   // The instruction's signature (registers are bitcast to it when the
   // tisa.apply is legalized).
   for (const LoweringArg &a : d.lowering.args)
     if (a.kind != LoweringArg::Operand)
       return fail("the lowering takes non-register arguments");
-  FailureOr<FunctionType> signature = loweringSignature(
+  FailureOr<FunctionType> resolved = loweringSignature(
       d, c.op->getContext(), [&]() { return emitError(d.loc); });
-  if (failed(signature))
+  if (failed(resolved))
     return fail("its lowering intrinsic " + d.lowering.intrinsic +
                 " does not resolve");
-  m.signature = *signature;
+  signature = *resolved;
+  return success();
+}
+
+FailureOr<LaneDotKernel> LaneDotKernel::get(const Contraction &c,
+                                            const TensorizePlan &plan,
+                                            std::string &why) {
+  auto impl = std::make_unique<Impl>();
+  Impl &m = *impl;
+  m.c = c;
+  m.plan = plan;
+  m.d = plan.desc;
+  std::string reason;
+  if (failed(m.readInstruction(reason)) || failed(m.readExtents(reason)) ||
+      failed(m.readInputs(reason)) || failed(m.readBroadcast(reason)) ||
+      failed(m.readPacked(reason)) || failed(m.readOutput(reason))) {
+    why = m.d->name + ": " + reason;
+    return failure();
+  }
+  m.orderLoops();
+  m.readRepair();
+  if (failed(m.readSignature(reason))) {
+    why = m.d->name + ": " + reason;
+    return failure();
+  }
   return LaneDotKernel(std::move(impl));
 }
 
