@@ -22,7 +22,6 @@ namespace tisa {
 
 namespace lanedot {
 
-
 Value cIndex(OpBuilder &b, Location loc, int64_t v) {
   return arith::ConstantIndexOp::create(b, loc, v);
 }
@@ -82,7 +81,6 @@ bool isIdentityStride(const ProgramOperand &o) {
   return !o.strides.empty() && o.strides.back() == 1;
 }
 
-
 /// The integer value of a program element, widened to i32 as the program's
 /// body extends it.
 Value widen(OpBuilder &b, Location loc, Value v, bool isSigned) {
@@ -93,7 +91,6 @@ Value widen(OpBuilder &b, Location loc, Value v, bool isSigned) {
                   : Value(arith::ExtUIOp::create(b, loc, i32, v));
 }
 
-
 Value Border::clamp(OpBuilder &b, Location loc,
                     MutableArrayRef<Value> idx) const {
   Value inside;
@@ -103,9 +100,9 @@ Value Border::clamp(OpBuilder &b, Location loc,
   for (auto [d, i] : llvm::enumerate(idx)) {
     if (!padded(d))
       continue;
-    Value at = low[d] ? Value(arith::SubIOp::create(b, loc, i,
-                                                    cIndex(b, loc, low[d])))
-                      : i;
+    Value at =
+        low[d] ? Value(arith::SubIOp::create(b, loc, i, cIndex(b, loc, low[d])))
+               : i;
     if (low[d]) {
       both(arith::CmpIOp::create(b, loc, arith::CmpIPredicate::sge, at,
                                  cIndex(b, loc, 0)));
@@ -149,40 +146,48 @@ std::string LaneDotKernel::packedLayoutText(const Schedule &s) const {
   for (unsigned l : m.pkOuter)
     os << "[" << m.c.loops[l].name << "=" << m.extent[l] << "]";
   os << "[" << m.c.loops[m.groupLoop].name << "/" << m.group << "="
-     << m.groupTiles << "][" << lane << "=" << panel << "][" << m.group
-     << "]";
+     << m.groupTiles << "][" << lane << "=" << panel << "][" << m.group << "]";
   if (m.pkSumBytes)
     os << " + " << m.pkSumFactor << " * sums (i32)";
   return text;
 }
 
+namespace {
+/// `why` = `reason`, and failure: a step of LaneDotKernel::get refusing.
+LogicalResult refuse(std::string &why, const Twine &reason) {
+  why = reason.str();
+  return failure();
+}
+} // namespace
+
 /// The instruction: vector registers, one lane loop and one group loop, a
 /// lane-major register image.
 LogicalResult LaneDotKernel::Impl::readInstruction(std::string &why) {
   const Description &d = *this->d;
-  auto fail = [&](const Twine &reason) {
-    why = reason.str();
-    return failure();
-  };
   // The instruction: vector registers, one lane loop and one group loop.
   if (d.registers.size() != 3 ||
       llvm::any_of(d.registers, [](const OperandRegister &r) {
         return r.cls != RegisterClass::Vector;
       }))
-    return fail("only vector-register instructions are generated so far "
-                "(AMX tiles and warp fragments are matched, not generated)");
+    return refuse(why,
+                  "only vector-register instructions are generated so far "
+                  "(AMX tiles and warp fragments are matched, not generated)");
   if (d.isScalable())
-    return fail("scalable (SVE) instructions are matched, not generated yet");
+    return refuse(why,
+                  "scalable (SVE) instructions are matched, not generated yet");
   if (plan.loops.size() != 2 || d.registers[2].type.getRank() != 1)
-    return fail("not a lane-dot instruction (one lane loop, one group loop)");
+    return refuse(why,
+                  "not a lane-dot instruction (one lane loop, one group loop)");
   const LoopAssignment *laneA = nullptr, *groupA = nullptr;
   for (const LoopAssignment &a : plan.loops)
     (a.reduction ? groupA : laneA) = &a;
   if (!laneA || !groupA)
-    return fail("not a lane-dot instruction (one lane loop, one group loop)");
+    return refuse(why,
+                  "not a lane-dot instruction (one lane loop, one group loop)");
   if (laneA->programLoops.size() != 1 || groupA->programLoops.size() != 1)
-    return fail("the plan fuses or pads instruction loops; only one program "
-                "loop per instruction loop is generated so far");
+    return refuse(why,
+                  "the plan fuses or pads instruction loops; only one program "
+                  "loop per instruction loop is generated so far");
   lanes = laneA->instrExtent;
   group = groupA->instrExtent;
   laneLoop = laneA->programLoops[0];
@@ -195,8 +200,8 @@ LogicalResult LaneDotKernel::Impl::readInstruction(std::string &why) {
   for (unsigned j = 0; j < 3; ++j) {
     AffineMap layout = d.registers[j].layout;
     if (!layout || d.registers[j].type.getRank() != 1)
-      return fail("register layouts other than a flat vector are not "
-                  "generated yet");
+      return refuse(why, "register layouts other than a flat vector are not "
+                         "generated yet");
     for (int64_t n = 0; n < lanes; ++n)
       for (int64_t k = 0; k < (j == 2 ? 1 : group); ++k) {
         SmallVector<int64_t> point(access[j].getNumDims(), 0);
@@ -205,34 +210,27 @@ LogicalResult LaneDotKernel::Impl::readInstruction(std::string &why) {
           point[groupA->instrLoop] = k;
         SmallVector<int64_t> at = layout.compose(access[j].compose(point));
         if (at.size() != 1 || at[0] != (j == 2 ? n : n * group + k))
-          return fail("the register layout is not lane-major (element "
-                      "n * g + k); not generated yet");
+          return refuse(why, "the register layout is not lane-major (element "
+                             "n * g + k); not generated yet");
       }
   }
   return success();
 }
 
 LogicalResult LaneDotKernel::Impl::readExtents(std::string &why) {
-  auto fail = [&](const Twine &reason) {
-    why = reason.str();
-    return failure();
-  };
   // Static extents.
   for (const ProgramLoop &l : c.loops) {
     if (l.extent == kDynamic)
-      return fail("loop " + l.name +
-                  " has a dynamic extent; the code generator needs static "
-                  "shapes");
+      return refuse(
+          why, "loop " + l.name +
+                   " has a dynamic extent; the code generator needs static "
+                   "shapes");
     extent.push_back(l.extent);
   }
   return success();
 }
 
 LogicalResult LaneDotKernel::Impl::readInputs(std::string &why) {
-  auto fail = [&](const Twine &reason) {
-    why = reason.str();
-    return failure();
-  };
   // Which input is broadcast and which is packed.
   for (unsigned j = 0; j < 2; ++j) {
     const OperandPlan &op = plan.operands[j];
@@ -247,50 +245,44 @@ LogicalResult LaneDotKernel::Impl::readInputs(std::string &why) {
       pkInput = plan.programInputOf[j];
       break;
     default:
-      return fail("operand " + c.operands[plan.programInputOf[j]].name +
-                  " needs a strided or gathered access; only broadcast and "
-                  "packed inputs are generated so far");
+      return refuse(
+          why, "operand " + c.operands[plan.programInputOf[j]].name +
+                   " needs a strided or gathered access; only broadcast and "
+                   "packed inputs are generated so far");
     }
   }
   if (bcInput == pkInput)
-    return fail("the plan does not broadcast one input and pack the other");
+    return refuse(why,
+                  "the plan does not broadcast one input and pack the other");
   if (plan.operands[2].access != OperandPlan::Access::Direct)
-    return fail("the output needs a relayout; only a direct accumulator "
-                "is generated so far");
+    return refuse(why, "the output needs a relayout; only a direct accumulator "
+                       "is generated so far");
   return success();
 }
 
 LogicalResult LaneDotKernel::Impl::readBroadcast(std::string &why) {
-  auto fail = [&](const Twine &reason) {
-    why = reason.str();
-    return failure();
-  };
   // The broadcast input: the group loop alone indexes its last dimension,
   // which is contiguous.
   const ProgramOperand &bc = c.operands[bcInput];
   AffineExpr groupDim = getAffineDimExpr(groupLoop, c.op->getContext());
   if (bc.map.getNumResults() == 0 || bc.map.getResults().back() != groupDim ||
       !isIdentityStride(bc))
-    return fail("the broadcast group of " + bc.name +
-                " is not its contiguous last dimension");
+    return refuse(why, "the broadcast group of " + bc.name +
+                           " is not its contiguous last dimension");
   for (AffineExpr e : bc.map.getResults().drop_back())
     if (e.isFunctionOfDim(groupLoop))
-      return fail("the group loop indexes more than one dimension of " +
-                  bc.name);
+      return refuse(why, "the group loop indexes more than one dimension of " +
+                             bc.name);
   partialGroup = extent[groupLoop] % group != 0;
   return success();
 }
 
 LogicalResult LaneDotKernel::Impl::readPacked(std::string &why) {
-  auto fail = [&](const Twine &reason) {
-    why = reason.str();
-    return failure();
-  };
   // The packed input: a projection of the loops (filters, B matrices).
   const ProgramOperand &pk = c.operands[pkInput];
   if (!pk.map.isProjectedPermutation())
-    return fail("the packed input " + pk.name +
-                " is not indexed by plain loops");
+    return refuse(why, "the packed input " + pk.name +
+                           " is not indexed by plain loops");
   for (AffineExpr e : pk.map.getResults()) {
     unsigned l = cast<AffineDimExpr>(e).getPosition();
     if (l != laneLoop && l != groupLoop)
@@ -306,18 +298,15 @@ LogicalResult LaneDotKernel::Impl::readPacked(std::string &why) {
 }
 
 LogicalResult LaneDotKernel::Impl::readOutput(std::string &why) {
-  auto fail = [&](const Twine &reason) {
-    why = reason.str();
-    return failure();
-  };
   // The output: the lane loop is its contiguous last dimension.
   const ProgramOperand &out = c.operands[2];
   if (!out.map.isProjectedPermutation() || out.map.getNumResults() == 0 ||
       out.map.getResults().back() !=
           getAffineDimExpr(laneLoop, c.op->getContext()) ||
       !isIdentityStride(out))
-    return fail("the lane loop is not the contiguous last dimension of " +
-                out.name);
+    return refuse(why,
+                  "the lane loop is not the contiguous last dimension of " +
+                      out.name);
   return success();
 }
 
@@ -368,20 +357,16 @@ void LaneDotKernel::Impl::readRepair() {
 
 LogicalResult LaneDotKernel::Impl::readSignature(std::string &why) {
   const Description &d = *this->d;
-  auto fail = [&](const Twine &reason) {
-    why = reason.str();
-    return failure();
-  };
   // The instruction's signature (registers are bitcast to it when the
   // tisa.apply is legalized).
   for (const LoweringArg &a : d.lowering.args)
     if (a.kind != LoweringArg::Operand)
-      return fail("the lowering takes non-register arguments");
+      return refuse(why, "the lowering takes non-register arguments");
   FailureOr<FunctionType> resolved = loweringSignature(
       d, c.op->getContext(), [&]() { return emitError(d.loc); });
   if (failed(resolved))
-    return fail("its lowering intrinsic " + d.lowering.intrinsic +
-                " does not resolve");
+    return refuse(why, "its lowering intrinsic " + d.lowering.intrinsic +
+                           " does not resolve");
   signature = *resolved;
   return success();
 }
