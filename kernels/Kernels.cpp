@@ -402,7 +402,7 @@ generateKernel(MLIRContext &ctx, const KernelSpec &spec,
   MatchOptions matchOptions;
   matchOptions.target = &target;
   MatchResult result = match(*contraction, candidates, matchOptions);
-  FailureOr<LaneDotKernel> kernel = selectKernel(result, why);
+  FailureOr<LaneDotKernel> kernel = selectKernel(result, why, &target);
   if (failed(kernel)) {
     std::string msg = "no instruction " + target.name + " executes applies to " +
                       spec.describe() + ": " + why;

@@ -86,7 +86,7 @@ FailureOr<PlannedKernel> planKernel(linalg::LinalgOp op,
   auto key = op->getAttrOfType<StringAttr>(kPlanAttr);
   FailureOr<LaneDotKernel> kernel = key
                                         ? kernelNamed(result, key, why)
-                                        : selectKernel(result, why);
+                                        : selectKernel(result, why, &*in.target);
   if (failed(kernel) && key)
     return error("tisa.plan: " + why);
   if (failed(kernel))

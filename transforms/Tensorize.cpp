@@ -396,7 +396,7 @@ FailureOr<LaneDotKernel> LaneDotKernel::get(const Contraction &c,
 }
 
 FailureOr<LaneDotKernel> selectKernel(const MatchResult &result,
-                                      std::string &why) {
+                                      std::string &why, const Target *target) {
   std::string first;
   for (const TensorizePlan &p : result.plans) {
     std::string reason;
@@ -409,9 +409,23 @@ FailureOr<LaneDotKernel> selectKernel(const MatchResult &result,
   }
   if (result.plans.empty()) {
     why = "no instruction applies";
-    if (!result.rejected.empty())
-      why += " (" + result.rejected.front().desc->name + ": " +
-             result.rejected.front().reason + "; tisa match --all lists all)";
+    // The most telling rejection: of an instruction the target executes,
+    // else of one for its architecture, else the first.
+    const Rejection *shown = nullptr;
+    int rank = -1;
+    for (const Rejection &r : result.rejected) {
+      int k = !target                          ? 0
+              : target->canExecute(*r.desc)    ? 2
+              : r.desc->target == target->arch ? 1
+                                               : 0;
+      if (k > rank) {
+        shown = &r;
+        rank = k;
+      }
+    }
+    if (shown)
+      why += " (" + shown->desc->name + ": " + shown->reason +
+             "; tisa match --all lists all)";
   } else {
     why = "no plan the code generator supports; the best: " + first;
   }

@@ -159,9 +159,12 @@ private:
 };
 
 /// The best plan of `result` that LaneDotKernel supports (plans are ranked
-/// best first), or failure with the reason the best one was skipped.
+/// best first), or failure with the reason the best one was skipped; with no
+/// plan at all, the rejection of an instruction `target` executes, else of
+/// one for its architecture (not "targets aarch64" on an x86 machine).
 mlir::FailureOr<LaneDotKernel> selectKernel(const MatchResult &result,
-                                            std::string &why);
+                                            std::string &why,
+                                            const Target *target = nullptr);
 
 } // namespace tisa
 
