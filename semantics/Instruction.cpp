@@ -15,10 +15,6 @@ namespace tisa {
 FailureOr<FunctionType>
 loweringSignature(const Description &d, MLIRContext *ctx,
                   llvm::function_ref<InFlightDiagnostic()> emitError) {
-  for (const LoweringArg &a : d.lowering.args)
-    if (a.kind != LoweringArg::Operand)
-      return emitError() << d.name
-                         << ": the lowering takes non-register arguments";
   llvm::LLVMContext llvmCtx;
   FailureOr<ResolvedIntrinsic> intrinsic =
       resolveLoweringIntrinsic(d, llvmCtx, emitError);
@@ -38,18 +34,32 @@ loweringSignature(const Description &d, MLIRContext *ctx,
       ctx, params, fromLLVM.translateType(intrinsic->type->getReturnType()));
 }
 
+int64_t tileRows(const OperandRegister &r) { return r.type.getDimSize(0); }
+
+int64_t tileBytesPerRow(const OperandRegister &r) {
+  return r.type.getDimSize(1) * r.type.getElementTypeBitWidth() / 8;
+}
+
 ApplyOp buildApply(OpBuilder &b, Location loc, const Description &d,
                    FunctionType signature, ValueRange registers) {
-  SmallVector<int64_t> order;
-  for (const LoweringArg &a : d.lowering.args)
-    order.push_back(a.operand);
+  SmallVector<int64_t> order, immediates;
+  bool anyImmediate = false;
+  for (const LoweringArg &a : d.lowering.args) {
+    const OperandRegister &r = d.registers[a.operand];
+    bool isRegister = a.kind == LoweringArg::Operand;
+    order.push_back(isRegister ? int64_t(a.operand) : -1);
+    immediates.push_back(isRegister                       ? 0
+                         : a.kind == LoweringArg::Rows ? tileRows(r)
+                                                          : tileBytesPerRow(r));
+    anyImmediate |= !isRegister;
+  }
   unsigned acc = d.accumulatorOperand();
-  return ApplyOp::create(b, loc, registers[acc].getType(),
-                         b.getStringAttr(d.name),
-                         b.getStringAttr(d.lowering.intrinsic),
-                         b.getDenseI64ArrayAttr(order),
-                         TypeAttr::get(signature), b.getI64IntegerAttr(acc),
-                         registers);
+  return ApplyOp::create(
+      b, loc, registers[acc].getType(), b.getStringAttr(d.name),
+      b.getStringAttr(d.lowering.intrinsic), b.getDenseI64ArrayAttr(order),
+      TypeAttr::get(signature), b.getI64IntegerAttr(acc),
+      anyImmediate ? b.getDenseI64ArrayAttr(immediates) : DenseI64ArrayAttr(),
+      registers);
 }
 
 namespace {
@@ -75,6 +85,12 @@ Value castTo(OpBuilder &b, Location loc, Value v, Type t) {
 std::string whyNotLowered(ApplyOp op) {
   FunctionType signature = op.getSignature();
   for (auto [k, t] : llvm::enumerate(signature.getInputs())) {
+    if (op.getOrder()[k] < 0) {
+      if (!isa<IntegerType>(t))
+        return llvm::formatv("parameter {0} takes an immediate but is {1}", k,
+                             t);
+      continue;
+    }
     Type have = op.getRegisters()[op.getOrder()[k]].getType();
     if (have != t && !bitcastable(have, t))
       return llvm::formatv("register {0} is {1}, which does not bitcast to "
@@ -93,8 +109,14 @@ Value lowerApply(OpBuilder &b, ApplyOp op) {
   FunctionType signature = op.getSignature();
   Location loc = op.getLoc();
   SmallVector<Value> args;
-  for (auto [k, t] : llvm::enumerate(signature.getInputs()))
-    args.push_back(castTo(b, loc, op.getRegisters()[op.getOrder()[k]], t));
+  for (auto [k, t] : llvm::enumerate(signature.getInputs())) {
+    int64_t j = op.getOrder()[k];
+    if (j < 0)
+      args.push_back(LLVM::ConstantOp::create(
+          b, loc, t, b.getIntegerAttr(t, (*op.getImmediates())[k])));
+    else
+      args.push_back(castTo(b, loc, op.getRegisters()[j], t));
+  }
   Value r = LLVM::CallIntrinsicOp::create(b, loc, signature.getResult(0),
                                           op.getIntrinsicAttr(), args)
                 .getResult(0);

@@ -21,13 +21,14 @@ void TisaDialect::initialize() {
 
 LogicalResult ApplyOp::verify() {
   int64_t n = getRegisters().size();
-  if (getAccumulator() < 0 || getAccumulator() >= n)
-    return emitOpError() << "accumulator " << getAccumulator()
-                         << " is not one of its " << n << " registers";
-  if (getRegisters()[getAccumulator()].getType() != getResult().getType())
+  int64_t acc = int64_t(getAccumulator());
+  if (acc < 0 || acc >= n)
+    return emitOpError() << "accumulator " << acc << " is not one of its "
+                         << n << " registers";
+  if (getRegisters()[acc].getType() != getResult().getType())
     return emitOpError() << "the result has type " << getResult().getType()
                          << " but the accumulator register has "
-                         << getRegisters()[getAccumulator()].getType();
+                         << getRegisters()[acc].getType();
   if (!getIntrinsic().starts_with("llvm."))
     return emitOpError() << "intrinsic '" << getIntrinsic()
                          << "' is not an LLVM intrinsic name (llvm.*)";
@@ -38,10 +39,19 @@ LogicalResult ApplyOp::verify() {
                          << getOrder().size();
   if (signature.getNumResults() != 1)
     return emitOpError() << "the signature must have one result";
-  for (auto [k, j] : llvm::enumerate(getOrder()))
-    if (j < 0 || j >= n)
+  std::optional<ArrayRef<int64_t>> immediates = getImmediates();
+  if (immediates && immediates->size() != getOrder().size())
+    return emitOpError() << "immediates has " << immediates->size()
+                         << " entries but order " << getOrder().size();
+  for (auto [k, j] : llvm::enumerate(getOrder())) {
+    if (j == -1 && !immediates)
+      return emitOpError() << "order[" << k
+                           << "] = -1 takes an immediate, but there are none";
+    if (j < -1 || j >= n)
       return emitOpError() << "order[" << k << "] = " << j
-                           << " is not one of its " << n << " registers";
+                           << " is not one of its " << n
+                           << " registers (or -1, an immediate)";
+  }
   return success();
 }
 

@@ -30,38 +30,76 @@ std::string probeSymbol(const Description &d) {
 
 namespace {
 
-/// Vector registers only, each one whole lowering argument.
-bool isVectorInstruction(const Description &d) {
-  return llvm::all_of(d.registers,
-                      [](const OperandRegister &r) {
-                        return r.cls == RegisterClass::Vector;
-                      }) &&
-         llvm::all_of(d.lowering.args, [](const LoweringArg &a) {
-           return a.kind == LoweringArg::Operand;
-         });
+/// Vector registers only, or AMX tiles only: each register one lowering
+/// parameter, loaded and stored whole.
+bool isRegisterInstruction(const Description &d) {
+  auto all = [&](RegisterClass cls) {
+    return llvm::all_of(d.registers, [&](const OperandRegister &r) {
+      return r.cls == cls;
+    });
+  };
+  return all(RegisterClass::Vector) || all(RegisterClass::AMXTile);
 }
 
-/// Loads every register from its argument, applies the instruction and
+Value i16Constant(OpBuilder &b, Location loc, int64_t v) {
+  return LLVM::ConstantOp::create(b, loc, b.getI16Type(),
+                                  b.getI16IntegerAttr(v));
+}
+
+Value i64Constant(OpBuilder &b, Location loc, int64_t v) {
+  return LLVM::ConstantOp::create(b, loc, b.getI64Type(),
+                                  b.getI64IntegerAttr(v));
+}
+
+/// Register `r` read from its image at `ptr`: one vector load, or a tile
+/// load of its rows (bytes per row apart).
+Value loadRegister(OpBuilder &b, Location loc, const OperandRegister &r,
+                   Value ptr) {
+  if (r.cls == RegisterClass::Vector)
+    return LLVM::LoadOp::create(b, loc, r.type, ptr, /*alignment=*/1);
+  int64_t rows = tileRows(r), bytes = tileBytesPerRow(r);
+  return LLVM::CallIntrinsicOp::create(
+             b, loc, LLVM::LLVMX86AMXType::get(b.getContext()),
+             b.getStringAttr("llvm.x86.tileloadd64.internal"),
+             ValueRange{i16Constant(b, loc, rows), i16Constant(b, loc, bytes),
+                        ptr, i64Constant(b, loc, bytes)})
+      .getResult(0);
+}
+
+/// Register `r`'s value `v` written to its image at `ptr`.
+void storeRegister(OpBuilder &b, Location loc, const OperandRegister &r,
+                   Value ptr, Value v) {
+  if (r.cls == RegisterClass::Vector) {
+    LLVM::StoreOp::create(b, loc, v, ptr, /*alignment=*/1);
+    return;
+  }
+  int64_t rows = tileRows(r), bytes = tileBytesPerRow(r);
+  LLVM::CallIntrinsicOp::create(
+      b, loc, TypeRange{}, b.getStringAttr("llvm.x86.tilestored64.internal"),
+      ValueRange{i16Constant(b, loc, rows), i16Constant(b, loc, bytes), ptr,
+                 i64Constant(b, loc, bytes), v},
+      LLVM::FastmathFlagsAttr());
+}
+
+/// Loads every register from its argument, applies the instruction (the
+/// tisa.apply the code generator emits, lowered by the same function) and
 /// stores the accumulator back.
-LogicalResult emitVectorBody(OpBuilder &b, Location loc, const Description &d,
-                             LLVM::LLVMFuncOp fn) {
+LogicalResult emitRegisterBody(OpBuilder &b, Location loc,
+                               const Description &d, LLVM::LLVMFuncOp fn) {
   FailureOr<FunctionType> signature = loweringSignature(
       d, b.getContext(), [&]() { return emitError(loc); });
   if (failed(signature))
     return failure();
   SmallVector<Value> registers;
   for (auto [i, reg] : llvm::enumerate(d.registers))
-    registers.push_back(LLVM::LoadOp::create(b, loc, reg.type,
-                                             fn.getArgument(i),
-                                             /*alignment=*/1));
+    registers.push_back(loadRegister(b, loc, reg, fn.getArgument(i)));
   ApplyOp apply = buildApply(b, loc, d, *signature, registers);
   if (std::string why = whyNotLowered(apply); !why.empty())
     return emitError(loc) << d.name << ": " << why;
   Value result = lowerApply(b, apply);
   apply.erase();
-  LLVM::StoreOp::create(b, loc, result,
-                        fn.getArgument(d.accumulatorOperand()),
-                        /*alignment=*/1);
+  unsigned acc = d.accumulatorOperand();
+  storeRegister(b, loc, d.registers[acc], fn.getArgument(acc), result);
   return success();
 }
 
@@ -97,7 +135,7 @@ FailureOr<LLVM::LLVMFuncOp> buildProbe(const Description &d, ModuleOp module) {
   Block *entry = fn.addEntryBlock(b);
   b.setInsertionPointToStart(entry);
 
-  auto i16 = b.getI16Type(), i64 = b.getI64Type();
+  auto i64 = b.getI64Type();
   auto constant = [&](Type t, int64_t v) -> Value {
     return LLVM::ConstantOp::create(b, loc, t, b.getIntegerAttr(t, v));
   };
@@ -107,7 +145,6 @@ FailureOr<LLVM::LLVMFuncOp> buildProbe(const Description &d, ModuleOp module) {
     return r.type.getDimSize(1) * r.type.getElementTypeBitWidth() / 8;
   };
   auto perLaneBytes = [&](unsigned op) { return colsBytes(op); };
-  auto amxTy = LLVM::LLVMX86AMXType::get(ctx);
 
   // The lane's slice of every warp fragment starts at lane * bytes-per-lane.
   Value lane;
@@ -128,10 +165,11 @@ FailureOr<LLVM::LLVMFuncOp> buildProbe(const Description &d, ModuleOp module) {
                                ValueRange{index});
   };
 
-  // Vector registers: the instruction as the code generator emits it, a
-  // tisa.apply, lowered by the same function -tisa-legalize-instructions uses.
-  if (isVectorInstruction(d)) {
-    if (failed(emitVectorBody(b, loc, d, fn)))
+  // Vector registers and AMX tiles: the instruction as the code generator
+  // emits it, a tisa.apply, lowered by the same function
+  // -tisa-legalize-instructions uses. Warp fragments follow below.
+  if (isRegisterInstruction(d)) {
+    if (failed(emitRegisterBody(b, loc, d, fn)))
       return failure();
     LLVM::ReturnOp::create(b, loc, ValueRange{});
     return fn;
@@ -151,23 +189,12 @@ FailureOr<LLVM::LLVMFuncOp> buildProbe(const Description &d, ModuleOp module) {
       break;
     }
     const OperandRegister &reg = d.registers[arg.operand];
-    Value ptr = fn.getArgument(arg.operand);
     switch (reg.cls) {
     case RegisterClass::Vector:
+    case RegisterClass::AMXTile:
       return emitError(loc) << d.name
-                            << ": vector and other registers in one "
+                            << ": registers of several classes in one "
                                "instruction are not supported";
-    case RegisterClass::AMXTile: {
-      Value tile =
-          LLVM::CallIntrinsicOp::create(
-              b, loc, amxTy, b.getStringAttr("llvm.x86.tileloadd64.internal"),
-              ValueRange{constant(i16, rows(arg.operand)),
-                         constant(i16, colsBytes(arg.operand)), ptr,
-                         constant(i64, colsBytes(arg.operand))})
-              .getResult(0);
-      args.push_back(tile);
-      break;
-    }
     case RegisterClass::WarpFragment: {
       int64_t offset = 0;
       for (unsigned p = first; p < last; ++p) {
@@ -188,19 +215,12 @@ FailureOr<LLVM::LLVMFuncOp> buildProbe(const Description &d, ModuleOp module) {
           .getResult(0);
   unsigned acc = d.accumulatorOperand();
   const OperandRegister &accReg = d.registers[acc];
-  Value accPtr = fn.getArgument(acc);
   switch (accReg.cls) {
   case RegisterClass::Vector:
-    return emitError(loc) << d.name
-                          << ": vector and other registers in one "
-                             "instruction are not supported";
   case RegisterClass::AMXTile:
-    LLVM::CallIntrinsicOp::create(
-        b, loc, TypeRange{}, b.getStringAttr("llvm.x86.tilestored64.internal"),
-        ValueRange{constant(i16, rows(acc)), constant(i16, colsBytes(acc)),
-                   accPtr, constant(i64, colsBytes(acc)), result},
-        LLVM::FastmathFlagsAttr());
-    break;
+    return emitError(loc) << d.name
+                          << ": registers of several classes in one "
+                             "instruction are not supported";
   case RegisterClass::WarpFragment: {
     auto parts = cast<LLVM::LLVMStructType>(result.getType()).getBody();
     int64_t offset = 0;

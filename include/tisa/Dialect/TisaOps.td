@@ -20,7 +20,9 @@ def Tisa_ApplyOp : Tisa_Op<"apply", [Pure]> {
     side effects, so common-subexpression elimination and load merging see through it, and it
     stays in the IR until `-tisa-legalize-instructions` replaces it by the description's lowering:
     each intrinsic parameter `k` takes operand `order[k]`, bitcast to `signature`'s parameter type
-    where the types differ, and the intrinsic's result is bitcast back.
+    where the types differ, or where `order[k]` is -1 the constant `immediates[k]` (an AMX tile's
+    rows or bytes per row); the intrinsic's result is bitcast back. Registers are vectors, or
+    `!llvm.x86_amx` tiles.
 
     It is what the code generator's register-class emitters produce for the innermost tile; the
     instruction's facts (intrinsic, operand order, signature) come from the description, copied
@@ -37,8 +39,9 @@ def Tisa_ApplyOp : Tisa_Op<"apply", [Pure]> {
   }];
   let arguments = (ins StrAttr:$instruction, StrAttr:$intrinsic, DenseI64ArrayAttr:$order,
                        TypeAttrOf<FunctionType>:$signature, I64Attr:$accumulator,
-                       Variadic<AnyVectorOfAnyRank>:$registers);
-  let results = (outs AnyVectorOfAnyRank:$result);
+                       OptionalAttr<DenseI64ArrayAttr>:$immediates,
+                       Variadic<AnyType>:$registers);
+  let results = (outs AnyType:$result);
   let assemblyFormat = [{
     $instruction `(` $registers `)` attr-dict `:` functional-type($registers, $result)
   }];

@@ -18,17 +18,17 @@
 
 namespace tisa {
 
-/// The MLIR signature of `d`'s lowering intrinsic when every lowering
-/// argument is one whole register (vector registers; not AMX tiles with their
-/// shape arguments, nor warp fragments spread over several parameters).
-/// Reports why not through `emitError`.
+/// The MLIR signature of `d`'s lowering intrinsic when every register is one
+/// parameter (vectors, AMX tiles with their shape parameters; not warp
+/// fragments spread over several). Reports why not through `emitError`.
 mlir::FailureOr<mlir::FunctionType>
 loweringSignature(const Description &d, mlir::MLIRContext *ctx,
                   llvm::function_ref<mlir::InFlightDiagnostic()> emitError);
 
 /// tisa.apply of `d` on `registers` (one per register of `d`, in its
-/// semantic order, of the registers' types) with `signature` from
-/// loweringSignature.
+/// semantic order: vectors of the registers' types, or !llvm.x86_amx tiles)
+/// with `signature` from loweringSignature; a tile's rows and bytes per row
+/// become immediates.
 ApplyOp buildApply(mlir::OpBuilder &b, mlir::Location loc,
                    const Description &d, mlir::FunctionType signature,
                    mlir::ValueRange registers);
@@ -38,9 +38,13 @@ ApplyOp buildApply(mlir::OpBuilder &b, mlir::Location loc,
 std::string whyNotLowered(ApplyOp op);
 
 /// The intrinsic call `op` stands for, built before it: the registers in the
-/// lowering's order, llvm.bitcast where types differ, the result bitcast back
-/// to the accumulator's type. Needs whyNotLowered(op) to be empty.
+/// lowering's order, llvm.bitcast where types differ, immediates as
+/// constants, the result bitcast back to the accumulator's type. Needs
+/// whyNotLowered(op) to be empty.
 mlir::Value lowerApply(mlir::OpBuilder &b, ApplyOp op);
+/// An AMX tile register's rows and bytes per row (its shape immediates).
+int64_t tileRows(const OperandRegister &r);
+int64_t tileBytesPerRow(const OperandRegister &r);
 
 } // namespace tisa
 

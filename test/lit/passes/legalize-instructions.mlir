@@ -110,3 +110,32 @@ func.func @negative_intrinsic(%a: vector<64xi8>, %acc: vector<16xi32>) -> vector
        : (vector<64xi8>, vector<16xi32>) -> vector<16xi32>
   return %r : vector<16xi32>
 }
+
+// -----
+
+// AMX tiles: registers are !llvm.x86_amx values; the tile shapes the
+// intrinsic takes first are immediates (order -1).
+// CHECK-LABEL: func.func @tdpbssd
+// CHECK:         %[[R:.*]] = llvm.mlir.constant(16 : i16) : i16
+// CHECK:         %[[C:.*]] = llvm.mlir.constant(64 : i16) : i16
+// CHECK:         %[[K:.*]] = llvm.mlir.constant(64 : i16) : i16
+// CHECK:         %[[T:.*]] = llvm.call_intrinsic "llvm.x86.tdpbssd.internal"(%[[R]], %[[C]], %[[K]], %arg2, %arg0, %arg1) : (i16, i16, i16, !llvm.x86_amx, !llvm.x86_amx, !llvm.x86_amx) -> !llvm.x86_amx
+// CHECK:         return %[[T]]
+func.func @tdpbssd(%a: !llvm.x86_amx, %b: !llvm.x86_amx, %acc: !llvm.x86_amx) -> !llvm.x86_amx {
+  %r = tisa.apply "tdpbssd"(%a, %b, %acc) {accumulator = 2 : i64,
+         intrinsic = "llvm.x86.tdpbssd.internal", order = array<i64: -1, -1, -1, 2, 0, 1>,
+         immediates = array<i64: 16, 64, 64, 0, 0, 0>,
+         signature = (i16, i16, i16, !llvm.x86_amx, !llvm.x86_amx, !llvm.x86_amx) -> !llvm.x86_amx}
+       : (!llvm.x86_amx, !llvm.x86_amx, !llvm.x86_amx) -> !llvm.x86_amx
+  return %r : !llvm.x86_amx
+}
+
+// -----
+
+func.func @negative_immediates(%a: !llvm.x86_amx, %acc: !llvm.x86_amx) -> !llvm.x86_amx {
+  // expected-error @below {{'tisa.apply' op order[0] = -1 takes an immediate, but there are none}}
+  %r = tisa.apply "x"(%a, %acc) {accumulator = 1 : i64, intrinsic = "llvm.y", order = array<i64: -1, 1, 0>,
+         signature = (i16, !llvm.x86_amx, !llvm.x86_amx) -> !llvm.x86_amx}
+       : (!llvm.x86_amx, !llvm.x86_amx) -> !llvm.x86_amx
+  return %r : !llvm.x86_amx
+}
