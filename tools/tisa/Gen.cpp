@@ -422,8 +422,9 @@ int run(const Options &o) {
   std::string diff = checkKernel(k, o.seed, checks);
   if (!diff.empty())
     return fail(diff);
-  os << "check        " << checks << " runs (random and extreme inputs; plain, "
-     << "pre-packed and range entries): "
+  os << "check        " << checks
+     << " runs (random inputs in padded rows and extreme inputs, output "
+     << "between guard bytes; plain, pre-packed and range entries): "
      << (spec->types.isFloat() ? "within the K-derived bound"
                                : "bit-exact")
      << " on " << spec->outputElements() << " outputs\n";
