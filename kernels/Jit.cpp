@@ -56,9 +56,17 @@ std::string serialize(const CompiledKernel &k, llvm::StringRef key) {
 
 } // namespace
 
+/// The target of `options`, without its disabled features.
+static llvm::Expected<Target> jitTarget(const JitOptions &options) {
+  llvm::Expected<Target> target = loadTarget(options.target, options.targetDir);
+  if (target)
+    target->disableFeatures(options.withoutFeatures);
+  return target;
+}
+
 llvm::Expected<std::string> kernelKey(const KernelSpec &spec,
                                       const JitOptions &options) {
-  llvm::Expected<Target> target = loadTarget(options.target, options.targetDir);
+  llvm::Expected<Target> target = jitTarget(options);
   if (!target)
     return target.takeError();
   // Description files are hashed, not parsed: a cache hit parses nothing.
@@ -147,7 +155,7 @@ llvm::Expected<std::unique_ptr<CompiledKernel>>
 compileKernel(const KernelSpec &spec, const JitOptions &options) {
   if (auto e = spec.validate())
     return std::move(e);
-  llvm::Expected<Target> target = loadTarget(options.target, options.targetDir);
+  llvm::Expected<Target> target = jitTarget(options);
   if (!target)
     return target.takeError();
   llvm::Expected<std::string> baseKey = kernelKey(spec, options);

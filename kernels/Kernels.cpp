@@ -402,7 +402,8 @@ generateKernel(MLIRContext &ctx, const KernelSpec &spec,
   MatchOptions matchOptions;
   matchOptions.target = &target;
   MatchResult result = match(*contraction, candidates, matchOptions);
-  FailureOr<LaneDotKernel> kernel = selectKernel(result, why, &target);
+  FailureOr<std::unique_ptr<KernelGenerator>> kernel =
+      selectKernel(result, why, &target);
   if (failed(kernel)) {
     std::string msg = "no instruction " + target.name + " executes applies to " +
                       spec.describe() + ": " + why;
@@ -411,7 +412,7 @@ generateKernel(MLIRContext &ctx, const KernelSpec &spec,
     out.warnings.push_back(msg + "; generating plain vector code");
   }
 
-  unsigned packed = succeeded(kernel) ? kernel->packedInput() : 1;
+  unsigned packed = succeeded(kernel) ? (*kernel)->packedInput() : 1;
   // The kernel reads a padded convolution's input in place.
   bool inPlacePadding = !gemm && spec.pad && succeeded(kernel) && packed == 1;
   SmallVector<int64_t> inputPadding;
@@ -425,27 +426,27 @@ generateKernel(MLIRContext &ctx, const KernelSpec &spec,
           .lower();
   Schedule schedule;
   if (succeeded(kernel)) {
-    schedule = kernel->defaultSchedule(
+    schedule = (*kernel)->defaultSchedule(
         target,
         inPlacePadding ? plainInput.getShape() : ArrayRef<int64_t>(),
         inputPadding);
     if (!options.schedule.empty()) {
       FailureOr<Schedule> s = Schedule::parse(options.schedule, why);
-      if (failed(s) || failed(kernel->verify(*s, why)))
+      if (failed(s) || failed((*kernel)->verify(*s, target, why)))
         return llvm::createStringError("bad schedule '" + options.schedule +
                                        "' for " + spec.describe() + ": " +
                                        why);
       schedule = *s;
     }
     out.schedule = schedule.text();
-    out.scheduleSpace = kernel->space().text();
-    out.tiles = kernel->partitionTiles(schedule);
-    out.instruction = kernel->plan().desc->name;
-    out.mnemonic = kernel->plan().desc->mnemonic;
+    out.scheduleSpace = (*kernel)->space().text();
+    out.tiles = (*kernel)->partitionTiles(schedule);
+    out.instruction = (*kernel)->plan().desc->name;
+    out.mnemonic = (*kernel)->plan().desc->mnemonic;
     llvm::raw_string_ostream os(out.plan);
-    printPlanSummary(*contraction, kernel->plan(), os);
-    out.packedLayout = kernel->packedLayoutText(schedule);
-    out.packedBytes = kernel->packedBytes(schedule);
+    printPlanSummary(*contraction, (*kernel)->plan(), os);
+    out.packedLayout = (*kernel)->packedLayoutText(schedule);
+    out.packedBytes = (*kernel)->packedBytes(schedule);
   } else {
     out.plan = "plain vector code (no instruction)";
     out.packedLayout = "the program's own layout, dense";
@@ -512,7 +513,7 @@ generateKernel(MLIRContext &ctx, const KernelSpec &spec,
   unsigned other = 1 - packed;
   auto emitPack = [&](OpBuilder &b, Value src, Value buffer) {
     if (succeeded(kernel)) {
-      kernel->emitPack(b, loc, src, buffer, schedule);
+      (*kernel)->emitPack(b, loc, src, buffer, schedule);
       return;
     }
     Value view = memref::ViewOp::create(
@@ -523,7 +524,7 @@ generateKernel(MLIRContext &ctx, const KernelSpec &spec,
   auto emitCompute = [&](OpBuilder &b, Value in, Value buffer, Value dst,
                          Value begin = {}, Value end = {}) {
     if (succeeded(kernel)) {
-      kernel->emitCompute(b, loc, in, buffer, dst, /*overwrite=*/true,
+      (*kernel)->emitCompute(b, loc, in, buffer, dst, /*overwrite=*/true,
                           schedule, begin, end, inputPadding);
       return;
     }

@@ -34,6 +34,60 @@ loweringSignature(const Description &d, MLIRContext *ctx,
       ctx, params, fromLLVM.translateType(intrinsic->type->getReturnType()));
 }
 
+namespace {
+Value i16Constant(OpBuilder &b, Location loc, int64_t v) {
+  return LLVM::ConstantOp::create(b, loc, b.getI16Type(),
+                                  b.getI16IntegerAttr(v));
+}
+
+Value i64Constant(OpBuilder &b, Location loc, int64_t v) {
+  return LLVM::ConstantOp::create(b, loc, b.getI64Type(),
+                                  b.getI64IntegerAttr(v));
+}
+} // namespace
+
+Value loadRegister(OpBuilder &b, Location loc, const OperandRegister &r,
+                   Value ptr, Value rowBytes) {
+  if (r.cls == RegisterClass::Vector)
+    return LLVM::LoadOp::create(b, loc, r.type, ptr, /*alignment=*/1);
+  int64_t rows = tileRows(r), bytes = tileBytesPerRow(r);
+  if (!rowBytes)
+    rowBytes = i64Constant(b, loc, bytes);
+  return LLVM::CallIntrinsicOp::create(
+             b, loc, LLVM::LLVMX86AMXType::get(b.getContext()),
+             b.getStringAttr("llvm.x86.tileloadd64.internal"),
+             ValueRange{i16Constant(b, loc, rows), i16Constant(b, loc, bytes),
+                        ptr, rowBytes})
+      .getResult(0);
+}
+
+void storeRegister(OpBuilder &b, Location loc, const OperandRegister &r,
+                   Value ptr, Value v, Value rowBytes) {
+  if (r.cls == RegisterClass::Vector) {
+    LLVM::StoreOp::create(b, loc, v, ptr, /*alignment=*/1);
+    return;
+  }
+  int64_t rows = tileRows(r), bytes = tileBytesPerRow(r);
+  if (!rowBytes)
+    rowBytes = i64Constant(b, loc, bytes);
+  LLVM::CallIntrinsicOp::create(
+      b, loc, TypeRange{}, b.getStringAttr("llvm.x86.tilestored64.internal"),
+      ValueRange{i16Constant(b, loc, rows), i16Constant(b, loc, bytes), ptr,
+                 rowBytes, v},
+      LLVM::FastmathFlagsAttr());
+}
+
+Value zeroRegister(OpBuilder &b, Location loc, const OperandRegister &r) {
+  if (r.cls == RegisterClass::Vector)
+    return LLVM::ZeroOp::create(b, loc, r.type);
+  return LLVM::CallIntrinsicOp::create(
+             b, loc, LLVM::LLVMX86AMXType::get(b.getContext()),
+             b.getStringAttr("llvm.x86.tilezero.internal"),
+             ValueRange{i16Constant(b, loc, tileRows(r)),
+                        i16Constant(b, loc, tileBytesPerRow(r))})
+      .getResult(0);
+}
+
 int64_t tileRows(const OperandRegister &r) { return r.type.getDimSize(0); }
 
 int64_t tileBytesPerRow(const OperandRegister &r) {

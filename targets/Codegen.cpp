@@ -60,6 +60,8 @@ CodegenTarget codegenTargetFor(const Target &target) {
   std::vector<std::string> features;
   for (const auto &f : target.features)
     features.push_back("+" + f.getKey().str());
+  for (const auto &f : target.disabledFeatures)
+    features.push_back("-" + f.getKey().str());
   llvm::sort(features);
   t.features = llvm::join(features, ",");
   return t;

@@ -41,46 +41,6 @@ bool isRegisterInstruction(const Description &d) {
   return all(RegisterClass::Vector) || all(RegisterClass::AMXTile);
 }
 
-Value i16Constant(OpBuilder &b, Location loc, int64_t v) {
-  return LLVM::ConstantOp::create(b, loc, b.getI16Type(),
-                                  b.getI16IntegerAttr(v));
-}
-
-Value i64Constant(OpBuilder &b, Location loc, int64_t v) {
-  return LLVM::ConstantOp::create(b, loc, b.getI64Type(),
-                                  b.getI64IntegerAttr(v));
-}
-
-/// Register `r` read from its image at `ptr`: one vector load, or a tile
-/// load of its rows (bytes per row apart).
-Value loadRegister(OpBuilder &b, Location loc, const OperandRegister &r,
-                   Value ptr) {
-  if (r.cls == RegisterClass::Vector)
-    return LLVM::LoadOp::create(b, loc, r.type, ptr, /*alignment=*/1);
-  int64_t rows = tileRows(r), bytes = tileBytesPerRow(r);
-  return LLVM::CallIntrinsicOp::create(
-             b, loc, LLVM::LLVMX86AMXType::get(b.getContext()),
-             b.getStringAttr("llvm.x86.tileloadd64.internal"),
-             ValueRange{i16Constant(b, loc, rows), i16Constant(b, loc, bytes),
-                        ptr, i64Constant(b, loc, bytes)})
-      .getResult(0);
-}
-
-/// Register `r`'s value `v` written to its image at `ptr`.
-void storeRegister(OpBuilder &b, Location loc, const OperandRegister &r,
-                   Value ptr, Value v) {
-  if (r.cls == RegisterClass::Vector) {
-    LLVM::StoreOp::create(b, loc, v, ptr, /*alignment=*/1);
-    return;
-  }
-  int64_t rows = tileRows(r), bytes = tileBytesPerRow(r);
-  LLVM::CallIntrinsicOp::create(
-      b, loc, TypeRange{}, b.getStringAttr("llvm.x86.tilestored64.internal"),
-      ValueRange{i16Constant(b, loc, rows), i16Constant(b, loc, bytes), ptr,
-                 i64Constant(b, loc, bytes), v},
-      LLVM::FastmathFlagsAttr());
-}
-
 /// Loads every register from its argument, applies the instruction (the
 /// tisa.apply the code generator emits, lowered by the same function) and
 /// stores the accumulator back.

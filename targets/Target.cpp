@@ -382,6 +382,13 @@ std::vector<std::string> Target::missingFeatures(const Description &d) const {
   return missing;
 }
 
+void Target::disableFeatures(llvm::ArrayRef<std::string> names) {
+  for (const std::string &f : names) {
+    features.erase(f);
+    disabledFeatures.insert(f);
+  }
+}
+
 bool Target::canExecute(const Description &d) const {
   return d.target == arch && missingFeatures(d).empty();
 }

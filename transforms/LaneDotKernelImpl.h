@@ -12,6 +12,7 @@
 #ifndef TISA_TRANSFORMS_LANEDOTKERNELIMPL_H
 #define TISA_TRANSFORMS_LANEDOTKERNELIMPL_H
 
+#include "CodegenUtils.h"
 #include "tisa/Transforms/Tensorize.h"
 #include "tisa/Semantics/Instruction.h"
 #include "tisa/Targets/Target.h"
@@ -82,38 +83,16 @@ struct RowRange {
   Value lo, hi;
 };
 
-/// An index constant, and an integer constant of type `t`.
-Value cIndex(OpBuilder &b, Location loc, int64_t v);
-Value cInt(OpBuilder &b, Location loc, Type t, int64_t v);
-/// The indices `map` gives for loop values `ivs` (one per program loop).
-SmallVector<Value> applyMap(OpBuilder &b, Location loc, AffineMap map,
-                            ArrayRef<Value> ivs);
-/// A loop nest over `extents` (constant bounds, step 1); `body` gets the
-/// induction variables.
-void loopNest(OpBuilder &b, Location loc, ArrayRef<int64_t> extents,
-              function_ref<void(OpBuilder &, Location, ValueRange)> body);
 /// xor 0x80 in every byte of an integer or integer vector.
 Value flipSignBits(OpBuilder &b, Location loc, Value v);
-/// The coefficients of the loops in `e` and, last, its constant, when `e`
-/// is a sum of loops times constants.
-std::optional<SmallVector<int64_t>> linearCoefficients(AffineExpr e,
-                                                       unsigned loops);
-/// Whether the operand's last dimension is contiguous.
-bool isIdentityStride(const ProgramOperand &o);
 /// The integer value of a program element, widened to i32 as the program's
 /// body extends it.
 Value widen(OpBuilder &b, Location loc, Value v, bool isSigned);
 
 } // namespace lanedot
 
-using lanedot::applyMap;
 using lanedot::Border;
-using lanedot::cIndex;
-using lanedot::cInt;
 using lanedot::flipSignBits;
-using lanedot::isIdentityStride;
-using lanedot::linearCoefficients;
-using lanedot::loopNest;
 using lanedot::RowRange;
 using lanedot::TapDim;
 using lanedot::widen;

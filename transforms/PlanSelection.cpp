@@ -49,12 +49,12 @@ TensorizeInputs::load(MLIRContext *ctx, StringRef pass, StringRef isa,
 namespace {
 
 /// The kernel of the plan `key` names among `result`'s plans.
-FailureOr<LaneDotKernel> kernelNamed(const MatchResult &result, StringRef key,
+FailureOr<std::unique_ptr<KernelGenerator>> kernelNamed(const MatchResult &result, StringRef key,
                                      std::string &why) {
   for (const TensorizePlan &p : result.plans) {
     if (planKey(result.contraction, p) != key)
       continue;
-    return LaneDotKernel::get(result.contraction, p, why);
+    return getKernelGenerator(result.contraction, p, why);
   }
   why = "the matcher has no plan '" + key.str() + "' for it";
   return failure();
@@ -84,9 +84,9 @@ FailureOr<PlannedKernel> planKernel(linalg::LinalgOp op,
     return failure();
   };
   auto key = op->getAttrOfType<StringAttr>(kPlanAttr);
-  FailureOr<LaneDotKernel> kernel = key
-                                        ? kernelNamed(result, key, why)
-                                        : selectKernel(result, why, &*in.target);
+  FailureOr<std::unique_ptr<KernelGenerator>> kernel =
+      key ? kernelNamed(result, key, why)
+          : selectKernel(result, why, &*in.target);
   if (failed(kernel) && key)
     return error("tisa.plan: " + why);
   if (failed(kernel))
@@ -99,7 +99,7 @@ FailureOr<PlannedKernel> planKernel(linalg::LinalgOp op,
     return out;
   }
   FailureOr<Schedule> s = Schedule::parse(scheduleText, why);
-  if (failed(s) || failed(out.kernel->verify(*s, why)))
+  if (failed(s) || failed(out.kernel->verify(*s, *in.target, why)))
     return error("schedule '" + scheduleText + "': " + why);
   out.schedule = *s;
   return out;

@@ -49,7 +49,7 @@ struct TensorizeInputs {
 /// A contraction's plan and schedule.
 struct PlannedKernel {
   Contraction contraction;
-  std::optional<LaneDotKernel> kernel;
+  std::unique_ptr<KernelGenerator> kernel;
   Schedule schedule;
 };
 

@@ -479,7 +479,8 @@ Schedule LaneDotKernel::defaultSchedule(const Target &target,
   return Impl::TileSearch(*impl, target, inputShape, inputPadding).run();
 }
 
-LogicalResult LaneDotKernel::verify(const Schedule &s, std::string &why) const {
+LogicalResult LaneDotKernel::verify(const Schedule &s, const Target &,
+                                    std::string &why) const {
   const Impl &m = *impl;
   if (s.unroll.size() != m.c.loops.size()) {
     why = "the schedule unrolls " + std::to_string(s.unroll.size()) +

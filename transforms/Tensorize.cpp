@@ -22,36 +22,6 @@ namespace tisa {
 
 namespace lanedot {
 
-Value cIndex(OpBuilder &b, Location loc, int64_t v) {
-  return arith::ConstantIndexOp::create(b, loc, v);
-}
-
-Value cInt(OpBuilder &b, Location loc, Type t, int64_t v) {
-  return arith::ConstantOp::create(b, loc, t, b.getIntegerAttr(t, v));
-}
-
-/// The indices `map` gives for loop values `ivs` (one per program loop).
-SmallVector<Value> applyMap(OpBuilder &b, Location loc, AffineMap map,
-                            ArrayRef<Value> ivs) {
-  SmallVector<Value> out;
-  for (AffineExpr e : map.getResults())
-    out.push_back(affine::expandAffineExpr(b, loc, e, ivs, {}));
-  return out;
-}
-
-/// A loop nest over `extents` (constant bounds, step 1); `body` gets the
-/// induction variables.
-void loopNest(OpBuilder &b, Location loc, ArrayRef<int64_t> extents,
-              function_ref<void(OpBuilder &, Location, ValueRange)> body) {
-  SmallVector<Value> lbs, ubs, steps;
-  for (int64_t e : extents) {
-    lbs.push_back(cIndex(b, loc, 0));
-    ubs.push_back(cIndex(b, loc, e));
-    steps.push_back(cIndex(b, loc, 1));
-  }
-  scf::buildLoopNest(b, loc, lbs, ubs, steps, body);
-}
-
 /// xor 0x80 in every byte of an integer or integer vector.
 Value flipSignBits(OpBuilder &b, Location loc, Value v) {
   Type t = v.getType();
@@ -63,22 +33,6 @@ Value flipSignBits(OpBuilder &b, Location loc, Value v) {
     attr = DenseElementsAttr::get(vt, attr);
   Value mask = arith::ConstantOp::create(b, loc, t, attr);
   return arith::XOrIOp::create(b, loc, v, mask);
-}
-
-/// The coefficients of the loops in `e` and, last, its constant, when `e`
-/// is a sum of loops times constants.
-std::optional<SmallVector<int64_t>> linearCoefficients(AffineExpr e,
-                                                       unsigned loops) {
-  // Upstream's flattening: [dims..., locals for floordiv/mod..., constant].
-  SmallVector<int64_t> flat;
-  if (failed(getFlattenedAffineExpr(e, loops, /*numSymbols=*/0, &flat)) ||
-      flat.size() != loops + 1)
-    return std::nullopt;
-  return flat;
-}
-
-bool isIdentityStride(const ProgramOperand &o) {
-  return !o.strides.empty() && o.strides.back() == 1;
 }
 
 /// The integer value of a program element, widened to i32 as the program's
@@ -130,11 +84,6 @@ unsigned LaneDotKernel::packedInput() const { return impl->pkInput; }
 int64_t LaneDotKernel::packedBytes(const Schedule &s) const {
   return impl->sumOffset(s) + impl->pkSumBytes;
 }
-MemRefType LaneDotKernel::packedBufferType(MLIRContext *ctx,
-                                           const Schedule &s) const {
-  return MemRefType::get({packedBytes(s)}, IntegerType::get(ctx, 8));
-}
-
 std::string LaneDotKernel::packedLayoutText(const Schedule &s) const {
   const Impl &m = *impl;
   std::string text;
@@ -283,11 +232,7 @@ LogicalResult LaneDotKernel::Impl::readPacked(std::string &why) {
   if (!pk.map.isProjectedPermutation())
     return refuse(why, "the packed input " + pk.name +
                            " is not indexed by plain loops");
-  for (AffineExpr e : pk.map.getResults()) {
-    unsigned l = cast<AffineDimExpr>(e).getPosition();
-    if (l != laneLoop && l != groupLoop)
-      pkOuter.push_back(l);
-  }
+  pkOuter = loopsBesides(pk.map, {laneLoop, groupLoop});
   groupTiles = llvm::divideCeil(extent[groupLoop], group);
   lanesPadded = llvm::alignTo(extent[laneLoop], lanes);
   int64_t eltBytes = pk.elementBytes();
@@ -393,43 +338,6 @@ FailureOr<LaneDotKernel> LaneDotKernel::get(const Contraction &c,
     return failure();
   }
   return LaneDotKernel(std::move(impl));
-}
-
-FailureOr<LaneDotKernel> selectKernel(const MatchResult &result,
-                                      std::string &why, const Target *target) {
-  std::string first;
-  for (const TensorizePlan &p : result.plans) {
-    std::string reason;
-    FailureOr<LaneDotKernel> k =
-        LaneDotKernel::get(result.contraction, p, reason);
-    if (succeeded(k))
-      return k;
-    if (first.empty())
-      first = reason;
-  }
-  if (result.plans.empty()) {
-    why = "no instruction applies";
-    // The most telling rejection: of an instruction the target executes,
-    // else of one for its architecture, else the first.
-    const Rejection *shown = nullptr;
-    int rank = -1;
-    for (const Rejection &r : result.rejected) {
-      int k = !target                          ? 0
-              : target->canExecute(*r.desc)    ? 2
-              : r.desc->target == target->arch ? 1
-                                               : 0;
-      if (k > rank) {
-        shown = &r;
-        rank = k;
-      }
-    }
-    if (shown)
-      why += " (" + shown->desc->name + ": " + shown->reason +
-             "; tisa match --all lists all)";
-  } else {
-    why = "no plan the code generator supports; the best: " + first;
-  }
-  return failure();
 }
 
 } // namespace tisa

@@ -50,7 +50,7 @@ struct TensorizePass
   /// The pack of the planned operand, then the computation, in place of
   /// `op`.
   static void apply(linalg::LinalgOp op, PlannedKernel &planned) {
-    const LaneDotKernel &kernel = *planned.kernel;
+    const KernelGenerator &kernel = *planned.kernel;
     const Schedule &schedule = planned.schedule;
     OpBuilder b(op);
     Location loc = op.getLoc();

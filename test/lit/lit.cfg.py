@@ -28,6 +28,10 @@ except OSError:
 for flag, feature in [("avx512_vnni", "avx512vnni"), ("avx512_bf16", "avx512bf16")]:
     if flag in flags:
         config.available_features.add(feature)
+# AMX kernels run under the project's emulator; the rest of a Sapphire Rapids
+# kernel (AVX-512 with VNNI and BF16) runs natively.
+if config.tisa_amx_emulator == "ON" and {"avx512_vnni", "avx512_bf16", "avx512bw", "avx512vl"} <= flags:
+    config.available_features.add("amx-emulator")
 if os.path.exists("/usr/bin/qemu-aarch64") and os.path.exists("/usr/aarch64-linux-gnu/lib/libc.a"):
     config.available_features.add("qemu-aarch64")
 

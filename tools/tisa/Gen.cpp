@@ -13,6 +13,9 @@
 #include "tisa/Kernels/Jit.h"
 #include "tisa/Kernels/Reference.h"
 #include "tisa/Kernels/Tune.h"
+#ifdef TISA_HAVE_AMX_EMULATOR
+#include "tisa/Targets/AMXEmulator.h"
+#endif
 #include "tisa/Targets/Codegen.h"
 #include "tisa/Transforms/Passes.h"
 
@@ -319,7 +322,20 @@ struct Runnable {
   JitOptions options;
   Target target;
   int64_t threads = 1;
+  /// AMX runs under tisa's emulator (this machine has none); the other
+  /// target features this machine lacks are disabled (options).
+  bool emulateAMX = false;
 };
+
+/// Features the project's emulator provides on x86-64 Linux without them.
+bool emulatedFeature(llvm::StringRef f) {
+#ifdef TISA_HAVE_AMX_EMULATOR
+  return f.starts_with("amx-");
+#else
+  (void)f;
+  return false;
+#endif
+}
 
 std::optional<Runnable> runnable(const Options &o, llvm::StringRef verb,
                                  int &code) {
@@ -366,6 +382,14 @@ std::optional<Runnable> runnable(const Options &o, llvm::StringRef verb,
                               f.getKey()))
         missing.push_back(f.getKey().str());
     llvm::sort(missing);
+    // AMX is emulated: the code is the target's without what else this
+    // machine lacks.
+    if (llvm::any_of(missing, emulatedFeature)) {
+      r.emulateAMX = true;
+      llvm::erase_if(missing, emulatedFeature);
+      r.options.withoutFeatures = missing;
+      missing.clear();
+    }
     if (!missing.empty()) {
       code = fail("this machine cannot run code for " + target->name +
                   ": it lacks " + llvm::join(missing, ", "));
@@ -374,6 +398,53 @@ std::optional<Runnable> runnable(const Options &o, llvm::StringRef verb,
   }
   code = 0;
   return r;
+}
+
+/// Installs the AMX emulator and says so; false (after an error) if it
+/// cannot be installed.
+bool installAMXEmulator(llvm::raw_ostream &os) {
+#ifdef TISA_HAVE_AMX_EMULATOR
+  std::string why;
+  if (!tisa::amx::installEmulator(&why)) {
+    fail("cannot install the AMX emulator: " + why);
+    return false;
+  }
+  os << "amx          emulated: this CPU has no AMX; tisa's trap-and-emulate "
+        "library executes each AMX instruction\n";
+  return true;
+#else
+  (void)os;
+  fail("this build has no AMX emulator (x86-64 Linux only)");
+  return false;
+#endif
+}
+
+/// What the emulator executed in one call of the pre-packed entry: tile
+/// loads per tdp* and tile configurations.
+void printAMXCounts(llvm::raw_ostream &os, const CompiledKernel &k,
+                    const std::function<void()> &call) {
+#ifdef TISA_HAVE_AMX_EMULATOR
+  namespace amx = tisa::amx;
+  amx::resetCounts();
+  call();
+  uint64_t dots = 0;
+  for (const char *m : {"tdpbssd", "tdpbsud", "tdpbusd", "tdpbuud",
+                        "tdpbf16ps", "tdpfp16ps"})
+    dots += amx::emulatedCount(m);
+  uint64_t loads = amx::emulatedCount("tileloadd") +
+                   amx::emulatedCount("tileloaddt1");
+  os << llvm::formatv("amx counts   one pre-packed call: {0} tdp*, {1} tile "
+                      "loads ({2:f2} per tdp*), {3} tile stores, {4} tile "
+                      "configurations\n",
+                      dots, loads, dots ? double(loads) / dots : 0.0,
+                      amx::emulatedCount("tilestored"),
+                      amx::emulatedCount("ldtilecfg"));
+  if (!dots)
+    os << "             (" << k.instruction()
+       << " is not an AMX instruction: nothing was emulated)\n";
+#else
+  (void)os, (void)k, (void)call;
+#endif
 }
 
 int run(const Options &o) {
@@ -417,6 +488,8 @@ int run(const Options &o) {
      << llvm::formatv("compile      {0:f3} s ({1})\n", compileSeconds,
                       k.fromCache() ? "from the disk cache" : "generated");
 
+  if (r->emulateAMX && !installAMXEmulator(os))
+    return 1;
   // Check: random and extreme inputs, through both entries.
   int checks = 0;
   std::string diff = checkKernel(k, o.seed, checks);
@@ -441,6 +514,8 @@ int run(const Options &o) {
   }
   std::function<void()> calls[] = {bindKernel(k, data, RunMode{}, packed),
                                     bindKernel(k, data, packedMode, packed)};
+  if (r->emulateAMX)
+    printAMXCounts(os, k, calls[1]);
   auto timeOnce = [&](bool prepacked) {
     auto t0 = clock::now();
     calls[prepacked]();
@@ -465,6 +540,10 @@ int run(const Options &o) {
   if (used < threads)
     threadText += ": too little work for " + std::to_string(threads);
   const char *unit = spec->types.isFloat() ? "GFLOPS" : "GOPS";
+  if (r->emulateAMX)
+    os << "time         of this machine running AMX under the emulator "
+          "(each AMX instruction a trap), not of "
+       << target->name << ":\n";
   os << llvm::formatv("time         median of {0}: {1:f3} ms pre-packed, "
                       "{2:f3} ms plain (packing included)\n",
                       n, pre * 1e3, plain * 1e3)
@@ -479,6 +558,11 @@ int tune(const Options &o) {
   std::optional<Runnable> r = runnable(o, "tune", code);
   if (!r)
     return code;
+  if (r->emulateAMX)
+    return fail("'tune' measures schedules on this machine, which runs " +
+                r->target.name +
+                "'s AMX under an emulator: its times say nothing about the "
+                "hardware; use 'run' to check the kernel");
   for (const char *runOnly : {"repeat", "schedule"})
     if (o.values.count(runOnly))
       return usageError("--" + std::string(runOnly) +

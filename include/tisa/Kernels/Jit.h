@@ -33,6 +33,9 @@ struct JitOptions {
   /// for that subset.
   std::string target = "host";
   std::string targetDir;
+  /// Features of the target the code must not use (Target::disableFeatures):
+  /// what this machine lacks and no emulator provides.
+  std::vector<std::string> withoutFeatures;
   /// Empty: no cache. Default: $TISA_CACHE_DIR, else $XDG_CACHE_HOME/tisa,
   /// else ~/.cache/tisa.
   std::string cacheDir = defaultCacheDir();

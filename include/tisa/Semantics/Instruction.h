@@ -42,6 +42,20 @@ std::string whyNotLowered(ApplyOp op);
 /// constants, the result bitcast back to the accumulator's type. Needs
 /// whyNotLowered(op) to be empty.
 mlir::Value lowerApply(mlir::OpBuilder &b, ApplyOp op);
+/// The register-class interface the code generators and the probe share.
+/// Register `r` read from memory at `ptr`: one vector load, or a tile load
+/// of its rows, `rowBytes` (an i64; null: the tile's bytes per row) apart.
+mlir::Value loadRegister(mlir::OpBuilder &b, mlir::Location loc,
+                         const OperandRegister &r, mlir::Value ptr,
+                         mlir::Value rowBytes = {});
+/// Register `r`'s value `v` written to memory at `ptr` (rows as for load).
+void storeRegister(mlir::OpBuilder &b, mlir::Location loc,
+                   const OperandRegister &r, mlir::Value ptr, mlir::Value v,
+                   mlir::Value rowBytes = {});
+/// Register `r` holding zeros (a vector constant, or tilezero).
+mlir::Value zeroRegister(mlir::OpBuilder &b, mlir::Location loc,
+                         const OperandRegister &r);
+
 /// An AMX tile register's rows and bytes per row (its shape immediates).
 int64_t tileRows(const OperandRegister &r);
 int64_t tileBytesPerRow(const OperandRegister &r);

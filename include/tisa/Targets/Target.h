@@ -76,6 +76,12 @@ struct Target {
   /// "ptx70"). A description runs on the target when every one of its features
   /// is in this set.
   llvm::StringSet<> features;
+  /// Features the CPU has that generated code must not use (running a
+  /// target's code on a machine without them: `tisa run --target
+  /// sapphirerapids` on a CPU without AVX512-FP16); passed to LLVM as "-f".
+  llvm::StringSet<> disabledFeatures;
+  /// Removes `names` from `features` and disables them.
+  void disableFeatures(llvm::ArrayRef<std::string> names);
 
   /// Widest SIMD register in bits (512 on znver4; the SVE vector length on
   /// neoverse-v1 = 256; 0 for GPUs).

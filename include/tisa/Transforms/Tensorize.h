@@ -91,50 +91,49 @@ struct ScheduleSpace {
   static mlir::FailureOr<ScheduleSpace> parse(llvm::StringRef text);
 };
 
-class LaneDotKernel {
+/// A code generator for one register class: it checks that it supports a
+/// plan, packs the operand the plan relays out (once per weight tensor) and
+/// emits the computation on already-packed data. The kernel library's entry
+/// points, `-tisa-tensorize` and the tuner use only this interface.
+/// Implementations: LaneDotKernel (vector lanes: vpdpbusd, vdpbf16ps, NEON
+/// dot) and TileKernel (AMX tiles).
+class KernelGenerator {
 public:
-  LaneDotKernel(LaneDotKernel &&);
-  ~LaneDotKernel();
+  virtual ~KernelGenerator();
 
-  /// Checks that the code generator supports the plan and precomputes the
-  /// layouts, or says why not (one line).
-  static mlir::FailureOr<LaneDotKernel>
-  get(const Contraction &c, const TensorizePlan &plan, std::string &why);
-
-  const TensorizePlan &plan() const;
+  virtual const TensorizePlan &plan() const = 0;
   /// The program input (0 or 1) that is packed ahead of the computation.
-  unsigned packedInput() const;
+  virtual unsigned packedInput() const = 0;
   /// Bytes of the buffer `emitPack` fills for schedule `s`: the packed
   /// operand and, when a repair needs it, the compensation that depends only
   /// on that operand.
-  int64_t packedBytes(const Schedule &s) const;
+  virtual int64_t packedBytes(const Schedule &s) const = 0;
   /// memref<packedBytes x i8>.
   mlir::MemRefType packedBufferType(mlir::MLIRContext *ctx,
                                     const Schedule &s) const;
   /// "[n/80=7][k/4=64][80][4] + 128 * sums (i32)"-style description.
-  std::string packedLayoutText(const Schedule &s) const;
+  virtual std::string packedLayoutText(const Schedule &s) const = 0;
 
-  /// The register tile (and fused rows) with the fewest counted cycles on
-  /// `target`, remainder tiles included; panels as wide as that tile; lane
-  /// blocks whose panels fill half of L2 when the packed operand does not fit
-  /// and is reused (docs/codegen.md, "Schedules and tuning"). With the
-  /// input's shape and padding as emitCompute will get them, the count
-  /// knows which filter taps each tile skips and considers edge tiles.
-  Schedule defaultSchedule(const Target &target,
-                           llvm::ArrayRef<int64_t> inputShape = {},
-                           llvm::ArrayRef<int64_t> inputPadding = {}) const;
-  ScheduleSpace space() const;
-  /// Checks `s` against this kernel (sizes, multiples), or says why not.
-  mlir::LogicalResult verify(const Schedule &s, std::string &why) const;
-  /// The number of tiles emitCompute's [begin, end) range counts: the
-  /// outermost loop with enough register tiles (or lane blocks) to share
-  /// between threads.
-  int64_t partitionTiles(const Schedule &s) const;
+  /// The schedule with the fewest counted cycles on `target` (see each
+  /// implementation). With the input's shape and padding as emitCompute will
+  /// get them, the count knows which filter taps each tile skips.
+  virtual Schedule
+  defaultSchedule(const Target &target,
+                  llvm::ArrayRef<int64_t> inputShape = {},
+                  llvm::ArrayRef<int64_t> inputPadding = {}) const = 0;
+  virtual ScheduleSpace space() const = 0;
+  /// Checks `s` against this kernel on `target` (sizes, multiples,
+  /// registers), or says why not.
+  virtual mlir::LogicalResult verify(const Schedule &s, const Target &target,
+                                     std::string &why) const = 0;
+  /// The number of tiles emitCompute's [begin, end) range counts.
+  virtual int64_t partitionTiles(const Schedule &s) const = 0;
 
   /// Packs program input `packedInput()` (the memref `src`, of the program's
   /// shape) into `buffer` (of packedBufferType) in the layout of `s`.
-  void emitPack(mlir::OpBuilder &b, mlir::Location loc, mlir::Value src,
-                mlir::Value buffer, const Schedule &s) const;
+  virtual void emitPack(mlir::OpBuilder &b, mlir::Location loc,
+                        mlir::Value src, mlir::Value buffer,
+                        const Schedule &s) const = 0;
   /// The computation: reads the other program input from `input` (of the
   /// program's shape), the packed one from `buffer`, and writes `output`:
   /// output = input x packed when `overwrite`, output += ... otherwise
@@ -144,13 +143,54 @@ public:
   /// With `inputPadding` (one entry per dimension), `input` is the program's
   /// input without a zero border: dimension d of the program operand is
   /// inputPadding[d] zeros, `input`'s elements, then zeros up to the
-  /// operand's extent (conv2d's padding). It is read in place, and loops over
-  /// filter taps skip the taps that would read only the border.
+  /// operand's extent (conv2d's padding), which the kernel never reads from
+  /// memory.
+  virtual void emitCompute(mlir::OpBuilder &b, mlir::Location loc,
+                           mlir::Value input, mlir::Value buffer,
+                           mlir::Value output, bool overwrite,
+                           const Schedule &s, mlir::Value begin = {},
+                           mlir::Value end = {},
+                           llvm::ArrayRef<int64_t> inputPadding = {}) const = 0;
+};
+
+/// Vector lanes: each accumulator lane adds a dot product of g elements; one
+/// input broadcast, the other packed (transforms/Tensorize.cpp).
+class LaneDotKernel final : public KernelGenerator {
+public:
+  LaneDotKernel(LaneDotKernel &&);
+  ~LaneDotKernel() override;
+
+  /// Checks that the code generator supports the plan and precomputes the
+  /// layouts, or says why not (one line).
+  static mlir::FailureOr<LaneDotKernel>
+  get(const Contraction &c, const TensorizePlan &plan, std::string &why);
+
+  const TensorizePlan &plan() const override;
+  unsigned packedInput() const override;
+  int64_t packedBytes(const Schedule &s) const override;
+  std::string packedLayoutText(const Schedule &s) const override;
+  /// The register tile (and fused rows) with the fewest counted cycles on
+  /// `target`, remainder tiles included; panels as wide as that tile; lane
+  /// blocks whose panels fill half of L2 when the packed operand does not fit
+  /// and is reused (docs/codegen.md, "Schedules and tuning"); edge tiles.
+  Schedule defaultSchedule(const Target &target,
+                           llvm::ArrayRef<int64_t> inputShape = {},
+                           llvm::ArrayRef<int64_t> inputPadding = {}) const override;
+  ScheduleSpace space() const override;
+  mlir::LogicalResult verify(const Schedule &s, const Target &target,
+                             std::string &why) const override;
+  /// The outermost loop with enough register tiles (or lane blocks) to share
+  /// between threads.
+  int64_t partitionTiles(const Schedule &s) const override;
+  void emitPack(mlir::OpBuilder &b, mlir::Location loc, mlir::Value src,
+                mlir::Value buffer, const Schedule &s) const override;
+  /// Reads a padded input in place: loops over filter taps skip the taps
+  /// that would read only the border.
   void emitCompute(mlir::OpBuilder &b, mlir::Location loc, mlir::Value input,
                    mlir::Value buffer, mlir::Value output, bool overwrite,
                    const Schedule &s, mlir::Value begin = {},
                    mlir::Value end = {},
-                   llvm::ArrayRef<int64_t> inputPadding = {}) const;
+                   llvm::ArrayRef<int64_t> inputPadding = {}) const override;
 
 private:
   struct Impl;
@@ -158,11 +198,17 @@ private:
   std::unique_ptr<Impl> impl;
 };
 
-/// The best plan of `result` that LaneDotKernel supports (plans are ranked
+/// The generator of the register class `plan` uses, or failure with why
+/// (one line, starting with the description's name).
+mlir::FailureOr<std::unique_ptr<KernelGenerator>>
+getKernelGenerator(const Contraction &c, const TensorizePlan &plan,
+                   std::string &why);
+
+/// The best plan of `result` that a generator supports (plans are ranked
 /// best first), or failure with the reason the best one was skipped; with no
 /// plan at all, the rejection of an instruction `target` executes, else of
 /// one for its architecture (not "targets aarch64" on an x86 machine).
-mlir::FailureOr<LaneDotKernel> selectKernel(const MatchResult &result,
+mlir::FailureOr<std::unique_ptr<KernelGenerator>> selectKernel(const MatchResult &result,
                                             std::string &why,
                                             const Target *target = nullptr);
 

@@ -1,0 +1,123 @@
+//===- TileKernel.h - code generation for tile-register instructions -*- C++ -*-===//
+//
+// A tile instruction (AMX tdpbusd, tdpbf16ps, ...) computes
+//   C[m, n] += sum_k A[m, k] * B[k, n],  m < M, n < N, k < K
+// on three 2-D registers. The matcher maps m, n and k to one program loop
+// each. A is read in place, one tile row per step of the m loop at a
+// constant stride, its k elements contiguous; B is packed once into the
+// description's register image, one contiguous tile per (panel, k step):
+//   packed[B's other loops...][n / N][k / K][tile rows][tile bytes];
+// C is a row-major tile. The computation keeps a register tile of
+// tm x tn accumulators (within the register file the target states) across
+// every reduction loop, fed by tm A tiles and tn B tiles per step:
+//   for other parallel loops, m blocks        (the range entry's tiles)
+//     for n blocks
+//       C[i][j] = 0 (or the output)
+//       for other reduction loops (filter taps), k steps
+//         A[i] = load, B[j] = load, C[i][j] = instruction(A[i], B[j], C[i][j])
+//       store C
+// Remainders are padding, so every tile has the description's one shape
+// and the tile configuration never changes (LLVM loads it once per
+// function): B's panels and k steps are zero-filled when packed; an A whose
+// extents are not whole register tiles (or a conv2d's border) is read from
+// a zero-padded copy made per call; a block of C that leaves C is computed
+// in a register tile's worth of scratch and its valid part copied.
+//
+//===----------------------------------------------------------------------===//
+
+#ifndef TISA_TRANSFORMS_TILEKERNEL_H
+#define TISA_TRANSFORMS_TILEKERNEL_H
+
+#include "tisa/Transforms/Tensorize.h"
+
+namespace tisa {
+
+class TileKernel final : public KernelGenerator {
+public:
+  /// Checks that the plan is a tile plan this generator supports, or says
+  /// why not (one line).
+  static mlir::FailureOr<TileKernel>
+  get(const Contraction &c, const TensorizePlan &plan, std::string &why);
+
+  const TensorizePlan &plan() const override { return plan_; }
+  unsigned packedInput() const override { return bInput; }
+  int64_t packedBytes(const Schedule &s) const override;
+  std::string packedLayoutText(const Schedule &s) const override;
+  /// 2 x 2 accumulator tiles (fewer when m or n has fewer tiles) within the
+  /// target's tile registers: a tile load per instruction.
+  Schedule defaultSchedule(const Target &target,
+                           llvm::ArrayRef<int64_t> inputShape = {},
+                           llvm::ArrayRef<int64_t> inputPadding = {}) const override;
+  ScheduleSpace space() const override;
+  /// The register tile's accumulators and one step's A and B tiles fit the
+  /// target's tile registers.
+  mlir::LogicalResult verify(const Schedule &s, const Target &target,
+                             std::string &why) const override;
+  /// The other parallel loops times the m blocks.
+  int64_t partitionTiles(const Schedule &s) const override;
+  void emitPack(mlir::OpBuilder &b, mlir::Location loc, mlir::Value src,
+                mlir::Value buffer, const Schedule &s) const override;
+  void emitCompute(mlir::OpBuilder &b, mlir::Location loc, mlir::Value input,
+                   mlir::Value buffer, mlir::Value output, bool overwrite,
+                   const Schedule &s, mlir::Value begin = {},
+                   mlir::Value end = {},
+                   llvm::ArrayRef<int64_t> inputPadding = {}) const override;
+
+private:
+  TileKernel() = default;
+  struct Blocks;
+  mlir::LogicalResult readInstruction(std::string &why);
+  mlir::LogicalResult readLoops(std::string &why);
+  mlir::LogicalResult readOperands(std::string &why);
+  /// The register tile of `s`: accumulators along m and n.
+  std::pair<int64_t, int64_t> registerTile(const Schedule &s) const;
+  /// Extents of each program loop rounded up to whole register tiles (m, n)
+  /// and instruction steps (k).
+  llvm::SmallVector<int64_t> paddedExtents(const Schedule &s) const;
+  /// Extents of program operand `i` when its loops run to `loopExtents`.
+  llvm::SmallVector<int64_t>
+  operandExtents(unsigned i, llvm::ArrayRef<int64_t> loopExtents) const;
+  int64_t kSteps() const;
+  int64_t panels(const Schedule &s) const;
+  int64_t tileBytes(unsigned reg) const;
+  /// The byte offset of B element (k, n) in its tile, as an affine map of
+  /// (k, n) from the description's register layout.
+  mlir::AffineMap bTileOffset() const;
+  /// `edge`, when set, is a register tile's worth of C: blocks that leave
+  /// C are computed there and their valid part copied.
+  void emitTileLoop(mlir::OpBuilder &b, mlir::Location loc, mlir::Value a,
+                    mlir::Value buffer, mlir::Value c, mlir::Value edge,
+                    bool overwrite, const Schedule &s, mlir::Value begin,
+                    mlir::Value end) const;
+  void emitBlock(mlir::OpBuilder &b, mlir::Location loc,
+                 llvm::ArrayRef<mlir::Value> ivs, mlir::Value a,
+                 mlir::Value buffer, mlir::Value c, mlir::Value edge,
+                 bool overwrite, const Schedule &s) const;
+  /// Copies the `rows` x `cols` corner of `edge` to C's block at `ivs`, or
+  /// (`intoEdge`) the other way.
+  void copyEdge(mlir::OpBuilder &b, mlir::Location loc,
+                llvm::ArrayRef<mlir::Value> ivs, mlir::Value out,
+                mlir::Value edge, mlir::Value rows, mlir::Value cols,
+                bool intoEdge) const;
+
+  Contraction c;
+  TensorizePlan plan_;
+  const Description *d = nullptr;
+  mlir::FunctionType signature;
+  /// Instruction registers: the in-place input, the packed input, C.
+  unsigned aReg = 0, bReg = 1, cReg = 2;
+  /// Program inputs read in place (A) and packed (B).
+  unsigned aInput = 0, bInput = 1;
+  /// Program loops mapped to the instruction's m, n and k.
+  unsigned mLoop = 0, nLoop = 0, kLoop = 0;
+  /// Instruction extents (elements).
+  int64_t mI = 1, nI = 1, kI = 1;
+  llvm::SmallVector<int64_t> extent;
+  /// B's other loops (in its map's order), the other parallel loops and the
+  /// other reduction loops (program order).
+  llvm::SmallVector<unsigned> bOuter, outerParallel, outerReduction;
+};
+
+} // namespace tisa
+
+#endif // TISA_TRANSFORMS_TILEKERNEL_H

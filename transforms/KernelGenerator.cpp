@@ -1,0 +1,84 @@
+//===- KernelGenerator.cpp - the generator for a plan's register class ---===//
+//
+// Which code generator a plan goes to (by the register class of its
+// instruction) and which plan of a contraction is generated.
+//
+//===----------------------------------------------------------------------===//
+
+#include "tisa/Targets/Target.h"
+#include "tisa/Transforms/Tensorize.h"
+#include "tisa/Transforms/TileKernel.h"
+
+using namespace mlir;
+
+namespace tisa {
+
+KernelGenerator::~KernelGenerator() = default;
+
+MemRefType KernelGenerator::packedBufferType(MLIRContext *ctx,
+                                             const Schedule &s) const {
+  return MemRefType::get({packedBytes(s)}, IntegerType::get(ctx, 8));
+}
+
+namespace {
+bool allRegistersOf(const Description &d, RegisterClass cls) {
+  return llvm::all_of(d.registers,
+                      [&](const OperandRegister &r) { return r.cls == cls; });
+}
+} // namespace
+
+FailureOr<std::unique_ptr<KernelGenerator>>
+getKernelGenerator(const Contraction &c, const TensorizePlan &plan,
+                   std::string &why) {
+  if (allRegistersOf(*plan.desc, RegisterClass::AMXTile)) {
+    FailureOr<TileKernel> k = TileKernel::get(c, plan, why);
+    if (failed(k))
+      return failure();
+    return std::unique_ptr<KernelGenerator>(
+        std::make_unique<TileKernel>(std::move(*k)));
+  }
+  FailureOr<LaneDotKernel> k = LaneDotKernel::get(c, plan, why);
+  if (failed(k))
+    return failure();
+  return std::unique_ptr<KernelGenerator>(
+      std::make_unique<LaneDotKernel>(std::move(*k)));
+}
+
+FailureOr<std::unique_ptr<KernelGenerator>>
+selectKernel(const MatchResult &result, std::string &why,
+             const Target *target) {
+  std::string first;
+  for (const TensorizePlan &p : result.plans) {
+    std::string reason;
+    auto k = getKernelGenerator(result.contraction, p, reason);
+    if (succeeded(k))
+      return k;
+    if (first.empty())
+      first = reason;
+  }
+  if (result.plans.empty()) {
+    why = "no instruction applies";
+    // The most telling rejection: of an instruction the target executes,
+    // else of one for its architecture, else the first.
+    const Rejection *shown = nullptr;
+    int rank = -1;
+    for (const Rejection &r : result.rejected) {
+      int k = !target                          ? 0
+              : target->canExecute(*r.desc)    ? 2
+              : r.desc->target == target->arch ? 1
+                                               : 0;
+      if (k > rank) {
+        shown = &r;
+        rank = k;
+      }
+    }
+    if (shown)
+      why += " (" + shown->desc->name + ": " + shown->reason +
+             "; tisa match --all lists all)";
+  } else {
+    why = "no plan the code generator supports; the best: " + first;
+  }
+  return failure();
+}
+
+} // namespace tisa

@@ -1,0 +1,322 @@
+//===- TileKernel.cpp - the tile generator: a plan checked, its sizes ------===//
+//
+// TileKernel::get reads a plan of a tile instruction (include/tisa/Transforms/
+// TileKernel.h has the loop nest it generates) and refuses, with a reason,
+// what it does not generate: fused or padded instruction loops, repairs,
+// register images other than row-major A and C, an A whose k elements are
+// not contiguous. The schedule of a tile kernel is its register tile: the
+// unroll of the m and n loops in accumulator tiles.
+//
+//===----------------------------------------------------------------------===//
+
+#include "CodegenUtils.h"
+#include "tisa/Semantics/Instruction.h"
+#include "tisa/Targets/Target.h"
+#include "tisa/Transforms/TileKernel.h"
+
+#include "llvm/Support/MathExtras.h"
+
+namespace tisa {
+
+namespace {
+
+LogicalResult refuse(std::string &why, const Twine &reason) {
+  why = reason.str();
+  return failure();
+}
+
+/// The register image position (row, column) of the semantic element that
+/// instruction iteration `point` reads from register `j`.
+SmallVector<int64_t> imagePosition(const Description &d, unsigned j,
+                                   ArrayRef<int64_t> point) {
+  AffineMap access = d.body.getIndexingMapsArray()[j];
+  return d.registers[j].layout.compose(access.compose(point));
+}
+
+} // namespace
+
+LogicalResult TileKernel::readInstruction(std::string &why) {
+  if (plan_.loops.size() != 3 || d->registers.size() != 3)
+    return refuse(why, "not a tile instruction (loops m, n and k)");
+  if (plan_.repair)
+    return refuse(why, "signedness repairs on tile instructions are not "
+                       "generated yet (a description of the exact "
+                       "signedness is)");
+  const LoopAssignment *red = nullptr;
+  SmallVector<const LoopAssignment *> par;
+  for (const LoopAssignment &a : plan_.loops) {
+    if (a.programLoops.size() != 1 || a.scalable)
+      return refuse(why, "the plan fuses or pads instruction loops; only one "
+                         "program loop per instruction loop is generated");
+    (a.reduction ? red : par.emplace_back()) = &a;
+  }
+  if (!red || par.size() != 2)
+    return refuse(why, "not a tile instruction (loops m, n and k)");
+  kLoop = red->programLoops[0];
+  // Tiles keep the description's whole shape even where the plan shrinks a
+  // loop to a small program (a configurable tile): the remainder is padding.
+  SmallVector<int64_t> whole = d->body.getStaticLoopRanges();
+  kI = whole[red->instrLoop];
+  cReg = d->accumulatorOperand();
+  // A: the input register whose image is row = its parallel loop, column =
+  // k, so that memory rows load as tile rows.
+  unsigned nDims = d->body.getNumLoops();
+  auto rowMajor = [&](unsigned j, const LoopAssignment &row,
+                      const LoopAssignment &col, int64_t rows, int64_t cols) {
+    for (int64_t r = 0; r < rows; ++r)
+      for (int64_t k = 0; k < cols; ++k) {
+        SmallVector<int64_t> point(nDims, 0);
+        point[row.instrLoop] = r;
+        point[col.instrLoop] = k;
+        if (imagePosition(*d, j, point) != SmallVector<int64_t>{r, k})
+          return false;
+      }
+    return true;
+  };
+  for (unsigned j : {0u, 1u})
+    for (unsigned p : {0u, 1u})
+      if (j != cReg && d->body.getIndexingMapsArray()[j].isFunctionOfDim(
+                           par[p]->instrLoop) &&
+          rowMajor(j, *par[p], *red, whole[par[p]->instrLoop], kI)) {
+        aReg = j;
+        bReg = 1 - j;
+        mLoop = par[p]->programLoops[0];
+        nLoop = par[1 - p]->programLoops[0];
+        mI = whole[par[p]->instrLoop];
+        nI = whole[par[1 - p]->instrLoop];
+        if (!rowMajor(cReg, *par[p], *par[1 - p], mI, nI))
+          return refuse(why, "the accumulator's register image is not row-major "
+                             "(m, n); not generated yet");
+        return success();
+      }
+  return refuse(why, "no input register image is row-major (m, k); not "
+                     "generated yet");
+}
+
+LogicalResult TileKernel::readLoops(std::string &why) {
+  for (auto [l, loop] : llvm::enumerate(c.loops)) {
+    if (loop.extent == kDynamic)
+      return refuse(why, "loop " + loop.name +
+                             " has a dynamic extent; the code generator needs "
+                             "static shapes");
+    extent.push_back(loop.extent);
+    if (l == mLoop || l == nLoop || l == kLoop)
+      continue;
+    (loop.reduction ? outerReduction : outerParallel).push_back(l);
+  }
+  return success();
+}
+
+LogicalResult TileKernel::readOperands(std::string &why) {
+  aInput = plan_.programInputOf[aReg];
+  bInput = plan_.programInputOf[bReg];
+  const ProgramOperand &a = c.operands[aInput], &bOp = c.operands[bInput],
+                       &out = c.operands[2];
+  unsigned loops = c.loops.size();
+  // A: linear in the loops; k only in its contiguous last dimension.
+  for (auto [i, e] : llvm::enumerate(a.map.getResults())) {
+    std::optional<SmallVector<int64_t>> coef = linearCoefficients(e, loops);
+    if (!coef || llvm::any_of(*coef, [](int64_t x) { return x < 0; }))
+      return refuse(why, a.name + " is not indexed by a sum of loops");
+    bool last = i + 1 == a.map.getNumResults();
+    if ((*coef)[kLoop] != (last ? 1 : 0) || (*coef)[nLoop] != 0)
+      return refuse(why, "the k loop does not index the contiguous last "
+                         "dimension of " +
+                             a.name + " alone");
+  }
+  if (!isIdentityStride(a))
+    return refuse(why, "the last dimension of " + a.name +
+                           " is not contiguous");
+  if (!bOp.map.isProjectedPermutation() || bOp.map.isFunctionOfDim(mLoop))
+    return refuse(why, "the packed input " + bOp.name +
+                           " is not indexed by plain loops without m");
+  bOuter = loopsBesides(bOp.map, {nLoop, kLoop});
+  if (!out.map.isProjectedPermutation() || out.map.getNumResults() == 0 ||
+      out.map.getResults().back() !=
+          getAffineDimExpr(nLoop, c.op->getContext()) ||
+      !isIdentityStride(out))
+    return refuse(why, "the n loop is not the contiguous last dimension of " +
+                           out.name);
+  return success();
+}
+
+FailureOr<TileKernel> TileKernel::get(const Contraction &c,
+                                      const TensorizePlan &plan,
+                                      std::string &why) {
+  TileKernel k;
+  k.c = c;
+  k.plan_ = plan;
+  k.d = plan.desc;
+  std::string reason;
+  if (failed(k.readInstruction(reason)) || failed(k.readLoops(reason)) ||
+      failed(k.readOperands(reason))) {
+    why = k.d->name + ": " + reason;
+    return failure();
+  }
+  FailureOr<FunctionType> sig = loweringSignature(
+      *k.d, c.op->getContext(), [&]() { return emitError(k.d->loc); });
+  if (failed(sig)) {
+    why = k.d->name + ": its lowering intrinsic " + k.d->lowering.intrinsic +
+          " does not resolve";
+    return failure();
+  }
+  k.signature = *sig;
+  return k;
+}
+
+//===----------------------------------------------------------------------===//
+// Sizes
+//===----------------------------------------------------------------------===//
+
+std::pair<int64_t, int64_t> TileKernel::registerTile(const Schedule &s) const {
+  if (s.unroll.size() != extent.size())
+    return {1, 1};
+  return {s.unroll[mLoop], s.unroll[nLoop]};
+}
+
+SmallVector<int64_t> TileKernel::paddedExtents(const Schedule &s) const {
+  auto [tm, tn] = registerTile(s);
+  SmallVector<int64_t> e(extent);
+  e[mLoop] = llvm::alignTo(e[mLoop], mI * tm);
+  e[nLoop] = llvm::alignTo(e[nLoop], nI * tn);
+  e[kLoop] = llvm::alignTo(e[kLoop], kI);
+  return e;
+}
+
+SmallVector<int64_t>
+TileKernel::operandExtents(unsigned i, ArrayRef<int64_t> loopExtents) const {
+  SmallVector<int64_t> out;
+  for (AffineExpr e : c.operands[i].map.getResults()) {
+    SmallVector<int64_t> coef = *linearCoefficients(e, extent.size());
+    int64_t last = coef.back();
+    for (unsigned l = 0; l < extent.size(); ++l)
+      last += coef[l] * (loopExtents[l] - 1);
+    out.push_back(last + 1);
+  }
+  return out;
+}
+
+int64_t TileKernel::kSteps() const {
+  return llvm::divideCeil(extent[kLoop], kI);
+}
+
+int64_t TileKernel::panels(const Schedule &s) const {
+  return paddedExtents(s)[nLoop] / nI;
+}
+
+int64_t TileKernel::tileBytes(unsigned reg) const {
+  return tileRows(d->registers[reg]) * tileBytesPerRow(d->registers[reg]);
+}
+
+int64_t TileKernel::packedBytes(const Schedule &s) const {
+  int64_t bytes = panels(s) * kSteps() * tileBytes(bReg);
+  for (unsigned l : bOuter)
+    bytes *= extent[l];
+  return bytes;
+}
+
+std::string TileKernel::packedLayoutText(const Schedule &s) const {
+  std::string text;
+  llvm::raw_string_ostream os(text);
+  for (unsigned l : bOuter)
+    os << "[" << c.loops[l].name << "=" << extent[l] << "]";
+  const OperandRegister &r = d->registers[bReg];
+  os << "[" << c.loops[nLoop].name << "/" << nI << "=" << panels(s) << "]["
+     << c.loops[kLoop].name << "/" << kI << "=" << kSteps() << "]["
+     << tileRows(r) << " rows][" << tileBytesPerRow(r)
+     << " bytes] (tiles of " << d->name << "'s register image, zero-padded)";
+  return text;
+}
+
+AffineMap TileKernel::bTileOffset() const {
+  // (k, n) -> the instruction iteration (m = 0) -> register (row, column) ->
+  // row * bytes per row + column * element bytes.
+  MLIRContext *ctx = c.op->getContext();
+  const OperandRegister &r = d->registers[bReg];
+  unsigned nDims = d->body.getNumLoops();
+  SmallVector<AffineExpr> point(nDims, getAffineConstantExpr(0, ctx));
+  for (const LoopAssignment &a : plan_.loops) {
+    if (a.programLoops[0] == kLoop)
+      point[a.instrLoop] = getAffineDimExpr(0, ctx);
+    else if (a.programLoops[0] == nLoop)
+      point[a.instrLoop] = getAffineDimExpr(1, ctx);
+  }
+  AffineMap image = r.layout.compose(
+      d->body.getIndexingMapsArray()[bReg].compose(
+          AffineMap::get(2, 0, point, ctx)));
+  int64_t eltBytes = r.type.getElementType().getIntOrFloatBitWidth() / 8;
+  return AffineMap::get(2, 0,
+                        image.getResult(0) * tileBytesPerRow(r) +
+                            image.getResult(1) * eltBytes);
+}
+
+//===----------------------------------------------------------------------===//
+// Schedules
+//===----------------------------------------------------------------------===//
+
+Schedule TileKernel::defaultSchedule(const Target &target, ArrayRef<int64_t>,
+                                     ArrayRef<int64_t>) const {
+  // The register tile whose accumulators and one step's A and B tiles fit
+  // the target's tile registers with the fewest instructions (padding to
+  // whole register tiles included), then the fewest tile loads.
+  int64_t mTiles = llvm::divideCeil(extent[mLoop], mI);
+  int64_t nTiles = llvm::divideCeil(extent[nLoop], nI);
+  int64_t registers = std::max<int64_t>(target.tileRegisters, 3);
+  auto cost = [&](int64_t m, int64_t n) {
+    int64_t mb = llvm::divideCeil(mTiles, m), nb = llvm::divideCeil(nTiles, n);
+    return std::make_pair(mb * m * nb * n, mb * nb * (m + n));
+  };
+  int64_t tm = 1, tn = 1;
+  for (int64_t m = 1; m <= mTiles; ++m)
+    for (int64_t n = 1; n <= nTiles; ++n)
+      if (m + n + m * n <= registers && cost(m, n) < cost(tm, tn))
+        tm = m, tn = n;
+  Schedule s;
+  s.unroll.assign(extent.size(), 1);
+  s.unroll[mLoop] = tm;
+  s.unroll[nLoop] = tn;
+  return s;
+}
+
+ScheduleSpace TileKernel::space() const {
+  ScheduleSpace sp;
+  for (const ProgramLoop &l : c.loops)
+    sp.parallel.push_back(!l.reduction);
+  sp.laneLoop = nLoop;
+  sp.lanes = nI;
+  sp.lanesPadded = llvm::alignTo(extent[nLoop], nI);
+  return sp;
+}
+
+LogicalResult TileKernel::verify(const Schedule &s, const Target &target,
+                                 std::string &why) const {
+  if (s.unroll.size() != extent.size())
+    return refuse(why, "unroll needs " + std::to_string(extent.size()) +
+                           " factors, one per program loop");
+  for (auto [l, u] : llvm::enumerate(s.unroll))
+    if (u < 1 || (u != 1 && l != mLoop && l != nLoop))
+      return refuse(why, "a tile kernel unrolls only its m and n loops (" +
+                             c.loops[mLoop].name + ", " + c.loops[nLoop].name +
+                             "), by whole accumulator tiles");
+  if (s.laneBlock || s.lanesOuter || s.panel || s.fuse || s.edge)
+    return refuse(why, "tile kernels take only 'unroll' (no block, order, "
+                       "panel, fuse or edge)");
+  auto [tm, tn] = registerTile(s);
+  if (int64_t(target.tileRegisters) < tm + tn + tm * tn)
+    return refuse(why, "a " + std::to_string(tm) + "x" + std::to_string(tn) +
+                           " register tile needs " +
+                           std::to_string(tm + tn + tm * tn) +
+                           " tile registers (accumulators, A and B tiles); " +
+                           target.name + " has " +
+                           std::to_string(target.tileRegisters));
+  return success();
+}
+
+int64_t TileKernel::partitionTiles(const Schedule &s) const {
+  int64_t tiles = paddedExtents(s)[mLoop] / (mI * registerTile(s).first);
+  for (unsigned l : outerParallel)
+    tiles *= extent[l];
+  return tiles;
+}
+
+} // namespace tisa
