@@ -382,6 +382,18 @@ std::vector<std::string> Target::missingFeatures(const Description &d) const {
   return missing;
 }
 
+std::vector<std::string> featuresLacking(const Target &target,
+                                         const Target &host) {
+  std::vector<std::string> missing;
+  for (const auto &f : target.features)
+    if (!host.features.contains(f.getKey()) &&
+        !llvm::is_contained({"x87", "pku", "mwaitx", "rdpru", "wbnoinvd"},
+                            f.getKey()))
+      missing.push_back(f.getKey().str());
+  llvm::sort(missing);
+  return missing;
+}
+
 void Target::disableFeatures(llvm::ArrayRef<std::string> names) {
   for (const std::string &f : names) {
     features.erase(f);

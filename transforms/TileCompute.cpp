@@ -21,6 +21,7 @@
 #include "mlir/Dialect/Linalg/IR/Linalg.h"
 #include "mlir/Dialect/MemRef/IR/MemRef.h"
 #include "mlir/Dialect/SCF/IR/SCF.h"
+#include "mlir/Dialect/Vector/IR/VectorOps.h"
 
 namespace tisa {
 
@@ -99,6 +100,24 @@ Value paddedCopy(OpBuilder &b, Location loc, Value src,
   return buffer;
 }
 
+/// Keeps LLVM from turning copy loops of the function holding `b`'s
+/// insertion point into library calls (memcpy): after a call, LLVM reloads
+/// the tile configuration.
+void forbidLibraryCalls(OpBuilder &b) {
+  auto func = b.getInsertionBlock()->getParentOp();
+  while (func && !isa<FunctionOpInterface>(func))
+    func = func->getParentOp();
+  if (!func)
+    return;
+  SmallVector<Attribute> passthrough;
+  if (auto old = func->getAttrOfType<ArrayAttr>("passthrough"))
+    passthrough.assign(old.begin(), old.end());
+  Attribute noBuiltins = b.getStringAttr("no-builtins");
+  if (!llvm::is_contained(passthrough, noBuiltins))
+    passthrough.push_back(noBuiltins);
+  func->setAttr("passthrough", b.getArrayAttr(passthrough));
+}
+
 /// Whether reading `shape` (logical extents) from `v` placed at `offsets`
 /// needs a padded copy.
 bool needsCopy(Value v, ArrayRef<int64_t> shape, ArrayRef<int64_t> offsets) {
@@ -123,6 +142,7 @@ void TileKernel::emitCompute(OpBuilder &b, Location loc, Value input,
   if (copyA)
     a = paddedCopy(b, loc, input, aShape, inputPadding);
   if (needsCopy(output, cShape, {})) {
+    forbidLibraryCalls(b);
     auto [tm, tn] = registerTile(s);
     edge = memref::AllocaOp::create(
         b, loc,
@@ -307,22 +327,31 @@ void TileKernel::emitBlock(OpBuilder &b, Location loc, ArrayRef<Value> blockIvs,
 void TileKernel::copyEdge(OpBuilder &b, Location loc, ArrayRef<Value> ivs,
                           Value out, Value edge, Value rows, Value cols,
                           bool intoEdge) const {
-  Value zero = cIndex(b, loc, 0), one = cIndex(b, loc, 1);
-  scf::buildLoopNest(
-      b, loc, {zero, zero}, {rows, cols}, {one, one},
-      [&](OpBuilder &b, Location loc, ValueRange rc) {
-        SmallVector<Value> at(ivs);
-        at[mLoop] = arith::AddIOp::create(b, loc, ivs[mLoop], rc[0]);
-        at[nLoop] = arith::AddIOp::create(b, loc, ivs[nLoop], rc[1]);
-        SmallVector<Value> inC = applyMap(b, loc, c.operands[2].map, at);
-        if (intoEdge)
-          memref::StoreOp::create(b, loc,
-                                  memref::LoadOp::create(b, loc, out, inC), edge,
-                                  rc);
-        else
-          memref::StoreOp::create(
-              b, loc, memref::LoadOp::create(b, loc, edge, rc), out, inC);
-      });
+  // Row by row with masked vector moves: no loop LLVM could turn into a
+  // memcpy call, after which the tile configuration would be reloaded.
+  auto edgeType = cast<MemRefType>(edge.getType());
+  auto rowType = VectorType::get({edgeType.getDimSize(1)},
+                                 edgeType.getElementType());
+  Value mask = vector::CreateMaskOp::create(
+      b, loc, VectorType::get(rowType.getShape(), b.getI1Type()),
+      ValueRange{cols});
+  Value zeros = arith::ConstantOp::create(b, loc, rowType,
+                                          b.getZeroAttr(rowType));
+  auto rowLoop = scf::ForOp::create(b, loc, cIndex(b, loc, 0), rows,
+                                    cIndex(b, loc, 1));
+  OpBuilder::InsertionGuard guard(b);
+  b.setInsertionPointToStart(rowLoop.getBody());
+  Value r = rowLoop.getInductionVar();
+  SmallVector<Value> at(ivs);
+  at[mLoop] = arith::AddIOp::create(b, loc, ivs[mLoop], r);
+  SmallVector<Value> inC = applyMap(b, loc, c.operands[2].map, at);
+  SmallVector<Value> inEdge = {r, cIndex(b, loc, 0)};
+  Value from = intoEdge ? out : edge, to = intoEdge ? edge : out;
+  ArrayRef<Value> fromAt = intoEdge ? inC : inEdge,
+                  toAt = intoEdge ? inEdge : inC;
+  Value row = vector::MaskedLoadOp::create(b, loc, rowType, from, fromAt,
+                                           mask, zeros);
+  vector::MaskedStoreOp::create(b, loc, to, toAt, mask, row);
 }
 
 } // namespace tisa

@@ -371,17 +371,7 @@ std::optional<Runnable> runnable(const Options &o, llvm::StringRef verb,
   r.target = *target;
   auto host = loadTarget("host", o.targetDir);
   if (host && o.target != "host") {
-    std::vector<std::string> missing;
-    // x87 is part of every x86-64 CPU but not in LLVM's host feature list;
-    // the others are system instructions (protection keys, monitor/mwait,
-    // rdpru, wbnoinvd) that a compiler never emits on its own and a VM may
-    // hide (a Zen 4 guest lacks the last three).
-    for (const auto &f : target->features)
-      if (!host->features.contains(f.getKey()) &&
-          !llvm::is_contained({"x87", "pku", "mwaitx", "rdpru", "wbnoinvd"},
-                              f.getKey()))
-        missing.push_back(f.getKey().str());
-    llvm::sort(missing);
+    std::vector<std::string> missing = featuresLacking(*target, *host);
     // AMX is emulated: the code is the target's without what else this
     // machine lacks.
     if (llvm::any_of(missing, emulatedFeature)) {
@@ -427,18 +417,15 @@ void printAMXCounts(llvm::raw_ostream &os, const CompiledKernel &k,
   namespace amx = tisa::amx;
   amx::resetCounts();
   call();
-  uint64_t dots = 0;
-  for (const char *m : {"tdpbssd", "tdpbsud", "tdpbusd", "tdpbuud",
-                        "tdpbf16ps", "tdpfp16ps"})
-    dots += amx::emulatedCount(m);
+  uint64_t dots = amx::emulatedCount(k.mnemonic().c_str());
   uint64_t loads = amx::emulatedCount("tileloadd") +
                    amx::emulatedCount("tileloaddt1");
-  os << llvm::formatv("amx counts   one pre-packed call: {0} tdp*, {1} tile "
-                      "loads ({2:f2} per tdp*), {3} tile stores, {4} tile "
+  os << llvm::formatv("amx counts   one pre-packed call: {0} {5}, {1} tile "
+                      "loads ({2:f2} per {5}), {3} tile stores, {4} tile "
                       "configurations\n",
                       dots, loads, dots ? double(loads) / dots : 0.0,
                       amx::emulatedCount("tilestored"),
-                      amx::emulatedCount("ldtilecfg"));
+                      amx::emulatedCount("ldtilecfg"), k.mnemonic());
   if (!dots)
     os << "             (" << k.instruction()
        << " is not an AMX instruction: nothing was emulated)\n";

@@ -10,11 +10,11 @@
 //
 //===----------------------------------------------------------------------===//
 
+#include "KernelTestSupport.h"
+
 #include "tisa/Kernels/Reference.h"
-#include "tisa/Targets/Disassembler.h"
 
 #include "llvm/ADT/StringExtras.h"
-#include "llvm/Object/ELFObjectFile.h"
 #include "llvm/Support/FileSystem.h"
 #include "llvm/Support/FormatVariadic.h"
 #include "llvm/Support/raw_ostream.h"
@@ -25,51 +25,10 @@
 #include <cstring>
 
 using namespace tisa;
-
-namespace tisa {
-// Test parameters print as their description, not as bytes.
-void PrintTo(const KernelSpec &spec, std::ostream *os) {
-  *os << spec.describe();
-}
-} // namespace tisa
+using namespace tisa::test;
 
 namespace {
 
-constexpr uint64_t kSeed = 0x7153a;
-
-KernelSpec gemm(int64_t m, int64_t n, int64_t k, llvm::StringRef types) {
-  KernelSpec s = KernelSpec::makeGemm(m, n, k);
-  s.types = cantFail(KernelTypes::parse(types));
-  return s;
-}
-
-KernelSpec conv(int64_t batch, int64_t h, int64_t w, int64_t c, int64_t f,
-                int64_t r, int64_t stride, int64_t pad,
-                llvm::StringRef types) {
-  KernelSpec s = KernelSpec::makeConv2d(batch, h, w, c, f, r, stride, pad);
-  s.types = cantFail(KernelTypes::parse(types));
-  return s;
-}
-
-/// A kernel of the matrix; a conv2d's output size is written here, not
-/// taken from the code under test.
-struct MatrixCase {
-  KernelSpec spec;
-  int64_t outH = 0, outW = 0;
-};
-
-void PrintTo(const MatrixCase &c, std::ostream *os) {
-  *os << c.spec.describe();
-}
-
-/// conv2d with an r x s filter whose output is outH x outW.
-MatrixCase convCase(int64_t batch, int64_t h, int64_t w, int64_t c, int64_t f,
-                    int64_t r, int64_t s, int64_t stride, int64_t pad,
-                    llvm::StringRef types, int64_t outH, int64_t outW) {
-  KernelSpec spec = conv(batch, h, w, c, f, r, stride, pad, types);
-  spec.s = s;
-  return {spec, outH, outW};
-}
 
 std::vector<MatrixCase> matrix() {
   std::vector<MatrixCase> out;
@@ -128,133 +87,11 @@ std::vector<MatrixCase> matrix() {
   return out;
 }
 
-std::string testName(const testing::TestParamInfo<MatrixCase> &info) {
-  const KernelSpec &s = info.param.spec;
-  if (s.op == KernelSpec::Op::Gemm)
-    return llvm::formatv("gemm_{0}_{1}x{2}x{3}", s.types.text(), s.m, s.n, s.k);
-  return llvm::formatv("conv_{0}_n{1}h{2}w{3}c{4}k{5}r{6}s{7}u{8}p{9}",
-                       s.types.text(), s.batch, s.h, s.w, s.c, s.filters, s.r,
-                       s.s, s.stride, s.pad);
-}
-
-/// Whether function `from` of the object `obj` holds a relocation against
-/// symbol `to` (a call: the object is not linked yet).
-bool refersTo(llvm::MemoryBufferRef obj, llvm::StringRef from,
-              llvm::StringRef to) {
-  auto file = llvm::object::ObjectFile::createObjectFile(obj);
-  if (!file) {
-    llvm::consumeError(file.takeError());
-    return false;
-  }
-  auto *elf = llvm::dyn_cast<llvm::object::ELFObjectFileBase>(file->get());
-  if (!elf)
-    return false;
-  for (const llvm::object::ELFSymbolRef &sym : elf->symbols()) {
-    auto name = sym.getName();
-    auto address = sym.getAddress();
-    auto section = sym.getSection();
-    if (!name || *name != from || !address || !section) {
-      if (!name)
-        llvm::consumeError(name.takeError());
-      if (!address)
-        llvm::consumeError(address.takeError());
-      if (!section)
-        llvm::consumeError(section.takeError());
-      continue;
-    }
-    uint64_t begin = *address, end = begin + sym.getSize();
-    for (const llvm::object::SectionRef &sec : elf->sections()) {
-      auto target = sec.getRelocatedSection();
-      if (!target) {
-        llvm::consumeError(target.takeError());
-        continue;
-      }
-      if (*target != *section)
-        continue;
-      for (const llvm::object::RelocationRef &r : sec.relocations()) {
-        auto symbol = r.getSymbol();
-        if (r.getOffset() < begin || r.getOffset() >= end ||
-            symbol == elf->symbol_end())
-          continue;
-        auto targetName = symbol->getName();
-        if (targetName && *targetName == to)
-          return true;
-        if (!targetName)
-          llvm::consumeError(targetName.takeError());
-      }
-    }
-  }
-  return false;
-}
-
-/// Branch target of a jump as LLVM prints it (AT&T): "jne 0x40" is the
-/// target address, or a signed displacement from the next instruction.
-std::optional<uint64_t> branchTarget(const DecodedInst &in) {
-  if (in.mnemonic.empty() || in.mnemonic[0] != 'j')
-    return std::nullopt;
-  llvm::StringRef operand = llvm::StringRef(in.text).rsplit(' ').second;
-  bool negative = operand.consume_front("-");
-  uint64_t v;
-  if (operand.getAsInteger(0, v))
-    return std::nullopt;
-  return negative ? in.address + in.size - v : v;
-}
-
-/// The innermost loops: [first, last] instruction index ranges closed by a
-/// backward branch and containing no other such range.
-std::vector<std::pair<size_t, size_t>>
-innermostLoops(const std::vector<DecodedInst> &insts) {
-  std::vector<std::pair<size_t, size_t>> loops;
-  for (size_t i = 0; i < insts.size(); ++i) {
-    auto target = branchTarget(insts[i]);
-    if (!target || *target > insts[i].address)
-      continue;
-    size_t first = i;
-    while (first > 0 && insts[first].address > *target)
-      --first;
-    loops.push_back({first, i});
-  }
-  std::vector<std::pair<size_t, size_t>> inner;
-  for (auto l : loops)
-    if (llvm::none_of(loops, [&](auto o) {
-          return o != l && o.first >= l.first && o.second <= l.second;
-        }))
-      inner.push_back(l);
-  return inner;
-}
-
-/// Vector multiplies of data (scalar imul is address arithmetic in the
-/// packing loops). A plain-vector GEMM or convolution multiplies with these.
-bool multiplies(llvm::StringRef m) {
-  return m.starts_with("vpmul") || m.starts_with("vpmadd") ||
-         m.starts_with("vfmadd") || m.starts_with("vfnmadd") ||
-         m.starts_with("vmulp") || m.starts_with("vmuls") ||
-         m.starts_with("vpdp") || m.starts_with("vdpbf16");
-}
-
-/// Compiles `spec` without the disk cache (the tests are about the compiler),
-/// collecting warnings.
-llvm::Expected<std::unique_ptr<CompiledKernel>>
-compileUncached(const KernelSpec &spec, llvm::StringRef target,
-                std::string &warnings) {
-  JitOptions options;
-  options.cacheDir = "";
-  options.target = target.str();
-  llvm::raw_string_ostream ws(warnings);
-  options.warnings = &ws;
-  return compileKernel(spec, options);
-}
-
 class Kernels : public testing::TestWithParam<MatrixCase> {};
 
 TEST_P(Kernels, CorrectAndTensorized) {
   const KernelSpec &spec = GetParam().spec;
-  if (spec.op == KernelSpec::Op::Conv2d) {
-    EXPECT_EQ(spec.outH(), GetParam().outH);
-    EXPECT_EQ(spec.outW(), GetParam().outW);
-    EXPECT_EQ(spec.outputElements(), spec.batch * GetParam().outH *
-                                         GetParam().outW * spec.filters);
-  }
+  expectOutputSize(GetParam());
   std::string warnings;
   auto compiled = compileUncached(spec, "host", warnings);
   ASSERT_TRUE(bool(compiled)) << llvm::toString(compiled.takeError());
@@ -276,46 +113,8 @@ TEST_P(Kernels, CorrectAndTensorized) {
       refersTo(k.object(), k.name(), k.name() + "_pack_" + k.packedOperand()))
       << k.name() << " does not call its pack entry";
 
-  for (llvm::StringRef entry : {"", "_packed", "_packed_range"}) {
-    auto insts = disassembleFunction(k.object(), k.name() + entry.str(), "");
-    ASSERT_TRUE(bool(insts)) << llvm::toString(insts.takeError());
-    // No loop at all is fine for a tiny kernel: then the straight-line
-    // check below applies.
-    auto loops = innermostLoops(*insts);
-    bool found = false;
-    for (auto [first, last] : loops) {
-      bool has = false, mul = false;
-      std::string body;
-      for (size_t i = first; i <= last; ++i) {
-        has |= (*insts)[i].mnemonic == k.mnemonic();
-        mul |= multiplies((*insts)[i].mnemonic);
-        body += (*insts)[i].mnemonic + " ";
-      }
-      found |= has;
-      EXPECT_TRUE(has || !mul)
-          << k.name() << entry.str()
-          << ": an innermost loop multiplies without " << k.mnemonic() << ": "
-          << body;
-    }
-    // The plain entry then calls NAME_packed (checked itself), unless a
-    // padded copy of the input keeps its own computation.
-    bool delegates = entry.empty() &&
-                     refersTo(k.object(), k.name(), k.name() + "_packed");
-    // Small kernels are unrolled completely by LLVM: then the instruction
-    // must appear often enough to do every multiply-accumulate even if each
-    // copy ran once (a zmm vpdpbusd does 64, a vdpbf16ps 32).
-    if (!found && !delegates) {
-      int64_t copies = llvm::count_if(*insts, [&](const DecodedInst &in) {
-        return in.mnemonic == k.mnemonic();
-      });
-      // Multiply-accumulates per instruction: 16 lanes x the group.
-      double perInstruction =
-          16.0 * 4 / elementBytes(spec.types.a);
-      EXPECT_GE(copies * perInstruction, spec.ops() / 2)
-          << k.name() << entry.str() << ": no innermost loop holds "
-          << k.mnemonic() << " and straight-line code has only " << copies;
-    }
-  }
+  // Multiply-accumulates per instruction: 16 lanes x the group.
+  expectTensorized(k, spec, 16.0 * 4 / elementBytes(spec.types.a));
 }
 
 INSTANTIATE_TEST_SUITE_P(Matrix, Kernels, testing::ValuesIn(matrix()),

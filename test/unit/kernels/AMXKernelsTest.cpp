@@ -1,0 +1,162 @@
+//===- AMXKernelsTest.cpp - AMX kernels, run under the emulator -----------===//
+//
+// The kernel matrix for sapphirerapids' tile instructions. Every kernel is
+// JIT-compiled for sapphirerapids without the features this CPU lacks
+// besides AMX, run under the project's AMX emulator through all entries on
+// random and extreme inputs, and compared with the reference (integers
+// bit-exact, bf16 within the K-derived bound). Its machine code must hold
+// the tile instruction in an innermost loop and configure the tiles outside
+// every loop; the emulator's counts of one pre-packed call must show the
+// multiply-accumulates done by tile instructions with few tile loads.
+//
+//===----------------------------------------------------------------------===//
+
+#include "KernelTestSupport.h"
+
+#include "tisa/Kernels/Reference.h"
+#include "tisa/Targets/AMXEmulator.h"
+#include "tisa/Targets/Target.h"
+
+#include "llvm/ADT/STLExtras.h"
+
+using namespace tisa;
+using namespace tisa::test;
+
+namespace {
+
+/// A case and the tile instruction its types select.
+struct AMXCase {
+  MatrixCase kernel;
+  const char *mnemonic;
+};
+
+void PrintTo(const AMXCase &c, std::ostream *os) { PrintTo(c.kernel, os); }
+
+std::vector<AMXCase> amxMatrix() {
+  std::vector<AMXCase> out;
+  struct Types {
+    const char *text, *mnemonic;
+  };
+  for (Types t : {Types{"u8s8s32", "tdpbusd"}, Types{"s8s8s32", "tdpbssd"},
+                  Types{"u8u8s32", "tdpbuud"}, Types{"s8u8s32", "tdpbsud"},
+                  Types{"bf16bf16f32", "tdpbf16ps"}}) {
+    auto add = [&](MatrixCase c) { out.push_back({c, t.mnemonic}); };
+    // Whole register tiles; one tile -1/+1 in each dimension; odd; a
+    // matrix-vector product each way; a BERT-base projection.
+    add({gemm(64, 64, 128, t.text)});
+    add({gemm(97, 131, 67, t.text)});
+    add({gemm(15, 64, 64, t.text)});
+    add({gemm(17, 64, 65, t.text)});
+    add({gemm(64, 17, 64, t.text)});
+    add({gemm(1, 1024, 1024, t.text)});
+    add({gemm(1024, 1, 1024, t.text)});
+    add({gemm(128, 768, 768, t.text)});
+    // conv2d: 1x1, 3x3 with pad 1 (the padded copy), strided, odd channels.
+    add(convCase(1, 14, 14, 64, 64, 1, 1, 1, 0, t.text, 14, 14));
+    add(convCase(1, 14, 14, 32, 48, 3, 3, 1, 1, t.text, 14, 14));
+    add(convCase(1, 15, 13, 33, 33, 3, 3, 2, 1, t.text, 8, 7));
+  }
+  return out;
+}
+
+std::string amxName(const testing::TestParamInfo<AMXCase> &info) {
+  return testName({info.param.kernel, info.index});
+}
+
+/// The features of sapphirerapids this CPU lacks besides AMX (the code is
+/// generated without them), or a reason this machine cannot run it.
+std::optional<std::vector<std::string>> lackingBesidesAMX(std::string &why) {
+  auto spr = loadTarget("sapphirerapids");
+  auto host = loadTarget("host");
+  if (!spr || !host) {
+    why = "cannot load a target: " +
+          llvm::toString(spr ? host.takeError() : spr.takeError());
+    return std::nullopt;
+  }
+  std::vector<std::string> lacking = featuresLacking(*spr, *host);
+  llvm::erase_if(lacking, [](const std::string &f) {
+    return llvm::StringRef(f).starts_with("amx-");
+  });
+  for (const char *needed : {"avx512f", "avx512bw", "avx512vl"})
+    if (llvm::is_contained(lacking, needed)) {
+      why = std::string("this CPU lacks ") + needed +
+            ", which sapphirerapids kernels use beside AMX";
+      return std::nullopt;
+    }
+  return lacking;
+}
+
+/// Tile instructions of the product padded to whole 16 x 16 x K tiles, with
+/// a conv2d's m the output row (K = 64 bytes of the input elements).
+int64_t wholeTiles(const KernelSpec &s, double macs) {
+  int64_t kTile = int64_t(macs) / 256;
+  auto tiles = [](int64_t x, int64_t t) { return (x + t - 1) / t; };
+  if (s.op == KernelSpec::Op::Gemm)
+    return tiles(s.m, 16) * tiles(s.n, 16) * tiles(s.k, kTile);
+  return s.batch * s.outH() * s.r * s.s * tiles(s.outW(), 16) *
+         tiles(s.filters, 16) * tiles(s.c, kTile);
+}
+
+class AMXKernels : public testing::TestWithParam<AMXCase> {};
+
+TEST_P(AMXKernels, CorrectAndTensorized) {
+  const KernelSpec &spec = GetParam().kernel.spec;
+  expectOutputSize(GetParam().kernel);
+  std::string why;
+  auto without = lackingBesidesAMX(why);
+  if (!without)
+    GTEST_SKIP() << why;
+  if (!amx::installEmulator(&why))
+    GTEST_SKIP() << "the AMX emulator cannot be installed: " << why;
+
+  std::string warnings;
+  auto compiled = compileUncached(spec, "sapphirerapids", warnings, *without);
+  ASSERT_TRUE(bool(compiled)) << llvm::toString(compiled.takeError());
+  const CompiledKernel &k = **compiled;
+  EXPECT_TRUE(warnings.empty()) << warnings;
+  ASSERT_EQ(k.mnemonic(), GetParam().mnemonic) << "plan " << k.plan();
+
+  int runs = 0;
+  EXPECT_EQ(checkKernel(k, kSeed, runs), "") << "plan " << k.plan();
+  EXPECT_EQ(runs, 6);
+
+  // A 16x16 tile of C per instruction, 64 bytes of A's row deep.
+  double macs = 16.0 * 16 * 64 / elementBytes(spec.types.a);
+  expectTensorized(k, spec, macs, /*innermost=*/false);
+  for (llvm::StringRef entry : {"_packed", "_packed_range"}) {
+    auto insts = disassembleFunction(k.object(), k.name() + entry.str(), "");
+    ASSERT_TRUE(bool(insts)) << llvm::toString(insts.takeError());
+    for (auto [first, last] : allLoops(*insts))
+      for (size_t i = first; i <= last; ++i)
+        EXPECT_NE((*insts)[i].mnemonic, "ldtilecfg")
+            << k.name() << entry.str() << ": tiles configured in a loop";
+  }
+
+  // One pre-packed call, counted by the emulator.
+  KernelData data = makeData(spec, kSeed, Fill::Random);
+  Bytes packed;
+  packWeights(k, data, packed);
+  amx::resetCounts();
+  bindKernel(k, data, RunMode{true}, packed)();
+  uint64_t dots = amx::emulatedCount(GetParam().mnemonic);
+  uint64_t loads = amx::emulatedCount("tileloadd");
+  uint64_t configs = amx::emulatedCount("ldtilecfg");
+  // Every multiply-accumulate by a tile instruction, and no more
+  // instructions than whole tiles of m (a conv2d's output row), n and k
+  // need (each output row and tap of a conv2d apart), plus half of them for
+  // whole register tiles.
+  EXPECT_GE(double(dots), double(spec.ops()) / 2 / macs);
+  EXPECT_LE(double(dots), 1.5 * double(wholeTiles(spec, macs)))
+      << "plan " << k.plan() << ", schedule " << k.schedule();
+  // A register tile of at least 2 accumulators: under 1.5 tile loads per
+  // instruction where both m and n have two tiles or more.
+  if (spec.op == KernelSpec::Op::Gemm && spec.m >= 32 && spec.n >= 32)
+    EXPECT_LE(double(loads), 1.5 * dots) << k.schedule();
+  EXPECT_GE(configs, 1u);
+  EXPECT_LT(configs, dots) << "a tile configuration per instruction";
+}
+
+INSTANTIATE_TEST_SUITE_P(Matrix, AMXKernels, testing::ValuesIn(amxMatrix()),
+                         amxName);
+
+} // namespace

@@ -1,0 +1,83 @@
+//===- KernelTestSupport.h - shared pieces of the kernel tests --*- C++ -*-===//
+//
+// The kernel matrices (host lane-dot kernels, AMX kernels under the
+// emulator) share how cases are named and compiled and how a kernel's
+// machine code is checked for its instruction in an innermost loop.
+//
+//===----------------------------------------------------------------------===//
+
+#ifndef TISA_TEST_UNIT_KERNELS_KERNELTESTSUPPORT_H
+#define TISA_TEST_UNIT_KERNELS_KERNELTESTSUPPORT_H
+
+#include "tisa/Kernels/Jit.h"
+#include "tisa/Targets/Disassembler.h"
+
+#include "gtest/gtest.h"
+
+#include <optional>
+#include <ostream>
+
+namespace tisa {
+// Test parameters print as their description, not as bytes.
+void PrintTo(const KernelSpec &spec, std::ostream *os);
+} // namespace tisa
+
+namespace tisa::test {
+
+inline constexpr uint64_t kSeed = 0x7153a;
+
+KernelSpec gemm(int64_t m, int64_t n, int64_t k, llvm::StringRef types);
+KernelSpec conv(int64_t batch, int64_t h, int64_t w, int64_t c, int64_t f,
+                int64_t r, int64_t stride, int64_t pad, llvm::StringRef types);
+
+/// A kernel of a matrix; a conv2d's output size is written here, not taken
+/// from the code under test.
+struct MatrixCase {
+  KernelSpec spec;
+  int64_t outH = 0, outW = 0;
+};
+void PrintTo(const MatrixCase &c, std::ostream *os);
+
+/// conv2d with an r x s filter whose output is outH x outW.
+MatrixCase convCase(int64_t batch, int64_t h, int64_t w, int64_t c, int64_t f,
+                    int64_t r, int64_t s, int64_t stride, int64_t pad,
+                    llvm::StringRef types, int64_t outH, int64_t outW);
+
+std::string testName(const testing::TestParamInfo<MatrixCase> &info);
+
+/// Checks a conv2d case's output size against the one written in the case.
+void expectOutputSize(const MatrixCase &c);
+
+/// Whether function `from` of the object `obj` holds a relocation against
+/// symbol `to` (a call: the object is not linked yet).
+bool refersTo(llvm::MemoryBufferRef obj, llvm::StringRef from,
+              llvm::StringRef to);
+
+/// The innermost loops: [first, last] instruction index ranges closed by a
+/// backward branch and containing no other such range.
+std::vector<std::pair<size_t, size_t>>
+innermostLoops(const std::vector<DecodedInst> &insts);
+
+/// Compiles `spec` for `target` without the disk cache (the tests are about
+/// the compiler), without `withoutFeatures`, collecting warnings.
+llvm::Expected<std::unique_ptr<CompiledKernel>>
+compileUncached(const KernelSpec &spec, llvm::StringRef target,
+                std::string &warnings,
+                llvm::ArrayRef<std::string> withoutFeatures = {});
+
+/// All loops: [first, last] instruction index ranges closed by a backward
+/// branch.
+std::vector<std::pair<size_t, size_t>>
+allLoops(const std::vector<DecodedInst> &insts);
+
+/// Expects every entry of `k` to run its instruction in an innermost loop
+/// (or any loop, when not `innermost`: a tile kernel unrolls its short
+/// reduction and copies C's edges in loops of their own), no innermost loop
+/// to multiply without it, or (fully unrolled code) enough copies of it for
+/// half of the multiply-accumulates at `macsPerInstruction` each.
+void expectTensorized(const CompiledKernel &k, const KernelSpec &spec,
+                      double macsPerInstruction, bool innermost = true);
+
+} // namespace tisa::test
+
+#endif // TISA_TEST_UNIT_KERNELS_KERNELTESTSUPPORT_H
