@@ -76,7 +76,9 @@ commands:
   run gemm|conv2d ...      generate for this machine (JIT, cached on disk), run on random and
                            extreme data, check against a reference (bit-exact for integers) and
                            print the speed; options as for gen, plus --repeat R, --seed N and
-                           --threads N (time the pre-packed kernel on N threads, default 1)
+                           --threads N (time the pre-packed kernel on N threads, default 1);
+                           --target sapphirerapids on a CPU without AMX runs the AMX code under
+                           tisa's emulator and counts what it executed (times are the emulator's)
   tune gemm|conv2d ...     search loop schedules (register tile, cache blocks, loop order) around
                            the default by measuring each (checked against the reference), and
                            store the fastest in the cache directory, where 'gen' and 'run' find
@@ -96,7 +98,8 @@ options:
   --time-limit S           'tune': stop searching after S seconds
   --schedule TEXT          'gen', 'run': the loop schedule (as 'tisa tune' prints it, e.g.
                            unroll=6x4x1,block=0,order=lanes-inner,panel=64; fields unroll, block,
-                           order, panel, fuse: docs/codegen.md) instead of the tuned or default one
+                           order, panel, fuse: docs/codegen.md) instead of the tuned or default one;
+                           an AMX kernel takes unroll alone (its register tile of accumulators)
   --all                    'match': also list every candidate plan and why each other
                            description was rejected
   --strict-fp              'match': reject floating-point instructions whose accumulation

@@ -6,13 +6,15 @@
 // the operand the plan relays out (once per weight tensor) and the computation
 // on already-packed data.
 //
-// Supported today: "lane-dot" instructions, whose accumulator is a vector of
-// L lanes each adding a dot product of g elements (vpdpbusd/vpdpbusds in
-// xmm/ymm/zmm, vdpbf16ps; NEON sdot/udot have the shape, untested), with one
-// input broadcast and the
+// A KernelGenerator generates one register class; getKernelGenerator picks
+// it from the plan's registers. Two exist: LaneDotKernel (below) for
+// "lane-dot" instructions, whose accumulator is a vector of L lanes each
+// adding a dot product of g elements (vpdpbusd/vpdpbusds in xmm/ymm/zmm,
+// vpdpwssd, vdpbf16ps; NEON sdot/udot), with one input broadcast and the
 // other packed, as the matcher plans them for GEMM, batched GEMM,
-// matrix-vector products and NHWC/HWCF convolutions. AMX tiles, SVE segments
-// and warp fragments are matched but not generated yet: `get` says so.
+// matrix-vector products and NHWC/HWCF convolutions; and TileKernel
+// (TileKernel.h) for AMX tiles. SVE segments and warp fragments are matched
+// but not generated yet: getKernelGenerator says so.
 //
 //===----------------------------------------------------------------------===//
 
