@@ -64,6 +64,9 @@ private:
   std::unique_ptr<llvm::MCInstPrinter> textPrinter;
   /// x86 only: Intel syntax, whose mnemonics carry no size suffix.
   std::unique_ptr<llvm::MCInstPrinter> mnemonicPrinter;
+  /// x86 branch displacements count from the next instruction; LLVM's
+  /// printer adds them to the address it is given.
+  bool relativeToNext = false;
 };
 
 /// Capstone backend; null when built without Capstone. With `llvmFallback`,

@@ -82,6 +82,7 @@ LLVMDisassembler::create(const Triple &triple, StringRef cpu,
                              triple.str().c_str());
   // Loops read better with branch targets as addresses.
   d->textPrinter->setPrintBranchImmAsAddress(true);
+  d->relativeToNext = triple.isX86();
   if (triple.isX86()) {
     d->mnemonicPrinter.reset(target->createMCInstPrinter(
         triple, 1, *d->asmInfo, *d->instrInfo, *d->regInfo));
@@ -113,12 +114,13 @@ DecodedInst LLVMDisassembler::decodeOne(ArrayRef<uint8_t> bytes,
   result.size = static_cast<unsigned>(size);
   std::string text;
   raw_string_ostream textStream(text);
-  textPrinter->printInst(&inst, address, "", *subtargetInfo, textStream);
+  uint64_t base = relativeToNext ? address + size : address;
+  textPrinter->printInst(&inst, base, "", *subtargetInfo, textStream);
   result.text = normalizeAsmText(text);
   if (mnemonicPrinter) {
     std::string intel;
     raw_string_ostream intelStream(intel);
-    mnemonicPrinter->printInst(&inst, address, "", *subtargetInfo, intelStream);
+    mnemonicPrinter->printInst(&inst, base, "", *subtargetInfo, intelStream);
     result.mnemonic = mnemonicFromAsmText(intel);
   } else {
     result.mnemonic = mnemonicFromAsmText(result.text);

@@ -253,6 +253,24 @@ TEST(LLVMBackend, InvalidBytesResync) {
   EXPECT_EQ(insts[1].address, 0x11u);
 }
 
+// x86 branches count from the next instruction: a loop's head is where the
+// backward branch says (the kernel tests find loops this way).
+TEST(LLVMBackend, X86BranchTargetsAreAddresses) {
+  std::unique_ptr<Disassembler> d = make(kX86Triple, "", DisasmBackend::LLVM);
+  ASSERT_TRUE(d);
+  const uint8_t bytes[] = {
+      0x90,                               // 0x100: nop
+      0x0f, 0x85, 0xf9, 0xff, 0xff, 0xff, // 0x101: jne 0x100 (rel32 -7)
+      0x75, 0xf7,                         // 0x107: jne 0x100 (rel8 -9)
+      0xe8, 0x00, 0x00, 0x00, 0x00,       // 0x109: callq 0x10e (rel32 0)
+  };
+  std::vector<DecodedInst> insts = d->disassemble(bytes, 0x100);
+  ASSERT_EQ(insts.size(), 4u);
+  EXPECT_EQ(insts[1].text, "jne 0x100");
+  EXPECT_EQ(insts[2].text, "jne 0x100");
+  EXPECT_EQ(insts[3].text, "callq 0x10e");
+}
+
 TEST(LLVMBackend, AArch64WithoutTheFeatureIsInvalid) {
   // Explicit features are honoured: SVE smmla without +sve,+i8mm is not an
   // instruction, which is how a wrongly targeted kernel shows up.

@@ -149,6 +149,63 @@ bool multiplies(llvm::StringRef m) {
          m.starts_with("vpdp") || m.starts_with("vdpbf16");
 }
 
+std::vector<MatrixCase> kernelMatrix() {
+  std::vector<MatrixCase> out;
+  auto add = [&](KernelSpec spec) { out.push_back({spec}); };
+  for (llvm::StringRef t : {"u8s8s32", "s8s8s32", "bf16bf16f32"}) {
+    // 1x1x1, one register tile -1/0/+1 in each dimension, rectangular,
+    // matrix-vector both ways, BERT-base projections.
+    add(gemm(1, 1, 1, t));
+    add(gemm(64, 64, 64, t));
+    for (int64_t x : {15, 16, 17, 63, 65}) {
+      add(gemm(x, 64, 64, t));
+      add(gemm(64, x, 64, t));
+      add(gemm(64, 64, x, t));
+    }
+    add(gemm(97, 131, 67, t));
+    add(gemm(1, 1024, 1024, t));
+    add(gemm(1024, 1, 1024, t));
+    add(gemm(128, 768, 768, t));
+    add(gemm(128, 3072, 768, t));
+    // conv2d: 1x1 and 3x3, stride 1 and 2, pad 0 and 1, odd channel counts,
+    // ResNet-50's first layer (3 input channels, 7x7, stride 2, pad 3).
+    out.push_back(convCase(1, 14, 14, 64, 64, 1, 1, 1, 0, t, 14, 14));
+    out.push_back(convCase(2, 9, 11, 7, 19, 1, 1, 2, 0, t, 5, 6));
+    out.push_back(convCase(1, 14, 14, 32, 48, 3, 3, 1, 1, t, 14, 14));
+    out.push_back(convCase(1, 15, 13, 5, 33, 3, 3, 2, 1, t, 8, 7));
+    out.push_back(convCase(1, 12, 12, 17, 16, 3, 3, 1, 0, t, 10, 10));
+    out.push_back(convCase(1, 56, 56, 3, 64, 7, 7, 2, 3, t, 28, 28));
+    // Filters that are not square (a swap of height and width changes the
+    // output size or the taps): 1x3, 3x1, 5x3 strided, and 3x5 on 3
+    // channels (the padded copy).
+    out.push_back(convCase(1, 10, 12, 8, 20, 1, 3, 1, 0, t, 10, 10));
+    out.push_back(convCase(1, 11, 7, 5, 17, 3, 1, 1, 0, t, 9, 7));
+    out.push_back(convCase(1, 12, 13, 16, 24, 5, 3, 2, 1, t, 5, 7));
+    out.push_back(convCase(1, 9, 8, 3, 16, 3, 5, 1, 2, t, 11, 8));
+  }
+  // 16-bit pairs on vpdpwssd (two words per lane): types come from the
+  // descriptions, not a list in the generator.
+  for (llvm::StringRef t : {"s16s16s32"}) {
+    add(gemm(1, 1, 1, t));
+    add(gemm(97, 131, 67, t));
+    add(gemm(64, 17, 65, t));
+    add(gemm(1, 1024, 1024, t));
+    out.push_back(convCase(1, 15, 13, 5, 33, 3, 3, 2, 1, t, 8, 7));
+    out.push_back(convCase(1, 14, 14, 32, 48, 3, 3, 1, 1, t, 14, 14));
+    out.push_back(convCase(1, 12, 13, 16, 24, 5, 3, 2, 1, t, 5, 7));
+  }
+  // The other 8-bit signedness pairs: u8 x u8 (a bias and a constant
+  // compensation term) and s8 x u8 (the factors swap).
+  for (llvm::StringRef t : {"u8u8s32", "s8u8s32"}) {
+    add(gemm(97, 131, 67, t));
+    add(gemm(1, 64, 17, t));
+    out.push_back(convCase(1, 15, 13, 5, 33, 3, 3, 2, 1, t, 8, 7));
+    // 16 channels: read in place, the input's sums taken around the border.
+    out.push_back(convCase(1, 9, 7, 16, 20, 3, 3, 1, 1, t, 9, 7));
+  }
+  return out;
+}
+
 void expectOutputSize(const MatrixCase &c) {
   const KernelSpec &spec = c.spec;
   if (spec.op != KernelSpec::Op::Conv2d)
@@ -162,11 +219,13 @@ void expectOutputSize(const MatrixCase &c) {
 llvm::Expected<std::unique_ptr<CompiledKernel>>
 compileUncached(const KernelSpec &spec, llvm::StringRef target,
                 std::string &warnings,
-                llvm::ArrayRef<std::string> withoutFeatures) {
+                llvm::ArrayRef<std::string> withoutFeatures,
+                llvm::StringRef isa) {
   JitOptions options;
   options.cacheDir = "";
   options.target = target.str();
   options.withoutFeatures = withoutFeatures;
+  options.isa = isa.str();
   llvm::raw_string_ostream ws(warnings);
   options.warnings = &ws;
   return compileKernel(spec, options);

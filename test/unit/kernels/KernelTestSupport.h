@@ -43,6 +43,10 @@ MatrixCase convCase(int64_t batch, int64_t h, int64_t w, int64_t c, int64_t f,
                     int64_t r, int64_t s, int64_t stride, int64_t pad,
                     llvm::StringRef types, int64_t outH, int64_t outW);
 
+/// The kernel test matrix: GEMM and conv2d shapes x types (u8s8s32, s8s8s32
+/// and bf16 on every shape; s16s16s32, u8u8s32 and s8u8s32 on a few).
+std::vector<MatrixCase> kernelMatrix();
+
 std::string testName(const testing::TestParamInfo<MatrixCase> &info);
 
 /// Checks a conv2d case's output size against the one written in the case.
@@ -63,7 +67,8 @@ innermostLoops(const std::vector<DecodedInst> &insts);
 llvm::Expected<std::unique_ptr<CompiledKernel>>
 compileUncached(const KernelSpec &spec, llvm::StringRef target,
                 std::string &warnings,
-                llvm::ArrayRef<std::string> withoutFeatures = {});
+                llvm::ArrayRef<std::string> withoutFeatures = {},
+                llvm::StringRef isa = "auto");
 
 /// All loops: [first, last] instruction index ranges closed by a backward
 /// branch.
