@@ -188,140 +188,170 @@ void TileKernel::emitTileLoop(OpBuilder &b, Location loc, Value a,
   emitBlock(b, loc, ivs, a, buffer, cBuf, edge, overwrite, s);
 }
 
+/// A register tile's block of C: where its tiles are (in C, or for a block
+/// that leaves C in the edge scratch) and how far apart their rows are.
+struct TileKernel::CBlock {
+  /// The block's first program loop values (m and n at the block's start).
+  SmallVector<Value> at;
+  Addressing c;
+  std::optional<Addressing> edge;
+  /// Edge blocks only: valid rows and columns, and whether all are.
+  Value rows, cols, full;
+  /// Bytes between tile rows (an i64).
+  Value rowBytes;
+};
+
+TileKernel::CBlock TileKernel::cBlock(OpBuilder &b, Location loc,
+                                      ArrayRef<Value> blockIvs, Value cBuf,
+                                      Value edge, const Schedule &s) const {
+  auto [tm, tn] = registerTile(s);
+  CBlock blk{SmallVector<Value>(blockIvs), Addressing(b, loc, cBuf)};
+  blk.at[nLoop] = arith::MulIOp::create(b, loc, blockIvs[nLoop],
+                                        cIndex(b, loc, tn * nI));
+  blk.rowBytes = blk.c.rowBytes(b, loc, c.operands[2].map, mLoop,
+                                extent.size());
+  if (!edge)
+    return blk;
+  blk.edge.emplace(b, loc, edge);
+  auto valid = [&](unsigned l, int64_t size) {
+    Value left = arith::SubIOp::create(b, loc, cIndex(b, loc, extent[l]),
+                                       blk.at[l]);
+    return arith::MinSIOp::create(b, loc, left, cIndex(b, loc, size))
+        .getResult();
+  };
+  auto whole = [&](Value v, int64_t size) {
+    return arith::CmpIOp::create(b, loc, arith::CmpIPredicate::eq, v,
+                                 cIndex(b, loc, size));
+  };
+  blk.rows = valid(mLoop, tm * mI);
+  blk.cols = valid(nLoop, tn * nI);
+  blk.full = arith::AndIOp::create(b, loc, whole(blk.rows, tm * mI),
+                                   whole(blk.cols, tn * nI));
+  Value edgeRow = arith::ConstantOp::create(
+      b, loc, b.getI64IntegerAttr(tn * nI * blk.c.eltBytes));
+  blk.rowBytes =
+      arith::SelectOp::create(b, loc, blk.full, blk.rowBytes, edgeRow);
+  return blk;
+}
+
+Value TileKernel::cTile(OpBuilder &b, Location loc, const CBlock &blk,
+                        int64_t i, int64_t j) const {
+  SmallVector<Value> at(blk.at);
+  at[mLoop] = arith::AddIOp::create(b, loc, at[mLoop], cIndex(b, loc, i * mI));
+  at[nLoop] = arith::AddIOp::create(b, loc, at[nLoop], cIndex(b, loc, j * nI));
+  Value inC = blk.c.pointer(b, loc, applyMap(b, loc, c.operands[2].map, at));
+  if (!blk.edge)
+    return inC;
+  Value inEdge = blk.edge->pointer(
+      b, loc, {cIndex(b, loc, i * mI), cIndex(b, loc, j * nI)});
+  return arith::SelectOp::create(b, loc, blk.full, inC, inEdge);
+}
+
+void TileKernel::moveEdge(OpBuilder &b, Location loc, const CBlock &blk,
+                          Value cBuf, Value edge, bool intoEdge) const {
+  if (!edge)
+    return;
+  Value notFull = arith::XOrIOp::create(
+      b, loc, blk.full, arith::ConstantOp::create(b, loc, b.getBoolAttr(true)));
+  auto branch = scf::IfOp::create(b, loc, notFull);
+  OpBuilder::InsertionGuard guard(b);
+  b.setInsertionPointToStart(branch.thenBlock());
+  copyEdge(b, loc, blk.at, cBuf, edge, blk.rows, blk.cols, intoEdge);
+}
+
+/// The inputs of a step: A in place, the packed B.
+struct TileKernel::StepInputs {
+  Addressing a, b;
+  Value aRowBytes;
+};
+
+scf::ValueVector TileKernel::emitStep(OpBuilder &b, Location loc,
+                                      ArrayRef<Value> blockIvs, ValueRange iv,
+                                      ValueRange carried,
+                                      const StepInputs &in,
+                                      const Schedule &s) const {
+  auto [tm, tn] = registerTile(s);
+  SmallVector<Value> at(blockIvs);
+  for (auto [l, v] : llvm::zip(outerReduction, iv))
+    at[l] = v;
+  Value step = iv.back();
+  at[kLoop] = arith::MulIOp::create(b, loc, step, cIndex(b, loc, kI));
+  SmallVector<Value> aTiles, bTiles;
+  Value m0 = at[mLoop];
+  for (int64_t i = 0; i < tm; ++i) {
+    at[mLoop] = arith::AddIOp::create(b, loc, m0, cIndex(b, loc, i * mI));
+    Value p = in.a.pointer(b, loc, applyMap(b, loc, c.operands[aInput].map, at));
+    aTiles.push_back(loadRegister(b, loc, d->registers[aReg], p, in.aRowBytes));
+  }
+  // B's tile: ((B's other loops) * panels + panel) * steps + step.
+  AffineExpr x = getAffineDimExpr(0, b.getContext()),
+             y = getAffineDimExpr(1, b.getContext());
+  Value outer = cIndex(b, loc, 0);
+  for (unsigned l : bOuter)
+    outer = affine::makeComposedAffineApply(b, loc, x * extent[l] + y,
+                                            {outer, at[l]})
+                .getResult();
+  for (int64_t j = 0; j < tn; ++j) {
+    Value panel = affine::makeComposedAffineApply(
+                      b, loc, x * tn + j, {blockIvs[nLoop]})
+                      .getResult();
+    Value byte = affine::makeComposedAffineApply(
+                     b, loc,
+                     (x * panels(s) + y) * (kSteps() * tileBytes(bReg)),
+                     {outer, panel})
+                     .getResult();
+    byte = affine::makeComposedAffineApply(
+               b, loc, x + y * tileBytes(bReg), {byte, step})
+               .getResult();
+    bTiles.push_back(loadRegister(b, loc, d->registers[bReg],
+                                  in.b.pointer(b, loc, {byte})));
+  }
+  scf::ValueVector next;
+  for (int64_t i = 0; i < tm; ++i)
+    for (int64_t j = 0; j < tn; ++j) {
+      SmallVector<Value> regs(3);
+      regs[aReg] = aTiles[i];
+      regs[bReg] = bTiles[j];
+      regs[cReg] = carried[i * tn + j];
+      next.push_back(buildApply(b, loc, *d, signature, regs).getResult());
+    }
+  return next;
+}
+
 void TileKernel::emitBlock(OpBuilder &b, Location loc, ArrayRef<Value> blockIvs,
                            Value a, Value buffer, Value cBuf, Value edge,
                            bool overwrite, const Schedule &s) const {
-  int64_t tm = registerTile(s).first, tn = registerTile(s).second;
-  unsigned loops = extent.size();
-  const OperandRegister &aR = d->registers[aReg], &bR = d->registers[bReg],
-                        &cR = d->registers[cReg];
-  Addressing aAt(b, loc, a), cAt(b, loc, cBuf), bAt(b, loc, buffer);
-  AffineMap aMap = c.operands[aInput].map, cMap = c.operands[2].map;
-  Value aRow = aAt.rowBytes(b, loc, aMap, mLoop, loops);
-  Value cRow = cAt.rowBytes(b, loc, cMap, mLoop, loops);
-  Value nBlock = blockIvs[nLoop];
-  SmallVector<Value> at0(blockIvs);
-  at0[nLoop] =
-      arith::MulIOp::create(b, loc, nBlock, cIndex(b, loc, tn * nI));
-  // A block that leaves C goes through `edge`: its valid rows and columns.
-  Value full, rows, cols;
-  if (edge) {
-    auto valid = [&](unsigned l, int64_t size) {
-      Value left = arith::SubIOp::create(b, loc, cIndex(b, loc, extent[l]),
-                                         at0[l]);
-      return arith::MinSIOp::create(b, loc, left, cIndex(b, loc, size));
-    };
-    rows = valid(mLoop, tm * mI);
-    cols = valid(nLoop, tn * nI);
-    full = arith::AndIOp::create(
-        b, loc,
-        arith::CmpIOp::create(b, loc, arith::CmpIPredicate::eq, rows,
-                              cIndex(b, loc, tm * mI)),
-        arith::CmpIOp::create(b, loc, arith::CmpIPredicate::eq, cols,
-                              cIndex(b, loc, tn * nI)));
-    cRow = arith::SelectOp::create(
-        b, loc, full, cRow,
-        arith::ConstantOp::create(b, loc, b.getI64IntegerAttr(
-                                              tn * nI * cAt.eltBytes)));
-  }
-  auto ifEdge = [&](bool intoEdge) {
-    if (!edge)
-      return;
-    Value notFull = arith::XOrIOp::create(
-        b, loc, full, arith::ConstantOp::create(b, loc, b.getBoolAttr(true)));
-    auto branch = scf::IfOp::create(b, loc, notFull);
-    OpBuilder::InsertionGuard guard(b);
-    b.setInsertionPointToStart(branch.thenBlock());
-    copyEdge(b, loc, at0, cBuf, edge, rows, cols, intoEdge);
-  };
-  Addressing edgeAt = edge ? Addressing(b, loc, edge) : cAt;
-  // C tile (i, j)'s address at the block's loop values.
-  auto cTile = [&](int64_t i, int64_t j) {
-    SmallVector<Value> at(at0);
-    at[mLoop] = arith::AddIOp::create(b, loc, at0[mLoop],
-                                      cIndex(b, loc, i * mI));
-    at[nLoop] = arith::AddIOp::create(b, loc, at0[nLoop],
-                                      cIndex(b, loc, j * nI));
-    Value inC = cAt.pointer(b, loc, applyMap(b, loc, cMap, at));
-    if (!edge)
-      return inC;
-    Value inEdge = edgeAt.pointer(
-        b, loc, {cIndex(b, loc, i * mI), cIndex(b, loc, j * nI)});
-    return arith::SelectOp::create(b, loc, full, inC, inEdge).getResult();
-  };
+  auto [tm, tn] = registerTile(s);
+  const OperandRegister &cR = d->registers[cReg];
+  CBlock blk = cBlock(b, loc, blockIvs, cBuf, edge, s);
+  StepInputs in{Addressing(b, loc, a), Addressing(b, loc, buffer), {}};
+  in.aRowBytes = in.a.rowBytes(b, loc, c.operands[aInput].map, mLoop,
+                               extent.size());
   if (!overwrite)
-    ifEdge(true);
+    moveEdge(b, loc, blk, cBuf, edge, /*intoEdge=*/true);
   SmallVector<Value> acc;
   for (int64_t i = 0; i < tm; ++i)
     for (int64_t j = 0; j < tn; ++j)
       acc.push_back(overwrite ? zeroRegister(b, loc, cR)
-                              : loadRegister(b, loc, cR, cTile(i, j), cRow));
+                              : loadRegister(b, loc, cR, cTile(b, loc, blk, i, j),
+                                             blk.rowBytes));
+  // Every reduction loop, the k steps innermost, carrying the accumulators.
   SmallVector<Value> lbs, ubs, steps;
-  for (unsigned l : outerReduction) {
-    lbs.push_back(cIndex(b, loc, 0));
+  for (unsigned l : outerReduction)
     ubs.push_back(cIndex(b, loc, extent[l]));
-    steps.push_back(cIndex(b, loc, 1));
-  }
-  lbs.push_back(cIndex(b, loc, 0));
   ubs.push_back(cIndex(b, loc, kSteps()));
-  steps.push_back(cIndex(b, loc, 1));
-  int64_t nPanels = panels(s), nSteps = kSteps();
-  auto body = [&](OpBuilder &b, Location loc, ValueRange iv,
-                  ValueRange carried) -> scf::ValueVector {
-    SmallVector<Value> at(blockIvs);
-    for (auto [l, v] : llvm::zip(outerReduction, iv))
-      at[l] = v;
-    Value step = iv.back();
-    at[kLoop] = arith::MulIOp::create(b, loc, step, cIndex(b, loc, kI));
-    SmallVector<Value> aTiles, bTiles;
-    Value m0 = at[mLoop];
-    for (int64_t i = 0; i < tm; ++i) {
-      at[mLoop] = arith::AddIOp::create(b, loc, m0, cIndex(b, loc, i * mI));
-      aTiles.push_back(loadRegister(
-          b, loc, aR, aAt.pointer(b, loc, applyMap(b, loc, aMap, at)), aRow));
-    }
-    // B's tile: ((B's other loops) * panels + panel) * steps + step.
-    Value outer = cIndex(b, loc, 0);
-    for (unsigned l : bOuter)
-      outer = arith::AddIOp::create(
-          b, loc, arith::MulIOp::create(b, loc, outer, cIndex(b, loc, extent[l])),
-          at[l]);
-    for (int64_t j = 0; j < tn; ++j) {
-      Value panel = arith::AddIOp::create(
-          b, loc, arith::MulIOp::create(b, loc, nBlock, cIndex(b, loc, tn)),
-          cIndex(b, loc, j));
-      Value tile = arith::AddIOp::create(
-          b, loc,
-          arith::MulIOp::create(
-              b, loc,
-              arith::AddIOp::create(
-                  b, loc,
-                  arith::MulIOp::create(b, loc, outer,
-                                        cIndex(b, loc, nPanels)),
-                  panel),
-              cIndex(b, loc, nSteps)),
-          step);
-      Value byte =
-          arith::MulIOp::create(b, loc, tile, cIndex(b, loc, tileBytes(bReg)));
-      bTiles.push_back(loadRegister(b, loc, bR, bAt.pointer(b, loc, {byte})));
-    }
-    scf::ValueVector next;
-    for (int64_t i = 0; i < tm; ++i)
-      for (int64_t j = 0; j < tn; ++j) {
-        SmallVector<Value> regs(3);
-        regs[aReg] = aTiles[i];
-        regs[bReg] = bTiles[j];
-        regs[cReg] = carried[i * tn + j];
-        next.push_back(buildApply(b, loc, *d, signature, regs).getResult());
-      }
-    return next;
-  };
-  scf::LoopNest nest =
-      scf::buildLoopNest(b, loc, lbs, ubs, steps, acc, body);
+  lbs.assign(ubs.size(), cIndex(b, loc, 0));
+  steps.assign(ubs.size(), cIndex(b, loc, 1));
+  scf::LoopNest nest = scf::buildLoopNest(
+      b, loc, lbs, ubs, steps, acc,
+      [&](OpBuilder &b, Location loc, ValueRange iv, ValueRange carried) {
+        return emitStep(b, loc, blockIvs, iv, carried, in, s);
+      });
   for (int64_t i = 0; i < tm; ++i)
     for (int64_t j = 0; j < tn; ++j)
-      storeRegister(b, loc, cR, cTile(i, j), nest.results[i * tn + j], cRow);
-  ifEdge(false);
+      storeRegister(b, loc, cR, cTile(b, loc, blk, i, j),
+                    nest.results[i * tn + j], blk.rowBytes);
+  moveEdge(b, loc, blk, cBuf, edge, /*intoEdge=*/false);
 }
 
 void TileKernel::copyEdge(OpBuilder &b, Location loc, ArrayRef<Value> ivs,

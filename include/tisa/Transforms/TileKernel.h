@@ -65,7 +65,8 @@ public:
 
 private:
   TileKernel() = default;
-  struct Blocks;
+  struct CBlock;
+  struct StepInputs;
   mlir::LogicalResult readInstruction(std::string &why);
   mlir::LogicalResult readLoops(std::string &why);
   mlir::LogicalResult readOperands(std::string &why);
@@ -93,6 +94,24 @@ private:
                  llvm::ArrayRef<mlir::Value> ivs, mlir::Value a,
                  mlir::Value buffer, mlir::Value c, mlir::Value edge,
                  bool overwrite, const Schedule &s) const;
+  /// The block of C at `ivs` (the m block's first row, n in blocks of the
+  /// register tile), through `edge` when it leaves C.
+  CBlock cBlock(mlir::OpBuilder &b, mlir::Location loc,
+                llvm::ArrayRef<mlir::Value> ivs, mlir::Value c,
+                mlir::Value edge, const Schedule &s) const;
+  /// The address of accumulator tile (i, j) of `blk`.
+  mlir::Value cTile(mlir::OpBuilder &b, mlir::Location loc, const CBlock &blk,
+                    int64_t i, int64_t j) const;
+  /// For an edge block, moves its valid part into the scratch or back.
+  void moveEdge(mlir::OpBuilder &b, mlir::Location loc, const CBlock &blk,
+                mlir::Value c, mlir::Value edge, bool intoEdge) const;
+  /// One reduction step: tm A tiles, tn B tiles, tm x tn instructions on
+  /// the `carried` accumulators.
+  llvm::SmallVector<mlir::Value>
+  emitStep(mlir::OpBuilder &b, mlir::Location loc,
+           llvm::ArrayRef<mlir::Value> ivs, mlir::ValueRange iv,
+           mlir::ValueRange carried, const StepInputs &in,
+           const Schedule &s) const;
   /// Copies the `rows` x `cols` corner of `edge` to C's block at `ivs`, or
   /// (`intoEdge`) the other way.
   void copyEdge(mlir::OpBuilder &b, mlir::Location loc,
