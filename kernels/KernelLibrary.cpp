@@ -1,0 +1,670 @@
+//===- KernelLibrary.cpp - a GEMM or conv2d kernel library ----------------===//
+//
+// generateKernel: the contraction of a KernelSpec planned for a target, the
+// C entries (plain, pack, pre-packed, range, sizes) built around the kernel
+// generator's pack and compute, compiled, and the C header that documents
+// them.
+//
+//===----------------------------------------------------------------------===//
+
+#include "tisa/Config.h"
+#include "tisa/Kernels/Kernels.h"
+#include "tisa/Matcher/Matcher.h"
+#include "tisa/Targets/Codegen.h"
+#include "tisa/Transforms/Passes.h"
+#include "tisa/Transforms/Tensorize.h"
+
+#include "mlir/Dialect/LLVMIR/LLVMDialect.h"
+#include "mlir/IR/Builders.h"
+#include "mlir/Pass/PassManager.h"
+#include "mlir/Transforms/Passes.h"
+#include "llvm/ADT/StringExtras.h"
+
+using namespace mlir;
+
+namespace tisa {
+
+//===----------------------------------------------------------------------===//
+// The program
+//===----------------------------------------------------------------------===//
+
+namespace {
+
+Type mlirType(MLIRContext *ctx, ElementKind k) {
+  const ElementInfo &e = elementInfo(k);
+  if (!e.isFloat)
+    return IntegerType::get(ctx, 8 * e.bytes);
+  return k == ElementKind::BF16 ? Type(BFloat16Type::get(ctx))
+                                : Type(Float32Type::get(ctx));
+}
+
+/// Shapes of the program's operands (the convolution's input is padded).
+struct ProgramShapes {
+  SmallVector<int64_t> in, weights, out;
+};
+
+ProgramShapes programShapes(const KernelSpec &s) {
+  if (s.op == KernelSpec::Op::Gemm)
+    return {{s.m, s.k}, {s.k, s.n}, {s.m, s.n}};
+  return {{s.batch, s.h + 2 * s.pad, s.w + 2 * s.pad, s.c},
+          {s.r, s.s, s.c, s.filters},
+          {s.batch, s.outH(), s.outW(), s.filters}};
+}
+
+/// The contraction as a linalg.generic on `in`, `weights`, `out`.
+linalg::GenericOp buildContraction(OpBuilder &b, Location loc,
+                                   const KernelSpec &s, Value in,
+                                   Value weights, Value out) {
+  MLIRContext *ctx = b.getContext();
+  SmallVector<AffineMap> maps;
+  SmallVector<utils::IteratorType> iters;
+  auto d = [&](unsigned i) { return getAffineDimExpr(i, ctx); };
+  using IT = utils::IteratorType;
+  if (s.op == KernelSpec::Op::Gemm) {
+    // (m, n, k)
+    maps = {AffineMap::get(3, 0, {d(0), d(2)}, ctx),
+            AffineMap::get(3, 0, {d(2), d(1)}, ctx),
+            AffineMap::get(3, 0, {d(0), d(1)}, ctx)};
+    iters = {IT::parallel, IT::parallel, IT::reduction};
+  } else {
+    // (n, oh, ow, f, kh, kw, c), as linalg.conv_2d_nhwc_hwcf.
+    maps = {AffineMap::get(7, 0,
+                           {d(0), d(1) * s.stride + d(4),
+                            d(2) * s.stride + d(5), d(6)},
+                           ctx),
+            AffineMap::get(7, 0, {d(4), d(5), d(6), d(3)}, ctx),
+            AffineMap::get(7, 0, {d(0), d(1), d(2), d(3)}, ctx)};
+    iters = {IT::parallel,  IT::parallel,  IT::parallel, IT::parallel,
+             IT::reduction, IT::reduction, IT::reduction};
+  }
+  const KernelTypes &t = s.types;
+  Type acc = mlirType(ctx, t.c);
+  return linalg::GenericOp::create(
+      b, loc, TypeRange{}, ValueRange{in, weights}, ValueRange{out}, maps,
+      iters, [&](OpBuilder &b, Location loc, ValueRange args) {
+        auto widen = [&](Value v, ElementKind k) -> Value {
+          const ElementInfo &e = elementInfo(k);
+          if (e.isFloat)
+            return arith::ExtFOp::create(b, loc, acc, v);
+          if (!e.isSigned)
+            return arith::ExtUIOp::create(b, loc, acc, v);
+          return arith::ExtSIOp::create(b, loc, acc, v);
+        };
+        Value x = widen(args[0], t.a), y = widen(args[1], t.b), r;
+        if (t.isFloat())
+          r = arith::AddFOp::create(b, loc, args[2],
+                                    arith::MulFOp::create(b, loc, x, y));
+        else
+          r = arith::AddIOp::create(b, loc, args[2],
+                                    arith::MulIOp::create(b, loc, x, y));
+        linalg::YieldOp::create(b, loc, r);
+      });
+}
+
+/// A memref view of a C pointer: `type` has a static shape; its strides are
+/// dense except that a 2-D operand with a leading dimension `ld` uses it.
+Value memrefFromPointer(OpBuilder &b, Location loc, Value ptr,
+                        MemRefType type, Value ld) {
+  MLIRContext *ctx = b.getContext();
+  unsigned rank = type.getRank();
+  Type i64 = b.getI64Type();
+  auto ptrTy = LLVM::LLVMPointerType::get(ctx);
+  auto arr = LLVM::LLVMArrayType::get(i64, rank);
+  auto descTy =
+      LLVM::LLVMStructType::getLiteral(ctx, {ptrTy, ptrTy, i64, arr, arr});
+  Value desc = LLVM::PoisonOp::create(b, loc, descTy);
+  auto constant = [&](int64_t v) -> Value {
+    return LLVM::ConstantOp::create(b, loc, i64, b.getI64IntegerAttr(v));
+  };
+  desc = LLVM::InsertValueOp::create(b, loc, desc, ptr, ArrayRef<int64_t>{0});
+  desc = LLVM::InsertValueOp::create(b, loc, desc, ptr, ArrayRef<int64_t>{1});
+  desc = LLVM::InsertValueOp::create(b, loc, desc, constant(0),
+                                     ArrayRef<int64_t>{2});
+  SmallVector<int64_t> strides(rank, 1);
+  for (int i = int(rank) - 2; i >= 0; --i)
+    strides[i] = strides[i + 1] * type.getDimSize(i + 1);
+  for (unsigned i = 0; i < rank; ++i) {
+    desc = LLVM::InsertValueOp::create(b, loc, desc,
+                                       constant(type.getDimSize(i)),
+                                       ArrayRef<int64_t>{3, i});
+    Value stride = (ld && i == 0) ? ld : constant(strides[i]);
+    desc = LLVM::InsertValueOp::create(b, loc, desc, stride,
+                                       ArrayRef<int64_t>{4, i});
+  }
+  return UnrealizedConversionCastOp::create(b, loc, type, desc).getResult(0);
+}
+
+/// One C entry point under construction; records its symbol and its C
+/// prototype (for the header) in `out`.
+struct Entry {
+  func::FuncOp func;
+  OpBuilder body;
+  unsigned next = 0;
+  Entry(OpBuilder &mb, Location loc, StringRef name, ArrayRef<Type> argTypes,
+        ArrayRef<std::string> params, GeneratedKernel &out,
+        std::vector<std::string> &prototypes)
+      : body(mb.getContext()) {
+    func = func::FuncOp::create(mb, loc, name,
+                                mb.getFunctionType(argTypes, {}));
+    body.setInsertionPointToStart(func.addEntryBlock());
+    out.symbols.push_back(name.str());
+    prototypes.push_back(("void " + name + "(" + llvm::join(params, ", ") +
+                          ");")
+                             .str());
+  }
+  Value arg() { return func.getArgument(next++); }
+};
+
+
+/// Builds one kernel library: the plan and schedule, the C entries around
+/// the kernel generator's pack and compute (or plain code without an
+/// instruction), the object and the C header.
+class LibraryBuilder {
+public:
+  LibraryBuilder(MLIRContext &ctx, const KernelSpec &spec,
+                 const Target &target, const GenerateOptions &options);
+  llvm::Error plan(ArrayRef<const Description *> descriptions);
+  void emitEntries();
+  llvm::Error compile();
+  std::string header() const;
+  GeneratedKernel take() { return std::move(out); }
+
+private:
+  llvm::Error chooseSchedule();
+  void emitPlainEntry();
+  void emitPackEntry();
+  void emitPackedEntry(bool range);
+  void emitConstants();
+  /// Operand `i` of an entry: its pointer, then for GEMM the leading
+  /// dimension; a padded convolution's input copied into a zeroed buffer
+  /// unless the kernel reads it in place.
+  Value operand(Entry &e, unsigned i);
+  Value paddedInput(OpBuilder &b, Value src);
+  std::vector<std::string> params(std::initializer_list<unsigned> ops) const;
+  SmallVector<Type> argTypes(unsigned operands, unsigned buffers) const;
+  void emitPack(OpBuilder &b, Value src, Value buffer);
+  void emitCompute(OpBuilder &b, Value in, Value buffer, Value dst,
+                   Value begin = {}, Value end = {});
+  void emitPlainCompute(OpBuilder &b, Value in, Value buffer, Value dst,
+                        Value begin, Value end);
+  void deallocPadded(OpBuilder &b, Value v, unsigned i);
+  std::string name(StringRef suffix) const { return out.name + suffix.str(); }
+
+  MLIRContext &ctx;
+  const KernelSpec &spec;
+  const Target &target;
+  const GenerateOptions &options;
+  bool gemm;
+  Location loc;
+  OwningOpRef<ModuleOp> module;
+  OpBuilder mb;
+  Type ptr, i64;
+  /// Input, weights, output: element types, program types, C names.
+  Type elts[3];
+  MemRefType types[3];
+  std::string names[3];
+  MemRefType plainInput, bufferType, plainPacked;
+  /// The contraction the plan was made for (its generator refers to it).
+  func::FuncOp scratch;
+  /// Null: plain vector code.
+  std::unique_ptr<KernelGenerator> kernel;
+  Contraction contraction;
+  Schedule schedule;
+  unsigned packed = 1, other = 0;
+  bool inPlacePadding = false;
+  SmallVector<int64_t> inputPadding;
+  std::vector<std::string> prototypes;
+  GeneratedKernel out;
+};
+
+LibraryBuilder::LibraryBuilder(MLIRContext &ctx, const KernelSpec &spec,
+                               const Target &target,
+                               const GenerateOptions &options)
+    : ctx(ctx), spec(spec), target(target), options(options),
+      gemm(spec.op == KernelSpec::Op::Gemm),
+      loc(FileLineColLoc::get(&ctx, spec.symbol(), 0, 0)),
+      module(ModuleOp::create(loc)), mb(&ctx) {
+  ctx.loadDialect<func::FuncDialect, arith::ArithDialect, linalg::LinalgDialect,
+                  memref::MemRefDialect, scf::SCFDialect,
+                  vector::VectorDialect, LLVM::LLVMDialect>();
+  out.name = spec.symbol();
+  mb.setInsertionPointToEnd(module->getBody());
+  ptr = LLVM::LLVMPointerType::get(&ctx);
+  i64 = mb.getI64Type();
+  const KernelTypes &t = spec.types;
+  ElementKind kinds[3] = {t.a, t.b, t.c};
+  ProgramShapes shapes = programShapes(spec);
+  ArrayRef<int64_t> shape[3] = {shapes.in, shapes.weights, shapes.out};
+  const char *gemmNames[3] = {"A", "B", "C"},
+             *convNames[3] = {"input", "filter", "output"};
+  for (unsigned i = 0; i < 3; ++i) {
+    elts[i] = mlirType(&ctx, kinds[i]);
+    names[i] = gemm ? gemmNames[i] : convNames[i];
+    // GEMM operands take a leading dimension: strided<[?, 1]>.
+    types[i] = gemm ? MemRefType::get(shape[i], elts[i],
+                                      StridedLayoutAttr::get(
+                                          &ctx, 0, {ShapedType::kDynamic, 1}))
+                    : MemRefType::get(shape[i], elts[i]);
+  }
+  plainInput = MemRefType::get({spec.batch, spec.h, spec.w, spec.c}, elts[0]);
+}
+
+llvm::Error LibraryBuilder::plan(ArrayRef<const Description *> descriptions) {
+  // Plan on a scratch function holding the contraction.
+  scratch = func::FuncOp::create(
+      mb, loc, "tisa_scratch",
+      mb.getFunctionType({types[0], types[1], types[2]}, {}));
+  OpBuilder sb(&ctx);
+  sb.setInsertionPointToStart(scratch.addEntryBlock());
+  linalg::GenericOp program =
+      buildContraction(sb, loc, spec, scratch.getArgument(0),
+                       scratch.getArgument(1), scratch.getArgument(2));
+  func::ReturnOp::create(sb, loc);
+  std::string why;
+  FailureOr<Contraction> c =
+      readContraction(cast<linalg::LinalgOp>(program.getOperation()), why);
+  if (failed(c))
+    return llvm::createStringError("internal error: the generated " +
+                                   spec.describe() +
+                                   " is not a contraction: " + why);
+  contraction = *c;
+  std::vector<const Description *> candidates;
+  for (const Description *d : descriptions)
+    if (options.isa == "auto" || d->name == options.isa)
+      candidates.push_back(d);
+  if (candidates.empty())
+    return llvm::createStringError("no instruction description named '" +
+                                   options.isa + "' (tisa isa list)");
+  MatchOptions matchOptions;
+  matchOptions.target = &target;
+  MatchResult result = match(contraction, candidates, matchOptions);
+  FailureOr<std::unique_ptr<KernelGenerator>> selected =
+      selectKernel(result, why, &target);
+  if (succeeded(selected)) {
+    kernel = std::move(*selected);
+  } else {
+    std::string msg = "no instruction " + target.name +
+                      " executes applies to " + spec.describe() + ": " + why;
+    if (!options.allowFallback || options.isa != "auto")
+      return llvm::createStringError(msg);
+    out.warnings.push_back(msg + "; generating plain vector code");
+  }
+  packed = kernel ? kernel->packedInput() : 1;
+  other = 1 - packed;
+  // The kernel reads a padded convolution's input in place.
+  inPlacePadding = !gemm && spec.pad && kernel && packed == 1;
+  if (inPlacePadding)
+    inputPadding = {0, spec.pad, spec.pad, 0};
+  out.packedOperand = llvm::StringRef(names[packed]).lower();
+  return chooseSchedule();
+}
+
+llvm::Error LibraryBuilder::chooseSchedule() {
+  ProgramShapes shapes = programShapes(spec);
+  // The fallback's "packed" operand: a dense copy of the program's own.
+  plainPacked = MemRefType::get(packed == 1 ? shapes.weights : shapes.in,
+                                elts[packed]);
+  if (!kernel) {
+    out.plan = "plain vector code (no instruction)";
+    out.packedLayout = "the program's own layout, dense";
+    out.packedBytes = spec.weightElements() * elementBytes(spec.types.b);
+    bufferType = MemRefType::get({out.packedBytes}, mb.getI8Type());
+    return llvm::Error::success();
+  }
+  schedule = kernel->defaultSchedule(
+      target, inPlacePadding ? plainInput.getShape() : ArrayRef<int64_t>(),
+      inputPadding);
+  if (!options.schedule.empty()) {
+    std::string why;
+    FailureOr<Schedule> s = Schedule::parse(options.schedule, why);
+    if (failed(s) || failed(kernel->verify(*s, target, why)))
+      return llvm::createStringError("bad schedule '" + options.schedule +
+                                     "' for " + spec.describe() + ": " + why);
+    schedule = *s;
+  }
+  out.schedule = schedule.text();
+  out.scheduleSpace = kernel->space().text();
+  out.tiles = kernel->partitionTiles(schedule);
+  out.instruction = kernel->plan().desc->name;
+  out.mnemonic = kernel->plan().desc->mnemonic;
+  llvm::raw_string_ostream os(out.plan);
+  printPlanSummary(contraction, kernel->plan(), os);
+  out.packedLayout = kernel->packedLayoutText(schedule);
+  out.packedBytes = kernel->packedBytes(schedule);
+  bufferType = MemRefType::get({out.packedBytes}, mb.getI8Type());
+  return llvm::Error::success();
+}
+
+//===----------------------------------------------------------------------===//
+// Pieces of the entries
+//===----------------------------------------------------------------------===//
+
+Value LibraryBuilder::operand(Entry &e, unsigned i) {
+  Value p = e.arg();
+  Value ld = gemm ? e.arg() : Value();
+  if (gemm || i != 0 || spec.pad == 0)
+    return memrefFromPointer(e.body, loc, p, types[i], ld);
+  Value src = memrefFromPointer(e.body, loc, p, plainInput, Value());
+  return inPlacePadding ? src : paddedInput(e.body, src);
+}
+
+Value LibraryBuilder::paddedInput(OpBuilder &b, Value src) {
+  Value padded =
+      memref::AllocOp::create(b, loc, types[0], b.getI64IntegerAttr(64));
+  Value zero = arith::ConstantOp::create(b, loc, elts[0],
+                                         b.getZeroAttr(elts[0]));
+  linalg::FillOp::create(b, loc, ValueRange{zero}, ValueRange{padded});
+  SmallVector<OpFoldResult> offsets = {
+      b.getIndexAttr(0), b.getIndexAttr(spec.pad), b.getIndexAttr(spec.pad),
+      b.getIndexAttr(0)};
+  SmallVector<OpFoldResult> sizes, ones(4, b.getIndexAttr(1));
+  for (int64_t x : plainInput.getShape())
+    sizes.push_back(b.getIndexAttr(x));
+  Value interior =
+      memref::SubViewOp::create(b, loc, padded, offsets, sizes, ones);
+  linalg::CopyOp::create(b, loc, src, interior);
+  return padded;
+}
+
+std::vector<std::string>
+LibraryBuilder::params(std::initializer_list<unsigned> ops) const {
+  const KernelTypes &t = spec.types;
+  ElementKind kinds[3] = {t.a, t.b, t.c};
+  std::vector<std::string> p;
+  for (unsigned i : ops) {
+    p.push_back(((i < 2 ? "const " : "") + cTypeName(kinds[i]) + " *" +
+                 names[i])
+                    .str());
+    if (gemm)
+      p.push_back("int64_t ld" + llvm::StringRef(names[i]).lower());
+  }
+  return p;
+}
+
+SmallVector<Type> LibraryBuilder::argTypes(unsigned operands,
+                                           unsigned buffers) const {
+  SmallVector<Type> a;
+  for (unsigned i = 0; i < operands; ++i) {
+    a.push_back(ptr);
+    if (gemm)
+      a.push_back(i64);
+  }
+  a.append(buffers, ptr);
+  return a;
+}
+
+void LibraryBuilder::emitPack(OpBuilder &b, Value src, Value buffer) {
+  if (kernel) {
+    kernel->emitPack(b, loc, src, buffer, schedule);
+    return;
+  }
+  Value view = memref::ViewOp::create(
+      b, loc, plainPacked, buffer, arith::ConstantIndexOp::create(b, loc, 0),
+      ValueRange{});
+  linalg::CopyOp::create(b, loc, src, view);
+}
+
+void LibraryBuilder::emitCompute(OpBuilder &b, Value in, Value buffer,
+                                 Value dst, Value begin, Value end) {
+  if (kernel)
+    kernel->emitCompute(b, loc, in, buffer, dst, /*overwrite=*/true,
+                        schedule, begin, end, inputPadding);
+  else
+    emitPlainCompute(b, in, buffer, dst, begin, end);
+}
+
+void LibraryBuilder::emitPlainCompute(OpBuilder &b, Value in, Value buffer,
+                                      Value dst, Value begin, Value end) {
+  std::optional<OpBuilder::InsertionGuard> guard;
+  if (begin) {
+    // One tile: compute everything when the range holds tile 0.
+    Value zeroIdx = arith::ConstantIndexOp::create(b, loc, 0);
+    Value owned = arith::AndIOp::create(
+        b, loc,
+        arith::CmpIOp::create(b, loc, arith::CmpIPredicate::sle, begin,
+                              zeroIdx),
+        arith::CmpIOp::create(b, loc, arith::CmpIPredicate::sgt, end,
+                              zeroIdx));
+    auto ifOp = scf::IfOp::create(b, loc, owned, /*withElse=*/false);
+    guard.emplace(b);
+    b.setInsertionPointToStart(ifOp.thenBlock());
+  }
+  Value view = memref::ViewOp::create(
+      b, loc, plainPacked, buffer, arith::ConstantIndexOp::create(b, loc, 0),
+      ValueRange{});
+  Value zero = arith::ConstantOp::create(b, loc, elts[2],
+                                         b.getZeroAttr(elts[2]));
+  linalg::FillOp::create(b, loc, ValueRange{zero}, ValueRange{dst});
+  Value ins[2];
+  ins[packed] = view;
+  ins[other] = in;
+  buildContraction(b, loc, spec, ins[0], ins[1], dst);
+}
+
+void LibraryBuilder::deallocPadded(OpBuilder &b, Value v, unsigned i) {
+  if (!gemm && i == 0 && spec.pad && !inPlacePadding)
+    memref::DeallocOp::create(b, loc, v);
+}
+
+//===----------------------------------------------------------------------===//
+// The entries
+//===----------------------------------------------------------------------===//
+
+void LibraryBuilder::emitEntries() {
+  emitPlainEntry();
+  emitPackEntry();
+  emitPackedEntry(/*range=*/false);
+  emitPackedEntry(/*range=*/true);
+  emitConstants();
+  scratch.erase();
+}
+
+// NAME(in, weights, out): pack into a temporary, compute.
+void LibraryBuilder::emitPlainEntry() {
+  Entry e(mb, loc, out.name, argTypes(3, 0), params({0, 1, 2}), out,
+          prototypes);
+  OpBuilder &b = e.body;
+  Value buffer =
+      memref::AllocOp::create(b, loc, bufferType, b.getI64IntegerAttr(64));
+  // The pack and the computation are NAME_pack_X's and NAME_packed's:
+  // call them rather than compile them twice (a padded conv2d's nests take
+  // most of the generation time; a GEMM's vector pack a third of it).
+  Value address =
+      memref::ExtractAlignedPointerAsIndexOp::create(b, loc, buffer);
+  Value address64 = arith::IndexCastOp::create(b, loc, i64, address);
+  Value pointer = LLVM::IntToPtrOp::create(b, loc, ptr, address64);
+  // Operand i's pointer and, for a GEMM, its leading dimension.
+  auto argsOf = [&](unsigned i) {
+    unsigned perOperand = gemm ? 2 : 1;
+    auto all = e.func.getArguments();
+    return SmallVector<Value>(all.slice(i * perOperand, perOperand));
+  };
+  SmallVector<Value> packArgs = argsOf(packed);
+  packArgs.push_back(pointer);
+  func::CallOp::create(b, loc, name("_pack_" + out.packedOperand),
+                       TypeRange{}, packArgs);
+  if (!gemm && spec.pad && !inPlacePadding) {
+    Value vals[3]; // operand() takes the arguments in order
+    for (unsigned i = 0; i < 3; ++i)
+      vals[i] = operand(e, i);
+    emitCompute(b, vals[other], buffer, vals[2]);
+    deallocPadded(b, vals[0], 0);
+  } else {
+    // NAME_packed(other, packed, out)
+    SmallVector<Value> args = argsOf(other);
+    args.push_back(pointer);
+    args.append(argsOf(2));
+    func::CallOp::create(b, loc, name("_packed"), TypeRange{}, args);
+  }
+  memref::DeallocOp::create(b, loc, buffer);
+  func::ReturnOp::create(b, loc);
+}
+
+// NAME_pack_X(X, packed)
+void LibraryBuilder::emitPackEntry() {
+  std::vector<std::string> p = params({packed});
+  p.push_back("void *packed");
+  Entry e(mb, loc, name("_pack_" + out.packedOperand), argTypes(1, 1), p, out,
+          prototypes);
+  // Kept out of line: LLVM would otherwise inline it into the plain entry
+  // and compile the pack twice.
+  OpBuilder &b = e.body;
+  e.func->setAttr("passthrough", b.getArrayAttr({b.getStringAttr("noinline")}));
+  Value src = operand(e, packed);
+  Value buffer = memrefFromPointer(b, loc, e.arg(), bufferType, Value());
+  emitPack(b, src, buffer);
+  deallocPadded(b, src, packed);
+  func::ReturnOp::create(b, loc);
+}
+
+// NAME_packed(other, packed, out) and NAME_packed_range(..., begin, end)
+void LibraryBuilder::emitPackedEntry(bool range) {
+  SmallVector<Type> a = argTypes(1, 2);
+  if (gemm)
+    a.push_back(i64);
+  std::vector<std::string> p = params({other});
+  p.push_back("const void *packed");
+  for (const std::string &s : params({2}))
+    p.push_back(s);
+  if (range) {
+    a.append({i64, i64});
+    p.push_back("int64_t begin");
+    p.push_back("int64_t end");
+  }
+  Entry e(mb, loc, name(range ? "_packed_range" : "_packed"), a, p, out,
+          prototypes);
+  OpBuilder &b = e.body;
+  Value in = operand(e, other);
+  Value buffer = memrefFromPointer(b, loc, e.arg(), bufferType, Value());
+  Value dst = operand(e, 2);
+  Value begin, end;
+  if (range) {
+    begin = arith::IndexCastOp::create(b, loc, b.getIndexType(), e.arg());
+    end = arith::IndexCastOp::create(b, loc, b.getIndexType(), e.arg());
+  }
+  emitCompute(b, in, buffer, dst, begin, end);
+  deallocPadded(b, in, other);
+  func::ReturnOp::create(b, loc);
+}
+
+// NAME_packed_bytes(), NAME_tiles()
+void LibraryBuilder::emitConstants() {
+  for (auto [fn, value] : {std::pair{name("_packed_bytes"), out.packedBytes},
+                           std::pair{name("_tiles"), out.tiles}}) {
+    auto f = func::FuncOp::create(mb, loc, fn, mb.getFunctionType({}, {i64}));
+    OpBuilder b(&ctx);
+    b.setInsertionPointToStart(f.addEntryBlock());
+    func::ReturnOp::create(
+        b, loc,
+        ValueRange{arith::ConstantOp::create(b, loc, i64,
+                                             b.getI64IntegerAttr(value))});
+    out.symbols.push_back(fn);
+    prototypes.push_back("int64_t " + fn + "(void);");
+  }
+}
+
+//===----------------------------------------------------------------------===//
+// Object and header
+//===----------------------------------------------------------------------===//
+
+llvm::Error LibraryBuilder::compile() {
+  // Register tile, clean up, keep the IR for inspection, lower, compile.
+  PassManager pm(&ctx);
+  addTisaRegisterLevelPasses(pm);
+  if (failed(pm.run(*module)))
+    return llvm::createStringError("register tiling failed for " + out.name);
+  {
+    llvm::raw_string_ostream os(out.tensorizedIR);
+    module->print(os);
+  }
+  if (failed(lowerToLLVMDialect(*module)))
+    return llvm::createStringError("lowering " + out.name +
+                                   " to the LLVM dialect failed");
+  auto object = compileToObject(*module, codegenTargetFor(target));
+  if (!object)
+    return object.takeError();
+  out.object = std::move(*object);
+  out.header = header();
+  return llvm::Error::success();
+}
+
+std::string LibraryBuilder::header() const {
+  std::string guard = llvm::StringRef(out.name).upper() + "_H";
+  std::string packName = name("_pack_" + out.packedOperand),
+              packedName = name("_packed");
+  std::string h;
+  llvm::raw_string_ostream os(h);
+  os << "/* " << out.name << ".h: generated by tisa " << TISA_VERSION
+     << ". Do not edit.\n"
+     << " *\n"
+     << " * " << spec.describe() << " for " << target.name << " ("
+     << target.cpu << ")\n"
+     << " * instruction: "
+     << (out.instruction.empty() ? "none (plain vector code)"
+                                 : out.instruction + " (" + out.mnemonic + ")")
+     << "\n"
+     << " * plan: " << out.plan << "\n *\n";
+  if (gemm)
+    os << " * C = A x B, overwriting C. A is " << spec.m << " x " << spec.k
+       << ", B " << spec.k << " x " << spec.n << ", C " << spec.m << " x "
+       << spec.n << ", all row-major;\n"
+       << " * ld* is the distance in elements between consecutive rows.\n";
+  else
+    os << " * output = conv2d(input, filter), overwriting output. Dense "
+          "row-major arrays:\n"
+       << " *   input  [n=" << spec.batch << "][h=" << spec.h
+       << "][w=" << spec.w << "][c=" << spec.c << "] (NHWC)\n"
+       << " *   filter [r=" << spec.r << "][s=" << spec.s << "][c=" << spec.c
+       << "][k=" << spec.filters << "] (HWCF)\n"
+       << " *   output [n=" << spec.batch << "][" << spec.outH() << "]["
+       << spec.outW() << "][k=" << spec.filters << "] (NHWC), stride "
+       << spec.stride << ", zero padding " << spec.pad << "\n";
+  if (spec.types.a == ElementKind::BF16)
+    os << " * bf16 values are passed as their 16-bit patterns (uint16_t).\n";
+  os << " *\n"
+     << " * For repeated use of the same " << names[packed] << ": call "
+     << packName << " once into a buffer of\n"
+     << " * " << name("_packed_bytes") << "() bytes (any alignment; 64 is "
+     << "best), then " << packedName << ".\n"
+     << " * Packed layout: " << out.packedLayout << "\n"
+     << " * " << packedName << "_range computes the tiles [begin, end) of "
+     << name("_tiles") << "()\n"
+     << " * disjoint parts of the output: give each thread one range.\n"
+     << (out.schedule.empty() ? std::string()
+                              : " * schedule: " + out.schedule + "\n")
+     << " * Entry points are thread-safe; " << out.name
+     << " allocates its packing buffer with malloc.\n */\n"
+     << "#ifndef " << guard << "\n#define " << guard << "\n\n"
+     << "#include <stdint.h>\n\n#ifdef __cplusplus\nextern \"C\" {\n#endif\n\n";
+  for (const std::string &p : prototypes)
+    os << p << "\n";
+  os << "\n#ifdef __cplusplus\n}\n#endif\n\n#endif /* " << guard << " */\n";
+  return h;
+}
+
+} // namespace
+
+llvm::Expected<GeneratedKernel>
+generateKernel(MLIRContext &ctx, const KernelSpec &spec,
+               ArrayRef<const Description *> descriptions,
+               const Target &target, const GenerateOptions &options) {
+  if (auto e = spec.validate())
+    return std::move(e);
+  if (target.arch == TargetArch::NVPTX)
+    return llvm::createStringError(
+        "kernels for " + target.name +
+        " are not generated yet: tisa generates GEMM and conv2d libraries "
+        "for CPU targets only (`tisa target list`); the mma.sync "
+        "descriptions are checked by `tisa isa verify` and planned by "
+        "`tisa match --target " +
+        target.name + "`");
+  LibraryBuilder builder(ctx, spec, target, options);
+  if (auto e = builder.plan(descriptions))
+    return std::move(e);
+  builder.emitEntries();
+  if (auto e = builder.compile())
+    return std::move(e);
+  return builder.take();
+}
+
+} // namespace tisa
