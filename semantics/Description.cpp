@@ -11,6 +11,7 @@
 #include "tisa/Semantics/Intrinsic.h"
 #include "tisa/Semantics/Layout.h"
 
+#include "mlir/IR/Verifier.h"
 #include "mlir/Dialect/Arith/IR/Arith.h"
 #include "mlir/IR/BuiltinAttributes.h"
 #include "mlir/IR/Diagnostics.h"
@@ -489,6 +490,10 @@ LogicalResult parseSemantics(func::FuncOp func, Description &d) {
     return func.emitError(
         "the body must be exactly one linalg.generic followed by func.return");
   auto generic = cast<linalg::GenericOp>(*ops.begin());
+  // The generic's own invariants first (its attributes may be misspelt): the
+  // function's attributes are verified before the ops inside it.
+  if (failed(mlir::verify(generic)))
+    return failure();
   auto ret = cast<func::ReturnOp>(entry.getTerminator());
   if (ret.getNumOperands() != 1 || ret.getOperand(0) != generic->getResult(0))
     return ret.emitError(
