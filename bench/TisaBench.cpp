@@ -736,8 +736,24 @@ int main(int argc, char **argv) {
 
   std::vector<std::pair<std::string, std::vector<Vendor>>> libraries = {
       {"onednn", onednnVendors()}, {"libxsmm", libxsmmVendors()}};
+  std::vector<Workload> selected;
+  for (const Workload &w : workloads())
+    if (settings.filter.empty() ||
+        (label(w) + " " + w.spec.types.text()).find(settings.filter) !=
+            std::string::npos)
+      selected.push_back(w);
+  if (selected.empty()) {
+    llvm::errs() << "tisa-bench: no workload matches --filter '"
+                 << settings.filter
+                 << "' (labels such as 'square 512', 'bert', 'resnet50', "
+                    "'odd'; types such as 'u8s8s32', 'bf16')\n";
+    return 2;
+  }
   RoundReporter reporter;
   std::vector<Row> rows;
+  // Workloads that could not be compiled or disagreed with the reference:
+  // the report leaves them out and the exit status says so.
+  int failures = 0;
   // The peak: the best before and after the workloads.
   std::map<int, std::map<PeakKind, double>> peaks;
   auto updatePeaks = [&] {
@@ -749,15 +765,13 @@ int main(int argc, char **argv) {
   updatePeaks();
   JitOptions jit;
   jit.warnings = nullptr;
-  for (const Workload &w : workloads()) {
+  for (const Workload &w : selected) {
     std::string what = label(w) + " " + w.spec.types.text();
-    if (!settings.filter.empty() &&
-        what.find(settings.filter) == std::string::npos)
-      continue;
     auto compiled = compileKernel(w.spec, jit);
     if (!compiled) {
       llvm::errs() << "tisa-bench: " << what << ": "
                    << llvm::toString(compiled.takeError()) << "\n";
+      ++failures;
       continue;
     }
     std::shared_ptr<CompiledKernel> k = std::move(*compiled);
@@ -771,6 +785,7 @@ int main(int argc, char **argv) {
       llvm::errs() << "tisa-bench: " << what
                    << ": tisa disagrees with the reference, not timed: "
                    << diff << "\n";
+      ++failures;
       continue;
     }
     Bytes tisaOut = data->output;
@@ -894,5 +909,10 @@ int main(int argc, char **argv) {
   if (!settings.reportDir.empty())
     writeReport(settings, rows, peaks);
   benchmark::Shutdown();
+  if (failures) {
+    llvm::errs() << "tisa-bench: " << failures
+                 << " workload(s) not timed (errors above)\n";
+    return 1;
+  }
   return 0;
 }

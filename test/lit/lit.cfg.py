@@ -32,6 +32,8 @@ for flag, feature in [("avx512_vnni", "avx512vnni"), ("avx512_bf16", "avx512bf16
 # kernel (AVX-512 with VNNI and BF16) runs natively.
 if config.tisa_amx_emulator == "ON" and {"avx512_vnni", "avx512_bf16", "avx512bw", "avx512vl"} <= flags:
     config.available_features.add("amx-emulator")
+if os.path.exists(os.path.join(config.tisa_tools_dir, "tisa-bench")):
+    config.available_features.add("tisa-bench")
 if os.path.exists("/usr/bin/qemu-aarch64") and os.path.exists("/usr/aarch64-linux-gnu/lib/libc.a"):
     config.available_features.add("qemu-aarch64")
 
