@@ -29,6 +29,7 @@
 #include "llvm/ADT/StringExtras.h"
 #include "llvm/Support/FileSystem.h"
 #include "llvm/Support/FormatVariadic.h"
+#include "llvm/Support/MemoryBuffer.h"
 #include "llvm/Support/Path.h"
 #include "llvm/Support/SourceMgr.h"
 #include "llvm/Support/WithColor.h"
@@ -337,6 +338,37 @@ bool emulatedFeature(llvm::StringRef f) {
 #endif
 }
 
+/// Bytes of memory this machine can give a process now (MemAvailable), or
+/// 0 when unknown.
+uint64_t availableMemory() {
+  auto meminfo = llvm::MemoryBuffer::getFileAsStream("/proc/meminfo");
+  if (!meminfo)
+    return 0;
+  llvm::SmallVector<llvm::StringRef> lines;
+  (*meminfo)->getBuffer().split(lines, '\n');
+  for (llvm::StringRef line : lines) {
+    if (!line.consume_front("MemAvailable:"))
+      continue;
+    line = line.trim();
+    uint64_t kib = 0;
+    if (!line.consume_back("kB") || line.trim().getAsInteger(10, kib))
+      return 0;
+    return kib * 1024;
+  }
+  return 0;
+}
+
+/// What running and checking `spec` holds in memory at once, at least: the
+/// inputs twice (dense and with padded rows), the packed operand, the
+/// kernel's output and the reference's, each element at its width.
+uint64_t memoryToCheck(const KernelSpec &spec) {
+  const KernelTypes &t = spec.types;
+  uint64_t in = uint64_t(spec.inputElements()) * elementBytes(t.a),
+           weights = uint64_t(spec.weightElements()) * elementBytes(t.b),
+           out = uint64_t(spec.outputElements()) * elementBytes(t.c);
+  return 2 * in + 3 * weights + 2 * out;
+}
+
 std::optional<Runnable> runnable(const Options &o, llvm::StringRef verb,
                                  int &code) {
   code = 1;
@@ -385,6 +417,17 @@ std::optional<Runnable> runnable(const Options &o, llvm::StringRef verb,
                   ": it lacks " + llvm::join(missing, ", "));
       return std::nullopt;
     }
+  }
+  uint64_t needed = memoryToCheck(r.spec), available = availableMemory();
+  if (available && needed > available) {
+    code = fail(llvm::formatv("{0} {1} needs at least {2:f1} GiB of memory "
+                              "(inputs, packed operand, output and the "
+                              "reference's); this machine has {3:f1} GiB "
+                              "available",
+                              verb, r.spec.describe(), needed / double(1 << 30),
+                              available / double(1 << 30))
+                    .str());
+    return std::nullopt;
   }
   code = 0;
   return r;
