@@ -17,7 +17,10 @@ struct Options {
   std::vector<std::string> isaDirs;
   std::vector<std::string> positional;
   uint64_t seed = tisa::VerifyOptions().seed;
+  /// isa verify: the exit status when nothing failed but a check was
+  /// skipped (0: the default, 3), or accept skipped checks.
   int skipExitCode = 0;
+  bool allowSkipped = false;
   /// match: target name ("host" by default, "any" for no filter), feature
   /// list, every candidate and rejection, strict floating point, no fusion.
   std::string target = "host";

@@ -89,7 +89,10 @@ options:
                            (':'-separated); the installed set is always searched last
   --seed N                 seed of the random differential inputs (default 0x7153a)
   --skip-exit-code N       'isa verify': exit N when nothing failed but a check was skipped
-                           (for test drivers such as ctest's SKIP_RETURN_CODE)
+                           (default 3: a skipped check is not a pass; for test drivers
+                           such as ctest's SKIP_RETURN_CODE)
+  --allow-skipped          'isa verify': exit 0 when nothing failed, even if a check was
+                           skipped (the verdict still lists them)
   --target NAME            'match', 'gen', 'run': the machine to plan and compile for (default:
                            host; 'match' also takes 'any', which keeps every description)
   --features LIST          'match', 'gen gemm|conv2d': the target's features replaced by LIST, e.g.
@@ -277,7 +280,8 @@ int isaVerify(const Options &o) {
   }
   tisa::VerifyOptions options;
   options.seed = o.seed;
-  unsigned passed = 0, failedCount = 0, skipped = 0;
+  unsigned passed = 0, failedCount = 0;
+  std::vector<std::string> skipped; // "description: check (reason)"
   auto &os = llvm::outs();
   for (const Entry &e : entries) {
     if (!e.d) {
@@ -291,20 +295,31 @@ int isaVerify(const Options &o) {
     for (const tisa::CheckResult &c : report.checks)
       os << llvm::formatv("  {0,-13} {1,-7} {2}\n", c.name,
                           tisa::stringifyCheckStatus(c.status), c.detail);
-    os << (report.passed() ? "PASS " : "FAIL ") << e.d->name << "\n\n";
-    skipped += llvm::count_if(report.checks, [](const tisa::CheckResult &c) {
-      return c.status == tisa::CheckStatus::Skipped;
-    });
+    std::vector<std::string> mine;
+    for (const tisa::CheckResult &c : report.checks)
+      if (c.status == tisa::CheckStatus::Skipped) {
+        mine.push_back(c.name);
+        skipped.push_back(e.d->name + ": " + c.name + " (" + c.detail + ")");
+      }
+    os << (report.passed() ? "PASS " : "FAIL ") << e.d->name;
+    if (!mine.empty())
+      os << " (not checked: " << llvm::join(mine, ", ") << ")";
+    os << "\n\n";
     (report.passed() ? passed : failedCount)++;
     os.flush();
   }
   os << passed << " passed, " << failedCount << " failed";
-  if (skipped)
-    os << " (" << skipped << " checks skipped, reasons above)";
+  if (!skipped.empty())
+    os << ", " << skipped.size() << " checks skipped:";
   os << "\n";
+  for (const std::string &s : skipped)
+    os << "  skipped " << s << "\n";
   if (failedCount)
     return 1;
-  return skipped && o.skipExitCode ? o.skipExitCode : 0;
+  // A skipped check is not a pass.
+  if (skipped.empty() || o.allowSkipped)
+    return 0;
+  return o.skipExitCode ? o.skipExitCode : 3;
 }
 
 } // namespace
@@ -325,11 +340,12 @@ int main(int argc, char **argv) {
       return 0;
     }
     if (a == "--all" || a == "--strict-fp" || a == "--no-fuse" ||
-        a == "--emit-ir") {
-      (a == "--all"         ? o.all
-       : a == "--strict-fp" ? o.strictFp
-       : a == "--no-fuse"   ? o.noFuse
-                            : o.emitIr) = true;
+        a == "--emit-ir" || a == "--allow-skipped") {
+      (a == "--all"             ? o.all
+       : a == "--strict-fp"     ? o.strictFp
+       : a == "--no-fuse"       ? o.noFuse
+       : a == "--allow-skipped" ? o.allowSkipped
+                                : o.emitIr) = true;
       continue;
     }
     // --opt=value is the same as --opt value.

@@ -1,0 +1,33 @@
+// VPDPBSSD ymm (AVX-VNNI-INT8): each of the 8 32-bit lanes adds the dot product of 4 signed bytes
+// of a with 4 signed bytes of b to the accumulator; the sum wraps modulo 2^32.
+//   acc[n] = acc[n] + sum_k sext(a[n,k]) * sext(b[n,k]),  n < 8, k < 4
+// Register layout: byte 4n+k of the 256-bit register holds element (n, k).
+func.func @vpdpbssd_ymm(%a: tensor<8x4xi8>, %b: tensor<8x4xi8>, %acc: tensor<8xi32>) -> tensor<8xi32>
+    attributes {tisa.instruction = {
+      name = "test.vpdpbssd.ymm",
+      target = "x86_64",
+      features = ["+avxvnniint8"],
+      extension = "AVX_VNNI_INT8",
+      mnemonic = "vpdpbssd",
+      registers = [
+        {type = vector<32xi8>, layout = affine_map<(n, k) -> (n * 4 + k)>},
+        {type = vector<32xi8>, layout = affine_map<(n, k) -> (n * 4 + k)>},
+        {type = vector<8xi32>, layout = affine_map<(n) -> (n)>}],
+      saturation = "none",
+      lowering = {intrinsic = "llvm.x86.avx2.vpdpbssd.256", operands = [2, 0, 1]},
+      reference = "Intel SDM Vol. 2C, VPDPB[SU,UU,SS]D (Multiply and Add Unsigned and Signed Bytes)"}} {
+  %r = linalg.generic {
+      indexing_maps = [affine_map<(n, k) -> (n, k)>,
+                     affine_map<(n, k) -> (n, k)>,
+                     affine_map<(n, k) -> (n)>],
+      iterator_types = ["parallel", "reduction"]}
+      ins(%a, %b : tensor<8x4xi8>, tensor<8x4xi8>) outs(%acc : tensor<8xi32>) {
+    ^bb0(%x: i8, %y: i8, %s: i32):
+      %xw = arith.extsi %x : i8 to i32
+      %yw = arith.extsi %y : i8 to i32
+      %p = arith.muli %xw, %yw : i32
+      %t = arith.addi %s, %p : i32
+      linalg.yield %t : i32
+  } -> tensor<8xi32>
+  return %r : tensor<8xi32>
+}
