@@ -348,7 +348,10 @@ private:
     CodegenTarget target = codegenTargetFor(d);
     auto object = emitMachineCode(**llvmModule, target, /*assembly=*/false);
     if (!object) {
-      add("lowering", CheckStatus::Failed, llvm::toString(object.takeError()));
+      add("lowering", CheckStatus::Failed,
+          llvm::toString(object.takeError()) + " (" + d.lowering.intrinsic +
+              " with features " + llvm::join(d.features, ",") +
+              ": do they include what the instruction needs?)");
       return nullptr;
     }
     auto insts = disassembleFunction((*object)->getMemBufferRef(),

@@ -10,11 +10,16 @@
 #include "mlir/Target/LLVMIR/Export.h"
 #include "mlir/Target/LLVMIR/TypeFromLLVM.h"
 #include "llvm/IR/LegacyPassManager.h"
+#include "llvm/Support/CrashRecoveryContext.h"
+#include "llvm/Support/ErrorHandling.h"
+#include "llvm/Support/Process.h"
 #include "llvm/MC/TargetRegistry.h"
 #include "llvm/Support/TargetSelect.h"
 #include "llvm/Target/TargetMachine.h"
 #include "llvm/Target/TargetOptions.h"
 #include "llvm/TargetParser/Triple.h"
+
+#include <mutex>
 
 using namespace mlir;
 
@@ -314,6 +319,45 @@ emitMachineCode(llvm::Module &module, const CodegenTarget &target,
   return emitMachineCode(module, **tm, assembly);
 }
 
+namespace {
+
+/// Runs LLVM's code generation so that what it reports through
+/// report_fatal_error (an intrinsic it cannot select, for example) comes
+/// back as an error instead of ending the process: the fatal error handler
+/// records the message and exits through a crash recovery context, as clang
+/// does. One at a time (the handler and the context's signal handlers are
+/// process-wide, enabled only around the run).
+llvm::Error runCodegen(llvm::legacy::PassManager &pm, llvm::Module &module) {
+  static std::mutex mutex;
+  std::lock_guard<std::mutex> lock(mutex);
+  std::string message;
+  llvm::ScopedFatalErrorHandler handler(
+      [](void *user, const char *reason, bool) {
+        *static_cast<std::string *>(user) = reason;
+        llvm::sys::Process::Exit(1); // returns to RunSafely below
+      },
+      &message);
+  llvm::CrashRecoveryContext::Enable();
+  llvm::CrashRecoveryContext crc;
+  bool ok = crc.RunSafely([&] { pm.run(module); });
+  llvm::CrashRecoveryContext::Disable();
+  if (ok)
+    return llvm::Error::success();
+  // The first line says what failed; the rest is a dump of the DAG, except
+  // the function it was in.
+  llvm::SmallVector<llvm::StringRef> lines;
+  llvm::StringRef(message).split(lines, '\n');
+  std::string what = lines.empty() ? "" : lines.front().str();
+  for (llvm::StringRef line : lines)
+    if (line.consume_front("In function: "))
+      what += " (in " + line.str() + ")";
+  return llvm::createStringError(
+      "LLVM cannot compile this code: " +
+      (what.empty() ? std::string("its code generator crashed") : what));
+}
+
+} // namespace
+
 llvm::Expected<std::unique_ptr<llvm::MemoryBuffer>>
 emitMachineCode(llvm::Module &module, llvm::TargetMachine &tm, bool assembly) {
   module.setTargetTriple(tm.getTargetTriple());
@@ -326,7 +370,8 @@ emitMachineCode(llvm::Module &module, llvm::TargetMachine &tm, bool assembly) {
                                       : llvm::CodeGenFileType::ObjectFile))
     return llvm::createStringError("the " + tm.getTargetTriple().str() +
                                    " backend cannot emit this file type");
-  pm.run(module);
+  if (llvm::Error e = runCodegen(pm, module))
+    return std::move(e);
   return llvm::MemoryBuffer::getMemBufferCopy(StringRef(out.data(), out.size()),
                                               module.getModuleIdentifier());
 }
