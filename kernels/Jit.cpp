@@ -40,10 +40,19 @@ void *CompiledKernel::address(llvm::StringRef suffix) const {
 namespace {
 
 /// Metadata stored next to a cached object: key=value lines, then the header.
-std::string serialize(const CompiledKernel &k, llvm::StringRef key) {
+/// The object's integrity as stored in the metadata: a damaged or
+/// truncated object (or one another process replaced) does not match it.
+std::string objectDigest(llvm::StringRef object) {
+  return llvm::utohexstr(llvm::xxh3_64bits(object)) + ":" +
+         std::to_string(object.size());
+}
+
+std::string serialize(const CompiledKernel &k, llvm::StringRef key,
+                      llvm::StringRef object) {
   std::string s;
   llvm::raw_string_ostream os(s);
-  os << "key=" << key << "\nname=" << k.name()
+  os << "key=" << key << "\nobject=" << objectDigest(object)
+     << "\nname=" << k.name()
      << "\ninstruction=" << k.instruction() << "\nmnemonic=" << k.mnemonic()
      << "\nplan=" << k.plan() << "\npacked_operand=" << k.packedOperand()
      << "\npacked_bytes=" << k.packedBytes() << "\nschedule=" << k.schedule()
@@ -186,13 +195,15 @@ compileKernel(const KernelSpec &spec, const JitOptions &options) {
     if (obj && meta) {
       llvm::StringRef text = (*meta)->getBuffer();
       auto [fields, header] = text.split("header:\n");
-      bool keyMatches = false;
+      bool keyMatches = false, objectMatches = false;
       llvm::SmallVector<llvm::StringRef> lines;
       fields.split(lines, '\n', -1, false);
       for (llvm::StringRef line : lines) {
         auto [k, v] = line.split('=');
         if (k == "key")
           keyMatches = v == key;
+        else if (k == "object")
+          objectMatches = v == objectDigest((*obj)->getBuffer());
         else if (k == "name")
           kernel->name_ = v.str();
         else if (k == "instruction")
@@ -214,10 +225,14 @@ compileKernel(const KernelSpec &spec, const JitOptions &options) {
         else if (k == "warning")
           kernel->warnings_.push_back(v.str());
       }
-      if (keyMatches) {
+      if (keyMatches && objectMatches) {
         kernel->header_ = header.str();
         kernel->fromCache_ = true;
         object = std::move(*obj);
+      } else if (keyMatches && options.warnings) {
+        *options.warnings << "tisa: warning: the cached object " << objPath
+                          << " does not match its metadata (damaged or "
+                             "truncated); compiling it again\n";
       }
     }
   }
@@ -256,7 +271,8 @@ compileKernel(const KernelSpec &spec, const JitOptions &options) {
     if (!options.cacheDir.empty()) {
       // Best effort: a cache that cannot be written only costs time.
       writeAtomically(objPath, object->getBuffer());
-      writeAtomically(metaPath, serialize(*kernel, key));
+      writeAtomically(metaPath,
+                      serialize(*kernel, key, object->getBuffer()));
     }
   }
   if (options.warnings)
