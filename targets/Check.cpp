@@ -199,27 +199,36 @@ std::vector<TestCase> makeTestCases(const Description &d, unsigned segments,
            [&](unsigned, int64_t) { return rng(); });
   }
   if (!m.isFloat) {
-    // The extremes of every operand: products and sums that overflow in both
-    // directions.
+    // The extremes of each input's own type (min, max, -1, 0, 1 at its width
+    // and signedness: INT16_MIN x INT16_MIN for 16-bit pairs, not a byte
+    // pattern) against each other, on the accumulator's extremes and zero:
+    // products and sums that overflow in both directions.
     unsigned accBits = m.accType.getIntOrFloatBitWidth();
     uint64_t accMax = (1ull << (accBits - 1)) - 1,
              accMin = 1ull << (accBits - 1);
-    struct Edge {
-      uint64_t a, b;
+    auto edges = [&](unsigned input) {
+      bool isSigned = (input == m.lhsInput ? m.lhsExt : m.rhsExt) ==
+                      MulAcc::Ext::Sign;
+      unsigned bits = d.operandElementType(input).getIntOrFloatBitWidth();
+      uint64_t ones = bits == 64 ? ~0ull : (1ull << bits) - 1;
+      if (!isSigned)
+        return std::vector<uint64_t>{ones, 0, 1, ones >> 1};
+      uint64_t min = 1ull << (bits - 1);
+      return std::vector<uint64_t>{min, min - 1, ones, 0, 1};
     };
-    for (Edge e : {Edge{0xff, 0x80}, Edge{0x80, 0x80}, Edge{0x7f, 0x7f},
-                   Edge{0xff, 0xff}, Edge{0x80, 0x7f}}) {
-      for (uint64_t acc : {accMax, accMin, uint64_t(0)}) {
-        std::string label = "a=all " + hex(e.a, 8) + ", b=all " + hex(e.b, 8) +
-                            ", acc=" +
-                            (acc == accMax   ? "INT_MAX"
-                             : acc == accMin ? "INT_MIN"
-                                             : "0");
-        make(label, [&](unsigned i, int64_t) {
-          return i == 0 ? e.a : i == 1 ? e.b : acc;
-        });
-      }
-    }
+    std::vector<uint64_t> aEdges = edges(0), bEdges = edges(1);
+    for (uint64_t a : aEdges)
+      for (uint64_t b : bEdges)
+        for (uint64_t acc : {accMax, accMin, uint64_t(0)}) {
+          std::string label = "a=all " + hex(a, 8) + ", b=all " + hex(b, 8) +
+                              ", acc=" +
+                              (acc == accMax   ? "INT_MAX"
+                               : acc == accMin ? "INT_MIN"
+                                               : "0");
+          make(label, [&](unsigned i, int64_t) {
+            return i == 0 ? a : i == 1 ? b : acc;
+          });
+        }
     return cases;
   }
   // Floating point: every operand drawn from the edge values (denormals, NaNs,
@@ -246,6 +255,26 @@ std::vector<TestCase> makeTestCases(const Description &d, unsigned segments,
                                1)
                      : 0);
        });
+  // A denormal accumulator whose sum stays near zero: with zero products,
+  // and with products of 1 and the smallest normal value, so that whether
+  // the accumulator's denormal is read as zero shows in a normal result.
+  auto bitsOf = [](const llvm::APFloat &f) {
+    return f.bitcastToAPInt().getZExtValue();
+  };
+  for (bool zeroInputs : {true, false})
+    make(zeroInputs ? "denormal accumulator, zero inputs"
+                    : "denormal accumulator, products of the smallest normal",
+         [&](unsigned i, int64_t k) -> uint64_t {
+           const llvm::fltSemantics &sem =
+               semanticsOf(d.operandElementType(i));
+           if (i == 2) // the largest denormal
+             return bitsOf(llvm::APFloat::getSmallestNormalized(sem, k & 1)) -
+                    1;
+           if (zeroInputs)
+             return 0;
+           return i == 0 ? bitsOf(llvm::APFloat::getOne(sem))
+                         : bitsOf(llvm::APFloat::getSmallestNormalized(sem));
+         });
   make("random bit patterns", [&](unsigned, int64_t) { return rng(); });
   return cases;
 }
