@@ -30,6 +30,8 @@ fi
 
 BUILD_DIR="${BUILD_DIR:-build}"
 if [ ! -f "$BUILD_DIR/build.ninja" ]; then
-  cmake -G Ninja -S . -B "$BUILD_DIR" -DCMAKE_BUILD_TYPE=Release
+  # TISA_CMAKE_ARGS: extra configuration (scripts/sanitize.sh passes the
+  # sanitizers through it).
+  cmake -G Ninja -S . -B "$BUILD_DIR" -DCMAKE_BUILD_TYPE=Release ${TISA_CMAKE_ARGS:-}
 fi
 cmake --build "$BUILD_DIR" -j "$(nproc)"

@@ -1,0 +1,26 @@
+#!/usr/bin/env bash
+# The whole test suite under AddressSanitizer and UndefinedBehaviorSanitizer:
+# sets everything up (scripts/setup.sh) in build-asan/ with LLVM's
+# LLVM_USE_SANITIZER (tisa's code instrumented; Debian's LLVM and MLIR
+# libraries are not), then runs ctest. Any report fails the test it occurs in.
+#   scripts/sanitize.sh [ctest arguments, e.g. -R lit/]
+set -euo pipefail
+cd "$(dirname "$0")/.."
+# The sanitizers' runtimes for clang-22 (not part of the normal build).
+if ! dpkg -s libclang-rt-22-dev > /dev/null 2>&1; then
+  SUDO=""
+  [ "$(id -u)" -eq 0 ] || SUDO="sudo"
+  echo "sanitize: installing libclang-rt-22-dev"
+  $SUDO apt-get update
+  DEBIAN_FRONTEND=noninteractive $SUDO apt-get install -y --no-install-recommends libclang-rt-22-dev
+fi
+export BUILD_DIR="${BUILD_DIR:-build-asan}"
+# LLVM_UBSAN_FLAGS is set by LLVM's own build, not by its installed CMake files.
+export TISA_CMAKE_ARGS="-DLLVM_USE_SANITIZER=Address;Undefined -DLLVM_UBSAN_FLAGS=-fsanitize=undefined -DCMAKE_BUILD_TYPE=RelWithDebInfo"
+scripts/setup.sh
+# Leaks of process-lifetime state in the uninstrumented LLVM/MLIR libraries
+# are not tisa's; every error ends the process with a report.
+export ASAN_OPTIONS="detect_leaks=0:abort_on_error=0:halt_on_error=1"
+export UBSAN_OPTIONS="halt_on_error=1:print_stacktrace=1"
+cd "$BUILD_DIR"
+ctest --output-on-failure -j "$(nproc)" "$@"
