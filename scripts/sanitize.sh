@@ -6,14 +6,8 @@
 #   scripts/sanitize.sh [ctest arguments, e.g. -R lit/]
 set -euo pipefail
 cd "$(dirname "$0")/.."
-# The sanitizers' runtimes for clang-22 (not part of the normal build).
-if ! dpkg -s libclang-rt-22-dev > /dev/null 2>&1; then
-  SUDO=""
-  [ "$(id -u)" -eq 0 ] || SUDO="sudo"
-  echo "sanitize: installing libclang-rt-22-dev"
-  $SUDO apt-get update
-  DEBIAN_FRONTEND=noninteractive $SUDO apt-get install -y --no-install-recommends libclang-rt-22-dev
-fi
+# clang-22's sanitizer and libFuzzer runtimes (not needed by the normal build).
+export TISA_EXTRA_PACKAGES="libclang-rt-22-dev"
 export BUILD_DIR="${BUILD_DIR:-build-asan}"
 # LLVM_UBSAN_FLAGS is set by LLVM's own build, not by its installed CMake files.
 export TISA_CMAKE_ARGS="-DLLVM_USE_SANITIZER=Address;Undefined -DLLVM_UBSAN_FLAGS=-fsanitize=undefined -DCMAKE_BUILD_TYPE=RelWithDebInfo"

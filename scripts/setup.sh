@@ -16,6 +16,11 @@ PACKAGES=(
   qemu-user libc6-dev-arm64-cross libstdc++-12-dev-arm64-cross binutils-aarch64-linux-gnu
 )
 
+# TISA_EXTRA_PACKAGES: more packages a caller needs (the sanitizer and fuzzer
+# scripts add clang-22's runtimes).
+read -ra extra <<< "${TISA_EXTRA_PACKAGES:-}"
+PACKAGES+=("${extra[@]}")
+
 missing=()
 for p in "${PACKAGES[@]}"; do
   dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" || missing+=("$p")

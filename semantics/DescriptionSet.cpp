@@ -9,6 +9,7 @@
 #include "mlir/Parser/Parser.h"
 #include "llvm/ADT/StringExtras.h"
 #include "llvm/Support/FileSystem.h"
+#include "llvm/Support/MemoryBuffer.h"
 #include "llvm/Support/Path.h"
 #include "llvm/Support/Process.h"
 #include <algorithm>
@@ -51,6 +52,25 @@ LogicalResult DescriptionSet::loadFile(StringRef path) {
     return failure(); // the parser or the verifier has reported it with its
                       // location
   }
+  return adopt(std::move(module), path);
+}
+
+LogicalResult DescriptionSet::loadBuffer(StringRef text, StringRef name) {
+  ParserConfig config(&ctx);
+  // MLIR's lexer reads up to a terminating NUL: parse a copy that has one
+  // (parseSourceString would read past the end of `text`).
+  llvm::SourceMgr bufferMgr;
+  bufferMgr.AddNewSourceBuffer(llvm::MemoryBuffer::getMemBufferCopy(text, name),
+                               llvm::SMLoc());
+  OwningOpRef<ModuleOp> module =
+      parseSourceFile<ModuleOp>(bufferMgr, config);
+  if (!module)
+    return failure(); // reported with its location
+  return adopt(std::move(module), name);
+}
+
+LogicalResult DescriptionSet::adopt(OwningOpRef<ModuleOp> module,
+                                    StringRef path) {
   SmallVector<func::FuncOp> funcs;
   module->walk([&](func::FuncOp f) {
     if (f->hasAttr(kInstructionAttrName))

@@ -35,6 +35,9 @@ public:
   /// Loads one file: fails (after reporting) on a syntax error, a schema error,
   /// a file holding no or several descriptions, or a name already loaded.
   mlir::LogicalResult loadFile(llvm::StringRef path);
+  /// Loads a description from `text`, named `name` in diagnostics (the
+  /// fuzzer's entry; files go through loadFile).
+  mlir::LogicalResult loadBuffer(llvm::StringRef text, llvm::StringRef name);
   /// Loads every *.mlir below `dir` in sorted order; keeps going after a bad
   /// file and fails if any file failed.
   mlir::LogicalResult loadDirectory(llvm::StringRef dir);
@@ -50,6 +53,10 @@ public:
   void releaseDiagnostics() { handler.reset(); }
 
 private:
+  /// Checks a parsed module's one description and keeps both.
+  mlir::LogicalResult adopt(mlir::OwningOpRef<mlir::ModuleOp> module,
+                            llvm::StringRef path);
+
   mlir::MLIRContext &ctx;
   llvm::SourceMgr sourceMgr;
   std::unique_ptr<mlir::SourceMgrDiagnosticHandler> handler;

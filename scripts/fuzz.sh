@@ -1,0 +1,28 @@
+#!/usr/bin/env bash
+# Fuzzes tisa with libFuzzer: installs clang-22's runtimes, builds build-fuzz/
+# with every tisa source instrumented (-fsanitize=fuzzer-no-link, ASan, UBSan),
+# then runs each fuzz target for a time budget over a working corpus seeded
+# from the shipped descriptions and the test inputs.
+#   scripts/fuzz.sh [SECONDS per target, default 600]
+# Crashes land in fuzz-out/<target>/; copy each into test/fuzz/crashes/<kind>/
+# once fixed, where ctest replays it.
+set -euo pipefail
+cd "$(dirname "$0")/.."
+budget="${1:-600}"
+# clang-22's sanitizer and libFuzzer runtimes (not needed by the normal build).
+export TISA_EXTRA_PACKAGES="libclang-rt-22-dev"
+export BUILD_DIR="${BUILD_DIR:-build-fuzz}"
+export TISA_CMAKE_ARGS="-DTISA_FUZZ=ON -DLLVM_USE_SANITIZER=Address;Undefined -DLLVM_UBSAN_FLAGS=-fsanitize=undefined -DCMAKE_BUILD_TYPE=RelWithDebInfo"
+scripts/setup.sh
+export ASAN_OPTIONS="detect_leaks=0"
+export UBSAN_OPTIONS="halt_on_error=1:print_stacktrace=1"
+
+run() { # target, seed directories...
+  local target="$1"; shift
+  local out="fuzz-out/$target" corpus="fuzz-out/$target/corpus"
+  mkdir -p "$corpus"
+  for seed in "$@"; do find "$seed" -type f -name '*.mlir' -exec cp -n {} "$corpus/" \; ; done
+  "$BUILD_DIR/bin/$target" -max_total_time="$budget" -timeout=10 -rss_limit_mb=4096 \
+    -artifact_prefix="$out/" -print_final_stats=1 "$corpus"
+}
+run tisa-fuzz-descriptions isa-descriptions test/lit/Inputs test/lit/errors test/fuzz/crashes/descriptions
