@@ -331,7 +331,7 @@ llvm::Error LibraryBuilder::chooseSchedule() {
   printPlanSummary(contraction, kernel->plan(), os);
   out.packedLayout = kernel->packedLayoutText(schedule);
   out.packedBytes = kernel->packedBytes(schedule);
-  bufferType = MemRefType::get({out.packedBytes}, mb.getI8Type());
+  bufferType = kernel->packedBufferType(&ctx, schedule);
   return llvm::Error::success();
 }
 

@@ -44,20 +44,29 @@ Value i64Constant(OpBuilder &b, Location loc, int64_t v) {
   return LLVM::ConstantOp::create(b, loc, b.getI64Type(),
                                   b.getI64IntegerAttr(v));
 }
+
+/// A tile intrinsic's leading operands: rows and bytes per row (i16), then
+/// `rest`.
+SmallVector<Value> tileOperands(OpBuilder &b, Location loc,
+                                const OperandRegister &r,
+                                ArrayRef<Value> rest = {}) {
+  SmallVector<Value> ops = {i16Constant(b, loc, tileRows(r)),
+                            i16Constant(b, loc, tileBytesPerRow(r))};
+  ops.append(rest.begin(), rest.end());
+  return ops;
+}
 } // namespace
 
 Value loadRegister(OpBuilder &b, Location loc, const OperandRegister &r,
                    Value ptr, Value rowBytes) {
   if (r.cls == RegisterClass::Vector)
     return LLVM::LoadOp::create(b, loc, r.type, ptr, /*alignment=*/1);
-  int64_t rows = tileRows(r), bytes = tileBytesPerRow(r);
   if (!rowBytes)
-    rowBytes = i64Constant(b, loc, bytes);
+    rowBytes = i64Constant(b, loc, tileBytesPerRow(r));
   return LLVM::CallIntrinsicOp::create(
              b, loc, LLVM::LLVMX86AMXType::get(b.getContext()),
              b.getStringAttr("llvm.x86.tileloadd64.internal"),
-             ValueRange{i16Constant(b, loc, rows), i16Constant(b, loc, bytes),
-                        ptr, rowBytes})
+             tileOperands(b, loc, r, {ptr, rowBytes}))
       .getResult(0);
 }
 
@@ -67,14 +76,11 @@ void storeRegister(OpBuilder &b, Location loc, const OperandRegister &r,
     LLVM::StoreOp::create(b, loc, v, ptr, /*alignment=*/1);
     return;
   }
-  int64_t rows = tileRows(r), bytes = tileBytesPerRow(r);
   if (!rowBytes)
-    rowBytes = i64Constant(b, loc, bytes);
+    rowBytes = i64Constant(b, loc, tileBytesPerRow(r));
   LLVM::CallIntrinsicOp::create(
       b, loc, TypeRange{}, b.getStringAttr("llvm.x86.tilestored64.internal"),
-      ValueRange{i16Constant(b, loc, rows), i16Constant(b, loc, bytes), ptr,
-                 rowBytes, v},
-      LLVM::FastmathFlagsAttr());
+      tileOperands(b, loc, r, {ptr, rowBytes, v}), LLVM::FastmathFlagsAttr());
 }
 
 Value zeroRegister(OpBuilder &b, Location loc, const OperandRegister &r) {
@@ -83,8 +89,7 @@ Value zeroRegister(OpBuilder &b, Location loc, const OperandRegister &r) {
   return LLVM::CallIntrinsicOp::create(
              b, loc, LLVM::LLVMX86AMXType::get(b.getContext()),
              b.getStringAttr("llvm.x86.tilezero.internal"),
-             ValueRange{i16Constant(b, loc, tileRows(r)),
-                        i16Constant(b, loc, tileBytesPerRow(r))})
+             tileOperands(b, loc, r))
       .getResult(0);
 }
 

@@ -254,6 +254,11 @@ AffineMap TileKernel::bTileOffset() const {
 // Schedules
 //===----------------------------------------------------------------------===//
 
+int64_t TileKernel::tileRegisterBudget(const Target &target) {
+  // At least one accumulator and one tile of each input.
+  return std::max<int64_t>(target.tileRegisters, 3);
+}
+
 Schedule TileKernel::defaultSchedule(const Target &target, ArrayRef<int64_t>,
                                      ArrayRef<int64_t>) const {
   // The register tile whose accumulators and one step's A and B tiles fit
@@ -261,7 +266,7 @@ Schedule TileKernel::defaultSchedule(const Target &target, ArrayRef<int64_t>,
   // whole register tiles included), then the fewest tile loads.
   int64_t mTiles = llvm::divideCeil(extent[mLoop], mI);
   int64_t nTiles = llvm::divideCeil(extent[nLoop], nI);
-  int64_t registers = std::max<int64_t>(target.tileRegisters, 3);
+  int64_t registers = tileRegisterBudget(target);
   auto cost = [&](int64_t m, int64_t n) {
     int64_t mb = llvm::divideCeil(mTiles, m), nb = llvm::divideCeil(nTiles, n);
     return std::make_pair(mb * m * nb * n, mb * nb * (m + n));
@@ -302,13 +307,13 @@ LogicalResult TileKernel::verify(const Schedule &s, const Target &target,
     return refuse(why, "tile kernels take only 'unroll' (no block, order, "
                        "panel, fuse or edge)");
   auto [tm, tn] = registerTile(s);
-  if (int64_t(target.tileRegisters) < tm + tn + tm * tn)
+  if (tileRegisterBudget(target) < tm + tn + tm * tn)
     return refuse(why, "a " + std::to_string(tm) + "x" + std::to_string(tn) +
                            " register tile needs " +
                            std::to_string(tm + tn + tm * tn) +
                            " tile registers (accumulators, A and B tiles); " +
                            target.name + " has " +
-                           std::to_string(target.tileRegisters));
+                           std::to_string(tileRegisterBudget(target)));
   return success();
 }
 

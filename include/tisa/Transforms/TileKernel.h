@@ -70,6 +70,9 @@ private:
   mlir::LogicalResult readInstruction(std::string &why);
   mlir::LogicalResult readLoops(std::string &why);
   mlir::LogicalResult readOperands(std::string &why);
+  /// Tile registers a register tile may use on `target` (the default
+  /// schedule and verify agree on it).
+  static int64_t tileRegisterBudget(const Target &target);
   /// The register tile of `s`: accumulators along m and n.
   std::pair<int64_t, int64_t> registerTile(const Schedule &s) const;
   /// Extents of each program loop rounded up to whole register tiles (m, n)
