@@ -165,10 +165,10 @@ std::vector<std::string> listTargets(llvm::StringRef dir = "");
 llvm::Expected<Target> loadTarget(llvm::StringRef name,
                                   llvm::StringRef dir = "");
 
-/// The features of `target` that `host` lacks, sorted; system instructions
-/// a compiler never emits on its own and a VM may hide (protection keys,
-/// monitor/mwait, rdpru, wbnoinvd), and x87 (in every x86-64 CPU but not in
-/// LLVM's host list), are not counted.
+/// The features of `target` that `host` lacks, sorted; features whose
+/// instructions a compiler never emits on its own and a VM may hide (system
+/// instructions, random numbers, XSAVE, shadow stacks, cache control), and
+/// x87 (in every x86-64 CPU but not in LLVM's host list), are not counted.
 std::vector<std::string> featuresLacking(const Target &target,
                                          const Target &host);
 
