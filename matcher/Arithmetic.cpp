@@ -43,8 +43,10 @@ SmallVector<std::string> floatRelaxations(const FloatBehaviour &fp) {
   }
   if (fp.rounding == Rounding::Odd)
     r.push_back("intermediate sums rounded to odd");
-  if (fp.inputDenormalsAreZero)
+  if (llvm::all_of(fp.denormalsAreZero, [](bool z) { return z; }))
     r.push_back("denormal inputs read as zero");
+  else if (fp.anyDenormalsAreZero())
+    r.push_back("denormal " + denormalsAreZeroText(fp) + " read as zero");
   if (fp.flushOutputDenormals)
     r.push_back("denormal results flushed to zero");
   if (fp.defaultNaN)

@@ -236,6 +236,9 @@ public:
                    << "', expected one of: " << llvm::join(choices, ", ");
   }
 
+  /// The raw value of `key`, null when absent.
+  Attribute lookup(StringRef key) const { return dict.get(key); }
+
   InFlightDiagnostic error() {
     return op->emitError() << kInstructionAttrName << ": ";
   }
@@ -421,6 +424,37 @@ LogicalResult parseLowering(Operation *op, DictReader &r, Description &d) {
   return success();
 }
 
+/// `input_denormals`: "keep" or "zero" for every operand, or an array of
+/// three in body order (ins 0, ins 1, accumulator).
+LogicalResult parseInputDenormals(DictReader &fr, FloatBehaviour &fp) {
+  StringRef key = "input_denormals";
+  if (auto list = dyn_cast_or_null<ArrayAttr>(fr.lookup(key))) {
+    auto choice = [](Attribute a) -> std::optional<bool> {
+      auto s = dyn_cast<StringAttr>(a);
+      if (s && (s.getValue() == "keep" || s.getValue() == "zero"))
+        return s.getValue() == "zero";
+      return std::nullopt;
+    };
+    if (list.size() != fp.denormalsAreZero.size())
+      return fr.error() << "key '" << key << "' in 'fp' lists "
+                        << list.size()
+                        << " operands; it needs 3 (ins 0, ins 1, accumulator)";
+    for (auto [i, a] : llvm::enumerate(list)) {
+      std::optional<bool> zero = choice(a);
+      if (!zero)
+        return fr.error() << "key '" << key << "' in 'fp': operand " << i
+                          << " is " << a << ", expected \"keep\" or \"zero\"";
+      fp.denormalsAreZero[i] = *zero;
+    }
+    return success();
+  }
+  FailureOr<unsigned> all = fr.getChoice(key, {"keep", "zero"});
+  if (failed(all))
+    return failure();
+  fp.denormalsAreZero.fill(*all == 1);
+  return success();
+}
+
 LogicalResult parseFloatBehaviour(Operation *op, DictReader &r,
                                   Description &d) {
   FailureOr<DictionaryAttr> dict = r.get<DictionaryAttr>("fp", "a dictionary");
@@ -436,15 +470,13 @@ LogicalResult parseFloatBehaviour(Operation *op, DictReader &r,
                                     "unordered", "even-odd-fused"});
   FailureOr<unsigned> rounding =
       fr.getChoice("rounding", {"nearest-even", "odd"});
-  FailureOr<unsigned> in = fr.getChoice("input_denormals", {"keep", "zero"});
   FailureOr<unsigned> out = fr.getChoice("output_denormals", {"keep", "flush"});
   FailureOr<unsigned> nan = fr.getChoice("nan", {"propagate", "default"});
-  if (failed(acc) || failed(rounding) || failed(in) || failed(out) ||
-      failed(nan))
+  if (failed(acc) || failed(rounding) || failed(out) || failed(nan) ||
+      failed(parseInputDenormals(fr, fp)))
     return failure();
   fp.accumulation = static_cast<Accumulation>(*acc);
   fp.rounding = static_cast<Rounding>(*rounding);
-  fp.inputDenormalsAreZero = *in == 1;
   fp.flushOutputDenormals = *out == 1;
   fp.defaultNaN = *nan == 1;
   if (fp.accumulation == Accumulation::Pairwise ||
@@ -644,6 +676,18 @@ FailureOr<Description> parseDescription(func::FuncOp func) {
                                       [&]() { return r.error(); })))
     return failure();
   return d;
+}
+
+std::string denormalsAreZeroText(const FloatBehaviour &fp) {
+  static const char *names[] = {"ins 0", "ins 1", "accumulator"};
+  SmallVector<StringRef> zero;
+  for (auto [i, z] : llvm::enumerate(fp.denormalsAreZero))
+    if (z)
+      zero.push_back(names[i]);
+  if (zero.size() < 2)
+    return llvm::join(zero, "");
+  return (llvm::join(ArrayRef(zero).drop_back(), ", ") + " and " + zero.back())
+      .str();
 }
 
 } // namespace tisa

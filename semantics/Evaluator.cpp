@@ -23,8 +23,8 @@ static APFloat signedZero(const APFloat &like) {
   return APFloat::getZero(like.getSemantics(), like.isNegative());
 }
 
-APFloat FloatModel::input(APFloat x) const {
-  if (b.inputDenormalsAreZero && x.isDenormal())
+APFloat FloatModel::input(APFloat x, unsigned operand) const {
+  if (b.denormalsAreZero[operand] && x.isDenormal())
     return signedZero(x);
   return x;
 }
@@ -193,15 +193,17 @@ TensorValue evaluate(const Description &d, ArrayRef<TensorValue> operands) {
             extendInt(p, m.productExt, m.accType.getIntOrFloatBitWidth()));
         return;
       }
-      auto operand = [&](uint64_t bits, Type t, MulAcc::Ext ext) {
+      auto operand = [&](unsigned index, uint64_t bits, Type t,
+                         MulAcc::Ext ext) {
         APFloat x = fm->input(
-            APFloat(semanticsOf(t), APInt(t.getIntOrFloatBitWidth(), bits)));
+            APFloat(semanticsOf(t), APInt(t.getIntOrFloatBitWidth(), bits)),
+            index);
         if (ext == MulAcc::Ext::Float)
           x = fm->extend(x, semanticsOf(m.mulType));
         return x;
       };
-      APFloat lhs = operand(lhsBits, m.lhsType, m.lhsExt);
-      APFloat rhs = operand(rhsBits, m.rhsType, m.rhsExt);
+      APFloat lhs = operand(m.lhsInput, lhsBits, m.lhsType, m.lhsExt);
+      APFloat rhs = operand(m.rhsInput, rhsBits, m.rhsType, m.rhsExt);
       if (d.fp->accumulation == Accumulation::EvenOddFused) {
         floatFactors[out].push_back({lhs, rhs});
         return;
@@ -240,7 +242,7 @@ TensorValue evaluate(const Description &d, ArrayRef<TensorValue> operands) {
         continue;
       }
       APFloat acc =
-          fm->input(APFloat(semanticsOf(m.accType), APInt(accWidth, slot)));
+          fm->input(APFloat(semanticsOf(m.accType), APInt(accWidth, slot)), 2);
       std::vector<APFloat> &ps = floatProducts[o];
       switch (d.fp->accumulation) {
       case Accumulation::Sequential:

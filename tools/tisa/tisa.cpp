@@ -149,7 +149,9 @@ std::string describeFloat(const tisa::FloatBehaviour &fp) {
                        acc[static_cast<int>(fp.accumulation)],
                        fp.rounding == tisa::Rounding::Odd ? "to odd"
                                                           : "to nearest even",
-                       fp.inputDenormalsAreZero ? "read as zero" : "kept",
+                       fp.anyDenormalsAreZero()
+                           ? "read as zero in " + tisa::denormalsAreZeroText(fp)
+                           : std::string("kept"),
                        fp.flushOutputDenormals ? "flushed" : "kept",
                        fp.defaultNaN ? "default NaN" : "propagated")
       .str();

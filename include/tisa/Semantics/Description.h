@@ -14,7 +14,9 @@
 #include "mlir/Dialect/Linalg/IR/Linalg.h"
 #include "mlir/IR/AffineMap.h"
 #include "mlir/IR/BuiltinTypes.h"
+#include "llvm/ADT/STLExtras.h"
 #include "llvm/ADT/SmallVector.h"
+#include <array>
 #include <optional>
 #include <string>
 
@@ -77,14 +79,23 @@ enum class Accumulation {
 struct FloatBehaviour {
   Accumulation accumulation = Accumulation::Sequential;
   Rounding rounding = Rounding::NearestEven;
-  /// Denormal inputs (including the accumulator) read as zero.
-  bool inputDenormalsAreZero = false;
+  /// Per operand of the body (ins 0, ins 1, the accumulator): denormal values
+  /// are read as zero (x86 DAZ, Arm FPCR.FZ). AMX TDPFP16PS keeps fp16 input
+  /// denormals but reads a denormal fp32 accumulator as zero.
+  std::array<bool, 3> denormalsAreZero = {false, false, false};
+  bool anyDenormalsAreZero() const {
+    return llvm::is_contained(denormalsAreZero, true);
+  }
   /// Denormal results of every operation are flushed to zero.
   bool flushOutputDenormals = false;
   /// Every NaN result is the default NaN (Arm FPCR.DN); otherwise NaNs
   /// propagate.
   bool defaultNaN = false;
 };
+
+/// Which operands read denormals as zero, as text: "accumulator", "ins 0 and
+/// ins 1", "ins 0, ins 1 and accumulator"; empty when none does.
+std::string denormalsAreZeroText(const FloatBehaviour &fp);
 
 /// One argument of the lowering intrinsic: a semantic operand's register, or a
 /// shape immediate taken from an operand's register geometry (AMX tile rows and

@@ -25,8 +25,9 @@ TensorValue evaluate(const Description &d,
 class FloatModel {
 public:
   explicit FloatModel(const FloatBehaviour &behaviour) : b(behaviour) {}
-  /// Reads an input under the denormals-are-zero rule.
-  llvm::APFloat input(llvm::APFloat x) const;
+  /// Reads operand `operand` (0, 1: inputs in body order; 2: the
+  /// accumulator) under its denormals-are-zero rule.
+  llvm::APFloat input(llvm::APFloat x, unsigned operand) const;
   llvm::APFloat extend(llvm::APFloat x, const llvm::fltSemantics &to) const;
   llvm::APFloat mul(llvm::APFloat x, const llvm::APFloat &y) const;
   llvm::APFloat add(llvm::APFloat x, const llvm::APFloat &y) const;
