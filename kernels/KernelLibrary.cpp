@@ -11,6 +11,7 @@
 #include "tisa/Kernels/Kernels.h"
 #include "tisa/Matcher/Matcher.h"
 #include "tisa/Targets/Codegen.h"
+#include "tisa/Targets/Rates.h"
 #include "tisa/Transforms/Passes.h"
 #include "tisa/Transforms/Tensorize.h"
 
@@ -163,7 +164,10 @@ class LibraryBuilder {
 public:
   LibraryBuilder(MLIRContext &ctx, const KernelSpec &spec,
                  const Target &target, const GenerateOptions &options);
-  llvm::Error plan(ArrayRef<const Description *> descriptions);
+  /// Plans the kernel; `rateWarnings` (rates left at the defaults) join the
+  /// kernel's warnings.
+  llvm::Error plan(ArrayRef<const Description *> descriptions,
+                   ArrayRef<std::string> rateWarnings);
   void emitEntries();
   llvm::Error compile();
   std::string header() const;
@@ -249,7 +253,9 @@ LibraryBuilder::LibraryBuilder(MLIRContext &ctx, const KernelSpec &spec,
   plainInput = MemRefType::get({spec.batch, spec.h, spec.w, spec.c}, elts[0]);
 }
 
-llvm::Error LibraryBuilder::plan(ArrayRef<const Description *> descriptions) {
+llvm::Error LibraryBuilder::plan(ArrayRef<const Description *> descriptions,
+                                 ArrayRef<std::string> rateWarnings) {
+  llvm::append_range(out.warnings, rateWarnings);
   // Plan on a scratch function holding the contraction.
   scratch = func::FuncOp::create(
       mb, loc, "tisa_scratch",
@@ -658,8 +664,11 @@ generateKernel(MLIRContext &ctx, const KernelSpec &spec,
         "descriptions are checked by `tisa isa verify` and planned by "
         "`tisa match --target " +
         target.name + "`");
-  LibraryBuilder builder(ctx, spec, target, options);
-  if (auto e = builder.plan(descriptions))
+  // Rates for descriptions the target file does not name, from LLVM's model.
+  Target withRates = target;
+  std::vector<std::string> rateWarnings = resolveRates(withRates, descriptions);
+  LibraryBuilder builder(ctx, spec, withRates, options);
+  if (auto e = builder.plan(descriptions, rateWarnings))
     return std::move(e);
   builder.emitEntries();
   if (auto e = builder.compile())

@@ -292,7 +292,7 @@ static void initializeTargets() {
 }
 
 llvm::Expected<std::unique_ptr<llvm::TargetMachine>>
-createTargetMachine(const CodegenTarget &target) {
+createTargetMachine(const CodegenTarget &target, llvm::CodeGenOptLevel level) {
   initializeTargets();
   llvm::Triple triple(target.triple);
   std::string error;
@@ -303,7 +303,7 @@ createTargetMachine(const CodegenTarget &target) {
   llvm::TargetOptions options;
   std::unique_ptr<llvm::TargetMachine> tm(t->createTargetMachine(
       triple, target.cpu, target.features, options, llvm::Reloc::PIC_,
-      std::nullopt, llvm::CodeGenOptLevel::Aggressive));
+      std::nullopt, level));
   if (!tm)
     return llvm::createStringError("cannot create a target machine for " +
                                    target.triple);

@@ -420,13 +420,26 @@ bool Target::canExecute(const Description &d) const {
 }
 
 double Target::issueRate(const Description &d) const {
-  auto it = issuePerCycle.find(d.name);
-  return it == issuePerCycle.end() ? 1.0 : it->second;
+  if (auto it = issuePerCycle.find(d.name); it != issuePerCycle.end())
+    return it->second;
+  if (auto it = derivedRates.find(d.name); it != derivedRates.end())
+    return it->second.issuePerCycle;
+  return 1.0;
+}
+
+std::string Target::rateOrigin(const Description &d) const {
+  if (issuePerCycle.contains(d.name) || latencyCycles.contains(d.name))
+    return "target file";
+  auto it = derivedRates.find(d.name);
+  return it == derivedRates.end() ? "default" : it->second.origin;
 }
 
 double Target::latency(const Description &d) const {
-  auto it = latencyCycles.find(d.name);
-  return it == latencyCycles.end() ? 4.0 : it->second;
+  if (auto it = latencyCycles.find(d.name); it != latencyCycles.end())
+    return it->second;
+  if (auto it = derivedRates.find(d.name); it != derivedRates.end())
+    return it->second.latency;
+  return 4.0;
 }
 
 //===----------------------------------------------------------------------===//

@@ -8,6 +8,7 @@
 
 #include "PlanSelection.h"
 #include "tisa/Dialect/TisaDialect.h"
+#include "tisa/Targets/Rates.h"
 #include "tisa/Transforms/Passes.h"
 
 namespace tisa {
@@ -43,6 +44,8 @@ TensorizeInputs::load(MLIRContext *ctx, StringRef pass, StringRef isa,
     return emitError(UnknownLoc::get(ctx))
            << pass << ": " << llvm::toString(t.takeError());
   in->target = std::move(*t);
+  for (const std::string &w : resolveRates(*in->target, in->descriptions))
+    emitWarning(UnknownLoc::get(ctx)) << pass << ": " << w;
   return in;
 }
 

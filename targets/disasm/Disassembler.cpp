@@ -215,12 +215,13 @@ Expected<std::vector<uint8_t>> functionBytes(MemoryBufferRef object,
 Expected<std::vector<DecodedInst>> disassembleFunction(MemoryBufferRef object,
                                                        StringRef symbol,
                                                        StringRef features,
-                                                       DisasmBackend backend) {
+                                                       DisasmBackend backend,
+                                                       StringRef cpu) {
   Expected<FunctionRange> range = findFunction(object, symbol);
   if (!range)
     return range.takeError();
   Expected<std::unique_ptr<Disassembler>> disasm =
-      Disassembler::create(range->triple.str(), "", features, backend);
+      Disassembler::create(range->triple.str(), cpu, features, backend);
   if (!disasm)
     return disasm.takeError();
   return (*disasm)->disassemble(range->bytes, range->address);

@@ -51,6 +51,8 @@ public:
 
 private:
   LLVMDisassembler() = default;
+  /// The CPU's scheduling model figures for `inst`, when it has a model.
+  void readSchedModel(const llvm::MCInst &inst, DecodedInst &result) const;
 
   llvm::Triple triple;
   // Declared in dependency order so that destruction runs users first.

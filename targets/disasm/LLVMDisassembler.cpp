@@ -8,6 +8,7 @@
 #include "DisassemblerImpl.h"
 
 #include "llvm/MC/MCInst.h"
+#include "llvm/MC/MCSchedule.h"
 #include "llvm/MC/MCTargetOptions.h"
 #include "llvm/MC/TargetRegistry.h"
 #include "llvm/Support/TargetSelect.h"
@@ -93,6 +94,31 @@ LLVMDisassembler::create(const Triple &triple, StringRef cpu,
   return d;
 }
 
+void LLVMDisassembler::readSchedModel(const MCInst &inst,
+                                      DecodedInst &result) const {
+  const MCSchedModel &model = subtargetInfo->getSchedModel();
+  if (!model.hasInstrSchedModel())
+    return;
+  // Variant classes resolved here: LLVM 22's MCInst overload of
+  // computeInstrLatency resolves from class 0 and reports latency 0 for them.
+  unsigned cls = instrInfo->get(inst.getOpcode()).getSchedClass();
+  const MCSchedClassDesc *desc = model.getSchedClassDesc(cls);
+  for (unsigned depth = 0; desc && desc->isValid() && desc->isVariant() &&
+                           depth < 8;
+       ++depth) {
+    cls = subtargetInfo->resolveVariantSchedClass(cls, &inst, instrInfo.get(),
+                                                  model.getProcessorID());
+    desc = model.getSchedClassDesc(cls);
+  }
+  if (!desc || !desc->isValid() || desc->isVariant())
+    return;
+  int latency = MCSchedModel::computeInstrLatency(*subtargetInfo, *desc);
+  double throughput =
+      MCSchedModel::getReciprocalThroughput(*subtargetInfo, *desc);
+  result.modelLatency = std::max(latency, 0);
+  result.modelReciprocalThroughput = throughput > 0 ? throughput : 0;
+}
+
 DecodedInst LLVMDisassembler::decodeOne(ArrayRef<uint8_t> bytes,
                                         uint64_t address) const {
   assert(!bytes.empty() && "nothing to decode");
@@ -125,6 +151,7 @@ DecodedInst LLVMDisassembler::decodeOne(ArrayRef<uint8_t> bytes,
   } else {
     result.mnemonic = mnemonicFromAsmText(result.text);
   }
+  readSchedModel(inst, result);
   return result;
 }
 

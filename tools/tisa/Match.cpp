@@ -12,6 +12,7 @@
 
 #include "Driver.h"
 #include "tisa/Matcher/Matcher.h"
+#include "tisa/Targets/Rates.h"
 #include "tisa/Targets/Target.h"
 
 #include "mlir/IR/BuiltinOps.h"
@@ -45,6 +46,18 @@ std::string locationText(Location loc) {
   llvm::raw_string_ostream os(s);
   loc.print(os);
   return s;
+}
+
+/// Issue rate, latency and their source for each description of `plans`.
+void printRates(const Target &t, llvm::ArrayRef<TensorizePlan> plans,
+                llvm::raw_ostream &os) {
+  os << "  rates on " << t.name << " (issue per cycle, latency, source):\n";
+  std::set<std::string> seen;
+  for (const TensorizePlan &p : plans)
+    if (seen.insert(p.desc->name).second)
+      os << llvm::formatv("    {0}: {1:f3}, {2:f1}, {3}\n", p.desc->name,
+                          t.issueRate(*p.desc), t.latency(*p.desc),
+                          t.rateOrigin(*p.desc));
 }
 
 } // namespace
@@ -92,6 +105,9 @@ int match(const Options &o) {
   for (const auto &d : set.descriptions())
     descs.push_back(d.get());
 
+  if (*target)
+    for (const std::string &w : resolveRates(**target, descs))
+      llvm::WithColor::warning(llvm::errs(), "tisa") << w << "\n";
   MatchOptions options;
   options.target = *target ? &**target : nullptr;
   options.strictFloat = o.strictFp;
@@ -161,6 +177,8 @@ int match(const Options &o) {
           printPlanSummary(*c, p, os);
           os << "\n";
         }
+        if (options.target)
+          printRates(*options.target, r.plans, os);
       }
       if (o.all || r.plans.empty()) {
         os << "  rejected:\n";
@@ -195,6 +213,32 @@ int targetList(const Options &o) {
   return status;
 }
 
+/// The rates of every loaded description `t` executes, and their source.
+static bool printExecutedRates(Target &t, const Options &o) {
+  DialectRegistry registry;
+  registerAllDialects(registry);
+  MLIRContext ctx(registry);
+  DescriptionSet set(ctx, llvm::errs());
+  if (!loadAll(set, o))
+    return false;
+  std::vector<const Description *> descs;
+  for (const auto &d : set.descriptions())
+    descs.push_back(d.get());
+  for (const std::string &w : resolveRates(t, descs))
+    llvm::WithColor::warning(llvm::errs(), "tisa") << w << "\n";
+  auto &os = llvm::outs();
+  os << "rates:             issue per cycle, latency in cycles, source; for "
+        "each description the target executes\n";
+  llvm::sort(descs, [](const Description *a, const Description *b) {
+    return a->name < b->name;
+  });
+  for (const Description *d : descs)
+    if (t.canExecute(*d))
+      os << llvm::formatv("  {0,-18} {1,6:f3} {2,6:f1}  {3}\n", d->name,
+                          t.issueRate(*d), t.latency(*d), t.rateOrigin(*d));
+  return true;
+}
+
 int targetShow(const Options &o) {
   if (o.positional.size() != 1)
     return usageError("'target show' takes one target name");
@@ -221,11 +265,8 @@ int targetShow(const Options &o) {
      << "L1d/L2/L3 bytes:   " << t->l1dBytes << " / " << t->l2Bytes << " / "
      << t->l3Bytes << "\n"
      << "source:            " << t->source << "\n";
-  std::vector<std::string> rates;
-  for (const auto &r : t->issuePerCycle)
-    rates.push_back(llvm::formatv("{0}={1}", r.getKey(), r.getValue()));
-  llvm::sort(rates);
-  os << "issue per cycle:   " << llvm::join(rates, " ") << "\n";
+  if (!printExecutedRates(*t, o))
+    return 1;
   const CostModel &c = t->cost;
   os << llvm::formatv("cost model:        {0} x latency x issue accumulators, "
                       "tiles up to {1}x{2}, {3}/{4} spare registers, "

@@ -48,6 +48,10 @@ struct DecodedInst {
   std::string mnemonic;
   /// Full assembly text (AT&T on x86), whitespace collapsed to single spaces.
   std::string text;
+  /// What LLVM's scheduling model of the disassembler's CPU says of it
+  /// (LLVM backend, a CPU with a model): latency and reciprocal throughput
+  /// in cycles; 0 when unknown.
+  double modelLatency = 0, modelReciprocalThroughput = 0;
 };
 
 enum class DisasmBackend {
@@ -93,11 +97,13 @@ llvm::Expected<std::vector<uint8_t>> functionBytes(llvm::MemoryBufferRef object,
                                                    llvm::StringRef symbol);
 
 /// Disassembles `symbol` in `object`, with the triple taken from the object
-/// file; addresses are the symbol's own.
+/// file; addresses are the symbol's own. `cpu` selects the scheduling model
+/// the LLVM backend reads (DecodedInst::modelLatency).
 llvm::Expected<std::vector<DecodedInst>>
 disassembleFunction(llvm::MemoryBufferRef object, llvm::StringRef symbol,
                     llvm::StringRef features,
-                    DisasmBackend backend = DisasmBackend::Auto);
+                    DisasmBackend backend = DisasmBackend::Auto,
+                    llvm::StringRef cpu = "");
 
 /// Success if some instruction in `insts` has mnemonic `mnemonic`; otherwise
 /// an error that lists the distinct mnemonics seen, in order.

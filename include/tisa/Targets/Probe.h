@@ -53,9 +53,12 @@ translateToLLVMIR(mlir::ModuleOp module, llvm::LLVMContext &ctx);
 
 /// Compiles `module` for `target` to an ELF relocatable object, or to assembly
 /// text (PTX for NVPTX) when `assembly` is set.
-/// An optimizing (-O3) target machine, PIC, for `target`.
+/// A target machine, PIC, for `target`; optimizing (-O3) by default. At
+/// CodeGenOptLevel::None x86 folds no load into an instruction, so a probe
+/// keeps the register form (what a scheduling model is read for).
 llvm::Expected<std::unique_ptr<llvm::TargetMachine>>
-createTargetMachine(const CodegenTarget &target);
+createTargetMachine(const CodegenTarget &target,
+                    llvm::CodeGenOptLevel level = llvm::CodeGenOptLevel::Aggressive);
 
 /// Object code (or assembly) for `module` from a given target machine.
 llvm::Expected<std::unique_ptr<llvm::MemoryBuffer>>

@@ -109,6 +109,17 @@ struct Target {
   llvm::StringMap<double> issuePerCycle;
   llvm::StringMap<double> latencyCycles;
 
+  /// Rates of descriptions the file does not name, derived from LLVM's
+  /// scheduling model by resolveRates (targets/Rates.h), by description
+  /// name; not part of modelKey (they follow from what is).
+  struct DerivedRate {
+    double issuePerCycle = 1, latency = 4;
+    std::string origin; ///< what they were derived from, for people
+  };
+  llvm::StringMap<DerivedRate> derivedRates;
+  /// "target file", a derived rate's origin, or "default".
+  std::string rateOrigin(const Description &d) const;
+
   /// The cost model's constants (defaults unless the file sets them).
   CostModel cost;
 
@@ -123,9 +134,11 @@ struct Target {
   /// The features of `d` this target lacks (empty when canExecute or when the
   /// architecture differs).
   std::vector<std::string> missingFeatures(const Description &d) const;
-  /// Issue rate of `d` on this target, 1.0 when the data file does not say.
+  /// Issue rate of `d` on this target: the data file's, else the derived
+  /// one, else 1.0.
   double issueRate(const Description &d) const;
-  /// Latency of `d` on this target, 4.0 when the data file does not say.
+  /// Latency of `d` on this target: the data file's, else the derived one
+  /// (for a description the file names in neither map), else 4.0.
   double latency(const Description &d) const;
   /// Everything beside the CPU and features that code generation reads from
   /// the target (registers, caches, rates, cost model), as text for cache

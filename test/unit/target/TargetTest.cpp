@@ -82,7 +82,7 @@ TEST(Target, ShippedFilesAreTheExpectedOnes) {
   std::vector<std::string> expected = {
       "host",        "cascadelake",    "neoverse-n1",    "neoverse-v1",
       "neoverse-v2", "sapphirerapids", "skylake-avx512", "sm_80",
-      "sm_90",       "znver4"};
+      "sm_90",       "znver4",         "znver5"};
   EXPECT_EQ(names, expected);
 }
 
