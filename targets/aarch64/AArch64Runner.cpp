@@ -41,8 +41,6 @@ constexpr StringLiteral kHarnessMarch =
 constexpr StringLiteral kEntryName = "tisa_probe_entry";
 constexpr char kInMagic[8] = {'T', 'I', 'S', 'A', 'P', 'I', 'N', '1'};
 constexpr char kOutMagic[8] = {'T', 'I', 'S', 'A', 'P', 'O', 'U', 'T'};
-/// Generous: a probe is a handful of instructions; only a hang gets near it.
-constexpr unsigned kRunTimeoutSeconds = 60;
 constexpr unsigned kToolTimeoutSeconds = 120;
 
 // Files: in = magic[8] u32 count u32 0 u64 size[count] bytes...
@@ -52,7 +50,6 @@ constexpr unsigned kToolTimeoutSeconds = 120;
 // 64-byte block are a guard filled with 0xA5 and checked after the call.
 constexpr StringLiteral kHarnessSource = R"c(
 #define _GNU_SOURCE
-#include <arm_sve.h>
 #include <signal.h>
 #include <stdarg.h>
 #include <stdint.h>
@@ -103,7 +100,11 @@ static void onSignal(int sig, siginfo_t *info, void *context) {
 static unsigned sveVectorBits(void) {
   if (!(getauxval(AT_HWCAP) & HWCAP_SVE))
     return 0;
-  return (unsigned)svcntb() * 8u;
+  /* Not svcntb(): the compiler hoists that above the HWCAP test, and RDVL
+     faults on a CPU without SVE (qemu -cpu neoverse-n1). */
+  uint64_t bytes;
+  __asm__ volatile("rdvl %0, #1" : "=r"(bytes));
+  return (unsigned)bytes * 8u;
 }
 
 static void readExact(FILE *f, void *dst, size_t n, const char *what) {
@@ -239,8 +240,14 @@ public:
   }
   TempDir(TempDir &&other) : path(std::move(other.path)) { other.path.clear(); }
   TempDir &operator=(TempDir &&) = delete;
+  /// TISA_KEEP_AARCH64_DIRS=1 keeps the directories (the executable, its
+  /// input and output) for debugging a crash; stderr says where.
   ~TempDir() {
-    if (!path.empty())
+    if (path.empty())
+      return;
+    if (sys::Process::GetEnv("TISA_KEEP_AARCH64_DIRS").value_or("") == "1")
+      errs() << "tisa: kept " << path << "\n";
+    else
       sys::fs::remove_directories(path);
   }
   std::string file(StringRef name) const {
@@ -453,6 +460,15 @@ std::string unavailableReason() {
 Expected<ProbeResult> runProbe(ArrayRef<uint8_t> object, StringRef symbol,
                                std::vector<std::vector<uint8_t>> buffers,
                                unsigned sveBits) {
+  RunOptions options;
+  options.sveBits = sveBits;
+  return runProgram(object, symbol, std::move(buffers), options);
+}
+
+Expected<ProbeResult> runProgram(ArrayRef<uint8_t> object, StringRef symbol,
+                                 std::vector<std::vector<uint8_t>> buffers,
+                                 const RunOptions &options) {
+  unsigned sveBits = options.sveBits;
   if (buffers.empty() || buffers.size() > kMaxProbeBuffers)
     return makeError("a probe takes 1 to " + Twine(kMaxProbeBuffers) +
                      " buffers, got " + Twine(buffers.size()));
@@ -489,18 +505,32 @@ Expected<ProbeResult> runProbe(ArrayRef<uint8_t> object, StringRef symbol,
     return std::move(err);
 
   std::string defsym = ("-Wl,--defsym=" + kEntryName + "=" + symbol).str();
-  StringRef linkArgs[] = {kTriple,    "-static", "-fuse-ld=lld", harnessPath,
-                          objectPath, defsym,    "-o",           exePath};
+  SmallVector<StringRef, 10> linkArgs = {kTriple,    "-static", "-fuse-ld=lld",
+                                         harnessPath, objectPath, defsym,
+                                         "-o",        exePath};
+  std::string adapterPath = dir->file("adapter.o");
+  if (!options.adapterSource.empty()) {
+    std::string source = dir->file("adapter.c");
+    if (Error err = writeFile(source, arrayRefFromStringRef(
+                                          StringRef(options.adapterSource))))
+      return std::move(err);
+    StringRef args[] = {kTriple, "-std=c11", "-O1", "-c",
+                        source,  "-o",       adapterPath};
+    if (Error err = runTool("compiling the adapter of '" + symbol + "'", clang,
+                            args, logPath, kToolTimeoutSeconds))
+      return std::move(err);
+    linkArgs.push_back(adapterPath);
+  }
   if (Error err = runTool("linking probe '" + symbol + "'", clang, linkArgs,
                           logPath, kToolTimeoutSeconds))
     return std::move(err);
 
-  std::string cpu = "max";
+  std::string cpu = options.cpu;
   if (sveBits != 0)
     cpu += ",sve-default-vector-length=" + std::to_string(sveBits / 8);
   StringRef runArgs[] = {"-cpu", cpu, exePath, inPath, outPath};
   if (Error err = runTool("running probe '" + symbol + "' (-cpu " + cpu + ")",
-                          qemu, runArgs, logPath, kRunTimeoutSeconds))
+                          qemu, runArgs, logPath, options.timeoutSeconds))
     return std::move(err);
 
   Expected<std::unique_ptr<MemoryBuffer>> output = readFile(outPath);

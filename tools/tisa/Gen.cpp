@@ -11,6 +11,7 @@
 
 #include "Driver.h"
 #include "tisa/Kernels/Jit.h"
+#include "tisa/Kernels/QemuCheck.h"
 #include "tisa/Kernels/Reference.h"
 #include "tisa/Kernels/Tune.h"
 #ifdef TISA_HAVE_AMX_EMULATOR
@@ -233,6 +234,48 @@ int genFromFile(const Options &o, llvm::StringRef file, llvm::StringRef dir) {
 
 } // namespace
 
+/// `spec` generated for `target` from the loaded descriptions, with the
+/// schedule given or one `tisa tune` stored; warnings printed. `seconds`:
+/// how long generation took.
+llvm::Expected<GeneratedKernel> generateFor(const Options &o,
+                                            const KernelSpec &spec,
+                                            const Target &target, bool &tuned,
+                                            double &seconds) {
+  DialectRegistry registry;
+  registerDescriptionDialects(registry);
+  MLIRContext ctx(registry);
+  DescriptionSet set(ctx, llvm::errs());
+  if (!loadAll(set, o))
+    return llvm::createStringError("the descriptions do not load (errors "
+                                   "above)");
+  std::vector<const Description *> descriptions;
+  for (const auto &d : set.descriptions())
+    descriptions.push_back(d.get());
+  GenerateOptions options;
+  options.isa = value(o, "isa", "auto");
+  options.schedule = value(o, "schedule", "");
+  tuned = false;
+  if (options.schedule.empty()) {
+    // A schedule `tisa tune` stored for this kernel and CPU.
+    JitOptions jit = jitOptionsFrom(o);
+    if (auto key = kernelKey(spec, jit)) {
+      options.schedule = lookupTunedSchedule(jit.cacheDir, spec, *key);
+      tuned = !options.schedule.empty();
+    } else {
+      llvm::consumeError(key.takeError());
+    }
+  }
+  auto start = std::chrono::steady_clock::now();
+  auto kernel = generateKernel(ctx, spec, descriptions, target, options);
+  seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() -
+                                          start)
+                .count();
+  if (kernel)
+    for (const std::string &w : kernel->warnings)
+      llvm::WithColor::warning(llvm::errs(), "tisa") << w << "\n";
+  return kernel;
+}
+
 int gen(const Options &o) {
   if (o.positional.size() != 1)
     return usageError("'gen' needs one kernel: gemm, conv2d or FILE.mlir");
@@ -255,38 +298,11 @@ int gen(const Options &o) {
   std::optional<Target> target = concreteTarget(o);
   if (!target)
     return 1;
-  DialectRegistry registry;
-  registerDescriptionDialects(registry);
-  MLIRContext ctx(registry);
-  DescriptionSet set(ctx, llvm::errs());
-  if (!loadAll(set, o))
-    return 1;
-  std::vector<const Description *> descriptions;
-  for (const auto &d : set.descriptions())
-    descriptions.push_back(d.get());
-  GenerateOptions options;
-  options.isa = value(o, "isa", "auto");
-  options.schedule = value(o, "schedule", "");
   bool tuned = false;
-  if (options.schedule.empty()) {
-    // A schedule `tisa tune` stored for this kernel and CPU.
-    JitOptions jit = jitOptionsFrom(o);
-    if (auto key = kernelKey(*spec, jit)) {
-      options.schedule = lookupTunedSchedule(jit.cacheDir, *spec, *key);
-      tuned = !options.schedule.empty();
-    } else {
-      llvm::consumeError(key.takeError());
-    }
-  }
-  auto start = std::chrono::steady_clock::now();
-  auto kernel = generateKernel(ctx, *spec, descriptions, *target, options);
+  double seconds = 0;
+  auto kernel = generateFor(o, *spec, *target, tuned, seconds);
   if (!kernel)
     return fail(llvm::toString(kernel.takeError()));
-  double seconds = std::chrono::duration<double>(
-                       std::chrono::steady_clock::now() - start)
-                       .count();
-  for (const std::string &w : kernel->warnings)
-    llvm::WithColor::warning(llvm::errs(), "tisa") << w << "\n";
   llvm::SmallString<256> so(dir), h(dir);
   llvm::sys::path::append(so, "lib" + kernel->name + ".so");
   llvm::sys::path::append(h, kernel->name + ".h");
@@ -326,6 +342,9 @@ struct Runnable {
   /// AMX runs under tisa's emulator (this machine has none); the other
   /// target features this machine lacks are disabled (options).
   bool emulateAMX = false;
+  /// An aarch64 target on another machine: generated, then run and checked
+  /// under qemu-aarch64.
+  bool underQemu = false;
 };
 
 /// Features the project's emulator provides on x86-64 Linux without them.
@@ -402,7 +421,10 @@ std::optional<Runnable> runnable(const Options &o, llvm::StringRef verb,
     return std::nullopt;
   r.target = *target;
   auto host = loadTarget("host", o.targetDir);
-  if (host && o.target != "host") {
+  // Arm code runs under qemu-aarch64 (checkUnderQemu says when it cannot).
+  r.underQemu = target->arch == TargetArch::AArch64 &&
+                (!host || host->arch != TargetArch::AArch64);
+  if (host && o.target != "host" && !r.underQemu) {
     std::vector<std::string> missing = featuresLacking(*target, *host);
     // AMX is emulated: the code is the target's without what else this
     // machine lacks.
@@ -477,11 +499,58 @@ void printAMXCounts(llvm::raw_ostream &os, const CompiledKernel &k,
 #endif
 }
 
+/// `tisa run` for an aarch64 target: generated, then checked under qemu;
+/// no time (qemu's says nothing about the hardware).
+int runUnderQemu(const Options &o, const Runnable &r) {
+  if (o.values.count("repeat") || r.threads != 1)
+    return usageError("--repeat and --threads time the kernel on this "
+                      "machine; " +
+                      r.target.name + " code runs under qemu-aarch64, whose "
+                      "times say nothing about the hardware");
+  bool tuned = false;
+  double seconds = 0;
+  auto kernel = generateFor(o, r.spec, r.target, tuned, seconds);
+  if (!kernel)
+    return fail(llvm::toString(kernel.takeError()));
+  aarch64::RunOptions qemu = qemuOptionsFor(r.target);
+  auto &os = llvm::outs();
+  os << "kernel       " << kernel->name << " (" << r.spec.describe() << ")\n"
+     << "target       " << r.target.name << " (" << r.target.cpu << ")\n"
+     << "instruction  "
+     << (kernel->instruction.empty()
+             ? std::string("none: plain vector code")
+             : kernel->instruction + " (" + kernel->mnemonic + ")")
+     << "\nplan         " << kernel->plan << "\n"
+     << "schedule     "
+     << (kernel->schedule.empty() ? std::string("none")
+                                  : kernel->schedule +
+                                        (tuned ? " (tuned)" : ""))
+     << "\n"
+     << llvm::formatv("compile      {0:f3} s (cross-compiled for aarch64)\n",
+                      seconds);
+  int checks = 0;
+  std::string diff = checkUnderQemu(*kernel, r.spec, qemu, o.seed, checks);
+  if (!diff.empty())
+    return fail(diff);
+  os << "check        " << checks
+     << " runs under qemu-aarch64 -cpu " << qemu.cpu
+     << (qemu.sveBits ? " at SVE " + std::to_string(qemu.sveBits) + " bits"
+                      : std::string())
+     << " (random inputs in padded rows and extreme inputs, output between "
+        "guard bytes; plain and pre-packed entries): all agree with the "
+        "reference\n"
+     << "time         none: code under qemu runs at qemu's speed, not the "
+        "hardware's\n";
+  return 0;
+}
+
 int run(const Options &o) {
   int code = 0;
   std::optional<Runnable> r = runnable(o, "run", code);
   if (!r)
     return code;
+  if (r->underQemu)
+    return runUnderQemu(o, *r);
   for (const char *tuneOnly : {"time-limit"})
     if (o.values.count(tuneOnly))
       return usageError("--" + std::string(tuneOnly) +
@@ -588,6 +657,10 @@ int tune(const Options &o) {
   std::optional<Runnable> r = runnable(o, "tune", code);
   if (!r)
     return code;
+  if (r->underQemu)
+    return fail("'tune' measures schedules on this machine, which runs " +
+                r->target.name + " code under qemu-aarch64: its times say "
+                "nothing about the hardware; use 'run' to check the kernel");
   if (r->emulateAMX)
     return fail("'tune' measures schedules on this machine, which runs " +
                 r->target.name +

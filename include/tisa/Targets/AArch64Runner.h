@@ -68,6 +68,29 @@ llvm::Expected<ProbeResult> runProbe(llvm::ArrayRef<uint8_t> object,
                                      std::vector<std::vector<uint8_t>> buffers,
                                      unsigned sveBits);
 
+/// How runProgram builds and runs.
+struct RunOptions {
+  /// qemu's CPU model: "max" (SVE2, i8mm, bf16), "neoverse-n1" (dotprod; no
+  /// i8mm or SVE: their instructions raise SIGILL), ...
+  std::string cpu = "max";
+  /// As runProbe's; only with a CPU that has SVE.
+  unsigned sveBits = 0;
+  /// C source compiled (cross clang, -O1) and linked beside the object, for
+  /// example an adapter that gives a generated kernel's entry the probe
+  /// signature `void symbol(void *b0, ...)`; empty: none.
+  std::string adapterSource;
+  /// Generous for a probe (a handful of instructions: only a hang gets
+  /// near it); a kernel on a large shape runs for seconds under qemu.
+  unsigned timeoutSeconds = 60;
+};
+
+/// runProbe with a CPU model of choice and an adapter: `symbol` may be
+/// defined by `object` or by the adapter.
+llvm::Expected<ProbeResult> runProgram(llvm::ArrayRef<uint8_t> object,
+                                       llvm::StringRef symbol,
+                                       std::vector<std::vector<uint8_t>> buffers,
+                                       const RunOptions &options);
+
 } // namespace aarch64
 } // namespace tisa
 

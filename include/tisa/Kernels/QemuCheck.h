@@ -1,0 +1,38 @@
+//===- QemuCheck.h - generated aarch64 kernels checked under qemu -*- C++ -*-===//
+//
+// An aarch64 kernel cannot run in this process: its object is linked with
+// an adapter (C, naming the kernel's entries) into the static harness of
+// AArch64Runner and run under qemu-aarch64 on the same data, reference and
+// comparison as `tisa run` on the host (Reference.h). Times under qemu mean
+// nothing; only results are checked here.
+//
+//===----------------------------------------------------------------------===//
+#ifndef TISA_KERNELS_QEMUCHECK_H
+#define TISA_KERNELS_QEMUCHECK_H
+
+#include "tisa/Kernels/Kernels.h"
+#include "tisa/Targets/AArch64Runner.h"
+#include "tisa/Targets/Target.h"
+
+#include <string>
+
+namespace tisa {
+
+/// qemu's CPU model for `target`: the model of the same name where qemu 7.2
+/// has one (neoverse-n1: dotprod without i8mm or SVE, so an instruction the
+/// target lacks faults), else "max" at the target's SVE vector length.
+aarch64::RunOptions qemuOptionsFor(const Target &target);
+
+/// Runs `k` (generated for an aarch64 target) under qemu on random data with
+/// padded leading dimensions and on extreme data with tight ones, through
+/// its plain entry and through its pack and pre-packed entries, and compares
+/// each result with the reference. Empty if all agree; otherwise which run
+/// differed and how, or why it could not run. `runs` counts the runs that
+/// agreed.
+std::string checkUnderQemu(const GeneratedKernel &k, const KernelSpec &spec,
+                           const aarch64::RunOptions &options, uint64_t seed,
+                           int &runs);
+
+} // namespace tisa
+
+#endif // TISA_KERNELS_QEMUCHECK_H

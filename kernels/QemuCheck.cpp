@@ -1,0 +1,109 @@
+//===- QemuCheck.cpp - generated aarch64 kernels checked under qemu -------===//
+
+#include "tisa/Kernels/QemuCheck.h"
+
+#include "tisa/Kernels/Reference.h"
+
+#include "llvm/ADT/STLExtras.h"
+#include "llvm/Support/FormatVariadic.h"
+
+namespace tisa {
+namespace {
+
+/// The adapter's entry, with the probe signature (input, weights, output of
+/// the plain entry, output of the pre-packed one).
+constexpr const char *kAdapterEntry = "tisa_qemu_entry";
+
+/// C that calls the plain entry into the first output and packs the weights
+/// and calls the pre-packed entry into the second, each at `guard` bytes
+/// into its buffer.
+std::string adapterSource(const GeneratedKernel &k, const KernelSpec &spec,
+                          const KernelData &data) {
+  bool gemm = spec.op == KernelSpec::Op::Gemm;
+  std::string n = k.name;
+  auto lds = [&](int64_t v) { return ", " + std::to_string(v) + "LL"; };
+  std::string a = gemm ? lds(data.lda) : "", b = gemm ? lds(data.ldb) : "",
+              c = gemm ? lds(data.ldc) : "";
+  std::string i64 = gemm ? ", long long" : "";
+  std::string pack = n + (gemm ? "_pack_b" : "_pack_filter");
+  return llvm::formatv(R"c(#include <stdlib.h>
+void {0}(const void *{1}, const void *{1}, void *{1});
+void {2}(const void *{1}, void *);
+void {0}_packed(const void *{1}, const void *, void *{1});
+long long {0}_packed_bytes(void);
+void {3}(void *in, void *w, void *out, void *outPacked) {{
+  {0}(in{4}, w{5}, (char *)out + {7}{6});
+  void *packed = malloc((size_t){0}_packed_bytes());
+  if (!packed)
+    abort();
+  {2}(w{5}, packed);
+  {0}_packed(in{4}, packed, (char *)outPacked + {7}{6});
+  free(packed);
+}
+)c",
+                       n, i64, pack, kAdapterEntry, a, b, c, data.guard)
+      .str();
+}
+
+std::vector<uint8_t> bytesOf(const Bytes &b) { return {b.begin(), b.end()}; }
+
+} // namespace
+
+aarch64::RunOptions qemuOptionsFor(const Target &target) {
+  aarch64::RunOptions options;
+  if (target.name == "neoverse-n1")
+    options.cpu = "neoverse-n1";
+  else if (target.features.contains("sve"))
+    options.sveBits = target.vectorBits;
+  options.timeoutSeconds = 600;
+  return options;
+}
+
+std::string checkUnderQemu(const GeneratedKernel &k, const KernelSpec &spec,
+                           const aarch64::RunOptions &base, uint64_t seed,
+                           int &runs) {
+  runs = 0;
+  if (!k.object)
+    return "the kernel has no object code";
+  if (std::string why = aarch64::unavailableReason(); !why.empty())
+    return "cannot run aarch64 code here: " + why;
+  struct Inputs {
+    Fill fill;
+    Layout layout;
+    const char *name;
+  } inputs[] = {{Fill::Random, Layout::Padded, "random (padded rows)"},
+                {Fill::Extreme, Layout::Guarded, "extreme"}};
+  llvm::ArrayRef<uint8_t> object(
+      reinterpret_cast<const uint8_t *>(k.object->getBufferStart()),
+      k.object->getBufferSize());
+  for (const Inputs &in : inputs) {
+    KernelData data = makeData(spec, seed, in.fill, in.layout);
+    computeReference(spec, data);
+    poisonOutput(data);
+    aarch64::RunOptions options = base;
+    options.adapterSource = adapterSource(k, spec, data);
+    auto result = aarch64::runProgram(
+        object, kAdapterEntry,
+        {bytesOf(data.input), bytesOf(data.weights), bytesOf(data.output),
+         bytesOf(data.output)},
+        options);
+    if (!result)
+      return llvm::formatv("{0} inputs: {1}", in.name,
+                           llvm::toString(result.takeError()))
+          .str();
+    const char *names[] = {"plain", "pre-packed"};
+    for (unsigned i = 0; i < 2; ++i) {
+      const std::vector<uint8_t> &out = result->buffers[2 + i];
+      llvm::copy(out, data.output.begin());
+      std::string diff = compareOutput(spec, data);
+      if (!diff.empty())
+        return llvm::formatv("{0} inputs, {1} entry under qemu -cpu {2}: {3}",
+                             in.name, names[i], options.cpu, diff)
+            .str();
+      ++runs;
+    }
+  }
+  return "";
+}
+
+} // namespace tisa
