@@ -102,8 +102,15 @@ bool refersTo(llvm::MemoryBufferRef obj, llvm::StringRef from,
 
 /// Branch target of a jump as LLVM prints it (AT&T): "jne 0x40" is the
 /// target address, or a signed displacement from the next instruction.
+/// x86 jumps and aarch64 direct branches (b, b.cond, cbz, cbnz, tbz,
+/// tbnz; not bl, a call).
+bool isBranch(llvm::StringRef m) {
+  return m.starts_with("j") || m == "b" || m.starts_with("b.") ||
+         m == "cbz" || m == "cbnz" || m == "tbz" || m == "tbnz";
+}
+
 std::optional<uint64_t> branchTarget(const DecodedInst &in) {
-  if (in.mnemonic.empty() || in.mnemonic[0] != 'j')
+  if (!isBranch(in.mnemonic))
     return std::nullopt;
   llvm::StringRef operand = llvm::StringRef(in.text).rsplit(' ').second;
   bool negative = operand.consume_front("-");
@@ -142,11 +149,22 @@ innermostLoops(const std::vector<DecodedInst> &insts) {
 
 /// Vector multiplies of data (scalar imul is address arithmetic in the
 /// packing loops). A plain-vector GEMM or convolution multiplies with these.
-bool multiplies(llvm::StringRef m) {
-  return m.starts_with("vpmul") || m.starts_with("vpmadd") ||
-         m.starts_with("vfmadd") || m.starts_with("vfnmadd") ||
-         m.starts_with("vmulp") || m.starts_with("vmuls") ||
-         m.starts_with("vpdp") || m.starts_with("vdpbf16");
+bool multiplies(const DecodedInst &in) {
+  llvm::StringRef m = in.mnemonic;
+  if (m.starts_with("vpmul") || m.starts_with("vpmadd") ||
+      m.starts_with("vfmadd") || m.starts_with("vfnmadd") ||
+      m.starts_with("vmulp") || m.starts_with("vmuls") ||
+      m.starts_with("vpdp") || m.starts_with("vdpbf16"))
+    return true;
+  // aarch64: the same mnemonics multiply addresses on x registers.
+  bool onVectors = llvm::StringRef(in.text).contains(" v") ||
+                   llvm::StringRef(in.text).contains(" z");
+  return onVectors &&
+         llvm::is_contained({"mul", "mla", "mls", "smull", "smull2", "umull",
+                             "umull2", "smlal", "smlal2", "umlal", "umlal2",
+                             "sdot", "udot", "usdot", "smmla", "ummla",
+                             "usmmla", "fmul", "fmla", "bfdot", "bfmmla"},
+                            m);
 }
 
 std::vector<MatrixCase> kernelMatrix() {
@@ -233,8 +251,16 @@ compileUncached(const KernelSpec &spec, llvm::StringRef target,
 
 void expectTensorized(const CompiledKernel &k, const KernelSpec &spec,
                       double macsPerInstruction, bool innermost) {
+  expectTensorized(k.object(), k.name(), k.mnemonic(), spec,
+                   macsPerInstruction, innermost);
+}
+
+void expectTensorized(llvm::MemoryBufferRef object, llvm::StringRef name,
+                      llvm::StringRef mnemonic, const KernelSpec &spec,
+                      double macsPerInstruction, bool innermost) {
   for (llvm::StringRef entry : {"", "_packed", "_packed_range"}) {
-    auto insts = disassembleFunction(k.object(), k.name() + entry.str(), "");
+    std::string function = (name + entry).str();
+    auto insts = disassembleFunction(object, function, "");
     ASSERT_TRUE(bool(insts)) << llvm::toString(insts.takeError());
     // No loop at all is fine for a tiny kernel: then the straight-line
     // check below applies.
@@ -244,34 +270,33 @@ void expectTensorized(const CompiledKernel &k, const KernelSpec &spec,
       bool has = false, mul = false;
       std::string body;
       for (size_t i = first; i <= last; ++i) {
-        has |= (*insts)[i].mnemonic == k.mnemonic();
-        mul |= multiplies((*insts)[i].mnemonic);
+        has |= (*insts)[i].mnemonic == mnemonic;
+        mul |= multiplies((*insts)[i]);
         body += (*insts)[i].mnemonic + " ";
       }
       found |= has && innermost;
       EXPECT_TRUE(has || !mul)
-          << k.name() << entry.str()
-          << ": an innermost loop multiplies without " << k.mnemonic() << ": "
-          << body;
+          << function << ": an innermost loop multiplies without "
+          << mnemonic.str() << ": " << body;
     }
     if (!innermost)
       for (auto [first, last] : allLoops(*insts))
         for (size_t i = first; i <= last; ++i)
-          found |= (*insts)[i].mnemonic == k.mnemonic();
+          found |= (*insts)[i].mnemonic == mnemonic;
     // The plain entry then calls NAME_packed (checked itself), unless a
     // padded copy of the input keeps its own computation.
-    bool delegates = entry.empty() &&
-                     refersTo(k.object(), k.name(), k.name() + "_packed");
+    bool delegates =
+        entry.empty() && refersTo(object, name, (name + "_packed").str());
     // Small kernels are unrolled completely by LLVM: then the instruction
     // must appear often enough to do every multiply-accumulate even if each
     // copy ran once.
     if (!found && !delegates) {
       int64_t copies = llvm::count_if(*insts, [&](const DecodedInst &in) {
-        return in.mnemonic == k.mnemonic();
+        return in.mnemonic == mnemonic;
       });
       EXPECT_GE(copies * macsPerInstruction, spec.ops() / 2)
-          << k.name() << entry.str() << ": no loop holds "
-          << k.mnemonic() << " and straight-line code has only " << copies;
+          << function << ": no loop holds " << mnemonic.str()
+          << " and straight-line code has only " << copies;
     }
   }
 }

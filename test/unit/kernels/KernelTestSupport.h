@@ -82,6 +82,10 @@ allLoops(const std::vector<DecodedInst> &insts);
 /// half of the multiply-accumulates at `macsPerInstruction` each.
 void expectTensorized(const CompiledKernel &k, const KernelSpec &spec,
                       double macsPerInstruction, bool innermost = true);
+/// The same for the entries of kernel `name` in an object of any target.
+void expectTensorized(llvm::MemoryBufferRef object, llvm::StringRef name,
+                      llvm::StringRef mnemonic, const KernelSpec &spec,
+                      double macsPerInstruction, bool innermost = true);
 
 } // namespace tisa::test
 
