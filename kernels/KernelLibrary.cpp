@@ -333,6 +333,9 @@ llvm::Error LibraryBuilder::chooseSchedule() {
   out.tiles = kernel->partitionTiles(schedule);
   out.instruction = kernel->plan().desc->name;
   out.mnemonic = kernel->plan().desc->mnemonic;
+  out.macsPerInstruction = 1;
+  for (int64_t extent : kernel->plan().desc->body.getStaticLoopRanges())
+    out.macsPerInstruction *= extent;
   llvm::raw_string_ostream os(out.plan);
   printPlanSummary(contraction, kernel->plan(), os);
   out.packedLayout = kernel->packedLayoutText(schedule);

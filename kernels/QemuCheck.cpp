@@ -10,15 +10,15 @@
 namespace tisa {
 namespace {
 
-/// The adapter's entry, with the probe signature (input, weights, output of
-/// the plain entry, output of the pre-packed one).
+/// The adapter's entry, with the probe signature (see adapterSource).
 constexpr const char *kAdapterEntry = "tisa_qemu_entry";
 
-/// C that calls the plain entry into the first output and packs the weights
-/// and calls the pre-packed entry into the second, each at `guard` bytes
-/// into its buffer.
+/// C for the adapter's entry `void tisa_qemu_entry(in, weights, outPacked
+/// [, outPlain])`: packs the weights and calls the pre-packed entry into
+/// outPacked, and with `plainToo` the plain entry into outPlain, each at
+/// `guard` bytes into its buffer.
 std::string adapterSource(const GeneratedKernel &k, const KernelSpec &spec,
-                          const KernelData &data) {
+                          const KernelData &data, bool plainToo) {
   bool gemm = spec.op == KernelSpec::Op::Gemm;
   std::string n = k.name;
   auto lds = [&](int64_t v) { return ", " + std::to_string(v) + "LL"; };
@@ -26,14 +26,18 @@ std::string adapterSource(const GeneratedKernel &k, const KernelSpec &spec,
               c = gemm ? lds(data.ldc) : "";
   std::string i64 = gemm ? ", long long" : "";
   std::string pack = n + (gemm ? "_pack_b" : "_pack_filter");
+  std::string plain =
+      plainToo ? llvm::formatv("  {0}(in{1}, w{2}, (char *)outPlain + {4}{3});\n",
+                               n, a, b, c, data.guard)
+                     .str()
+               : "";
   return llvm::formatv(R"c(#include <stdlib.h>
 void {0}(const void *{1}, const void *{1}, void *{1});
 void {2}(const void *{1}, void *);
 void {0}_packed(const void *{1}, const void *, void *{1});
 long long {0}_packed_bytes(void);
-void {3}(void *in, void *w, void *out, void *outPacked) {{
-  {0}(in{4}, w{5}, (char *)out + {7}{6});
-  void *packed = malloc((size_t){0}_packed_bytes());
+void {3}(void *in, void *w, void *outPacked, void *outPlain) {{
+{8}  void *packed = malloc((size_t){0}_packed_bytes());
   if (!packed)
     abort();
   {2}(w{5}, packed);
@@ -41,7 +45,7 @@ void {3}(void *in, void *w, void *out, void *outPacked) {{
   free(packed);
 }
 )c",
-                       n, i64, pack, kAdapterEntry, a, b, c, data.guard)
+                       n, i64, pack, kAdapterEntry, a, b, c, data.guard, plain)
       .str();
 }
 
@@ -57,6 +61,36 @@ aarch64::RunOptions qemuOptionsFor(const Target &target) {
     options.sveBits = target.vectorBits;
   options.timeoutSeconds = 600;
   return options;
+}
+
+llvm::Expected<QemuCounts> countUnderQemu(const GeneratedKernel &k,
+                                          const KernelSpec &spec,
+                                          const aarch64::RunOptions &base,
+                                          uint64_t seed) {
+  if (!k.object)
+    return llvm::createStringError("the kernel has no object code");
+  KernelData data = makeData(spec, seed, Fill::Random);
+  poisonOutput(data);
+  aarch64::RunOptions options = base;
+  options.adapterSource = adapterSource(k, spec, data, /*plainToo=*/false);
+  options.countFunction = k.name + "_packed";
+  llvm::ArrayRef<uint8_t> object(
+      reinterpret_cast<const uint8_t *>(k.object->getBufferStart()),
+      k.object->getBufferSize());
+  auto result = aarch64::runProgram(
+      object, kAdapterEntry,
+      {bytesOf(data.input), bytesOf(data.weights), bytesOf(data.output)},
+      options);
+  if (!result)
+    return result.takeError();
+  QemuCounts counts;
+  counts.total = result->executedTotal;
+  counts.executed = result->executed;
+  if (!k.mnemonic.empty()) {
+    counts.tensor = result->executed[k.mnemonic];
+    counts.minimum = double(spec.ops()) / 2 / double(k.macsPerInstruction);
+  }
+  return counts;
 }
 
 std::string checkUnderQemu(const GeneratedKernel &k, const KernelSpec &spec,
@@ -81,7 +115,7 @@ std::string checkUnderQemu(const GeneratedKernel &k, const KernelSpec &spec,
     computeReference(spec, data);
     poisonOutput(data);
     aarch64::RunOptions options = base;
-    options.adapterSource = adapterSource(k, spec, data);
+    options.adapterSource = adapterSource(k, spec, data, /*plainToo=*/true);
     auto result = aarch64::runProgram(
         object, kAdapterEntry,
         {bytesOf(data.input), bytesOf(data.weights), bytesOf(data.output),
@@ -91,7 +125,7 @@ std::string checkUnderQemu(const GeneratedKernel &k, const KernelSpec &spec,
       return llvm::formatv("{0} inputs: {1}", in.name,
                            llvm::toString(result.takeError()))
           .str();
-    const char *names[] = {"plain", "pre-packed"};
+    const char *names[] = {"pre-packed", "plain"};
     for (unsigned i = 0; i < 2; ++i) {
       const std::vector<uint8_t> &out = result->buffers[2 + i];
       llvm::copy(out, data.output.begin());

@@ -11,6 +11,7 @@
 #include "tisa/Targets/AArch64Runner.h"
 
 #include "tisa/Config.h"
+#include "tisa/Targets/Disassembler.h"
 
 #include "llvm/ADT/STLExtras.h"
 #include "llvm/ADT/SmallString.h"
@@ -387,6 +388,58 @@ bool hasStaticLibc(StringRef clang) {
   return found;
 }
 
+/// The -plugin argument that counts `function` of the program `exe` into
+/// `countsPath`; `insts` receives the function's instructions.
+Expected<std::string> countingPlugin(StringRef exe, StringRef function,
+                                     StringRef countsPath,
+                                     std::vector<DecodedInst> &insts) {
+  std::string plugin = TISA_QEMU_COUNT_PLUGIN;
+  if (std::optional<std::string> env =
+          sys::Process::GetEnv("TISA_QEMU_COUNT_PLUGIN"))
+    plugin = *env;
+  if (!sys::fs::exists(plugin))
+    return makeError("the counting plugin '" + plugin + "' is missing");
+  Expected<std::unique_ptr<MemoryBuffer>> bytes = readFile(exe);
+  if (!bytes)
+    return bytes.takeError();
+  Expected<std::vector<DecodedInst>> decoded = disassembleFunction(
+      (*bytes)->getMemBufferRef(), function, "", DisasmBackend::LLVM);
+  if (!decoded)
+    return decoded.takeError();
+  if (decoded->empty())
+    return makeError("function '" + function + "' is empty");
+  insts = std::move(*decoded);
+  uint64_t lo = insts.front().address,
+           hi = insts.back().address + insts.back().size;
+  return (plugin + ",lo=0x" + utohexstr(lo) + ",hi=0x" + utohexstr(hi) +
+          ",out=" + countsPath)
+      .str();
+}
+
+/// Adds the plugin's counts ("address count" lines) to `result` by the
+/// mnemonic of the instruction at each address.
+Error readCounts(StringRef countsPath, ArrayRef<DecodedInst> insts,
+                 ProbeResult &result) {
+  Expected<std::unique_ptr<MemoryBuffer>> text = readFile(countsPath);
+  if (!text)
+    return text.takeError();
+  std::map<uint64_t, StringRef> mnemonicAt;
+  for (const DecodedInst &inst : insts)
+    mnemonicAt[inst.address] = inst.mnemonic;
+  SmallVector<StringRef> lines;
+  (*text)->getBuffer().split(lines, '\n', -1, false);
+  for (StringRef line : lines) {
+    auto [addressText, countText] = line.split(' ');
+    uint64_t address = 0, count = 0;
+    if (addressText.getAsInteger(16, address) ||
+        countText.getAsInteger(10, count) || !mnemonicAt.count(address))
+      return makeError("bad line in the instruction counts: '" + line + "'");
+    result.executed[mnemonicAt[address].str()] += count;
+    result.executedTotal += count;
+  }
+  return Error::success();
+}
+
 /// Symbols go to lld's --defsym as an expression: keep them plain.
 bool isPlainSymbol(StringRef symbol) {
   return !symbol.empty() && !isDigit(symbol.front()) &&
@@ -528,7 +581,18 @@ Expected<ProbeResult> runProgram(ArrayRef<uint8_t> object, StringRef symbol,
   std::string cpu = options.cpu;
   if (sveBits != 0)
     cpu += ",sve-default-vector-length=" + std::to_string(sveBits / 8);
-  StringRef runArgs[] = {"-cpu", cpu, exePath, inPath, outPath};
+  SmallVector<StringRef, 8> runArgs = {"-cpu", cpu};
+  std::string countsPath = dir->file("counts.txt"), plugin;
+  std::vector<DecodedInst> counted;
+  if (!options.countFunction.empty()) {
+    Expected<std::string> arg =
+        countingPlugin(exePath, options.countFunction, countsPath, counted);
+    if (!arg)
+      return arg.takeError();
+    plugin = *arg;
+    runArgs.append({"-plugin", plugin});
+  }
+  runArgs.append({exePath, inPath, outPath});
   if (Error err = runTool("running probe '" + symbol + "' (-cpu " + cpu + ")",
                           qemu, runArgs, logPath, options.timeoutSeconds))
     return std::move(err);
@@ -540,6 +604,9 @@ Expected<ProbeResult> runProgram(ArrayRef<uint8_t> object, StringRef symbol,
   result.buffers = std::move(buffers);
   if (Error err = decodeOutput((*output)->getBuffer(), result))
     return std::move(err);
+  if (!options.countFunction.empty())
+    if (Error err = readCounts(countsPath, counted, result))
+      return std::move(err);
   if (sveBits != 0 && result.sveVectorBits != sveBits)
     return makeError("probe '" + symbol + "' ran with SVE vector length " +
                      Twine(result.sveVectorBits) + " bits but " +

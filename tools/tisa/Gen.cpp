@@ -541,6 +541,21 @@ int runUnderQemu(const Options &o, const Runnable &r) {
         "reference\n"
      << "time         none: code under qemu runs at qemu's speed, not the "
         "hardware's\n";
+  auto counts = countUnderQemu(*kernel, r.spec, qemu, o.seed);
+  if (!counts)
+    return fail("counting under qemu: " + llvm::toString(counts.takeError()));
+  double macs = r.spec.ops() / 2;
+  os << llvm::formatv("counts       one pre-packed call executed {0} "
+                      "instructions ({1:f3} per multiply-accumulate)",
+                      counts->total, counts->total / macs);
+  if (!kernel->mnemonic.empty())
+    os << llvm::formatv(", {0} {1} ({2:f1}% of them; the work needs at least "
+                        "{3:f0}: {4:f2}x that)",
+                        counts->tensor, kernel->mnemonic,
+                        100.0 * counts->tensor / std::max<uint64_t>(1, counts->total),
+                        counts->minimum,
+                        counts->tensor / std::max(1.0, counts->minimum));
+  os << "\n";
   return 0;
 }
 

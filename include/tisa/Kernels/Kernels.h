@@ -141,6 +141,9 @@ struct GeneratedKernel {
   /// The description used, or empty for the plain vector fallback.
   std::string instruction;
   std::string mnemonic; ///< what the hot loop must contain ("" for fallback)
+  /// Multiply-accumulates of one instruction (per segment for scalable
+  /// registers); 0 for the fallback.
+  int64_t macsPerInstruction = 0;
   std::string plan;     ///< the matcher's one-line summary of the plan
   std::string packedOperand;  ///< "b", "filter", ...
   std::string packedLayout;   ///< "[k/4=128][n=512][4]"

@@ -33,6 +33,23 @@ std::string checkUnderQemu(const GeneratedKernel &k, const KernelSpec &spec,
                            const aarch64::RunOptions &options, uint64_t seed,
                            int &runs);
 
+/// What one call of a kernel's pre-packed entry executed under qemu.
+struct QemuCounts {
+  uint64_t total = 0;  ///< instructions executed inside the entry
+  uint64_t tensor = 0; ///< of them, the kernel's instruction
+  /// The kernel's multiply-accumulates divided by one instruction's: the
+  /// fewest tensor instructions that can do the work (0 for the fallback).
+  double minimum = 0;
+  std::map<std::string, uint64_t> executed; ///< per mnemonic
+};
+
+/// Packs the weights, then counts one call of the pre-packed entry (its own
+/// instructions; it calls nothing) on random data.
+llvm::Expected<QemuCounts> countUnderQemu(const GeneratedKernel &k,
+                                          const KernelSpec &spec,
+                                          const aarch64::RunOptions &options,
+                                          uint64_t seed);
+
 } // namespace tisa
 
 #endif // TISA_KERNELS_QEMUCHECK_H

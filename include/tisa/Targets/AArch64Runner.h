@@ -23,6 +23,7 @@
 #include "llvm/Support/Error.h"
 
 #include <cstdint>
+#include <map>
 #include <string>
 #include <vector>
 
@@ -48,6 +49,11 @@ struct ProbeResult {
   /// SVE vector length in bits measured inside the process with RDVL; 0 when
   /// the process has no SVE.
   unsigned sveVectorBits = 0;
+  /// With RunOptions::countFunction: executions inside that function, per
+  /// mnemonic and in total (counted by tisa's TCG plugin: exact, the same
+  /// run to run).
+  std::map<std::string, uint64_t> executed;
+  uint64_t executedTotal = 0;
 };
 
 /// Links `object` (an ELF aarch64 relocatable defining
@@ -79,6 +85,9 @@ struct RunOptions {
   /// example an adapter that gives a generated kernel's entry the probe
   /// signature `void symbol(void *b0, ...)`; empty: none.
   std::string adapterSource;
+  /// A function of the linked program whose executed instructions are
+  /// counted (ProbeResult::executed); empty: none.
+  std::string countFunction;
   /// Generous for a probe (a handful of instructions: only a hang gets
   /// near it); a kernel on a large shape runs for seconds under qemu.
   unsigned timeoutSeconds = 60;

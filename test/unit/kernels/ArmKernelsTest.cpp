@@ -6,7 +6,8 @@
 // under qemu's max CPU at its 128-bit SVE length), checked against the
 // reference through the plain and pre-packed entries on random and extreme
 // inputs (bit-exact), and its machine code holding the dot instruction in
-// an innermost loop. bf16 waits for the matrix-multiply generator: Arm's
+// an innermost loop; one pre-packed call is counted under qemu (every
+// multiply-accumulate by the dot instruction). bf16 waits for the matrix-multiply generator: Arm's
 // bf16 instructions (bfmmla) are not lane-dots.
 //
 //===----------------------------------------------------------------------===//
@@ -104,6 +105,13 @@ TEST_P(ArmKernels, CorrectAndTensorized) {
   // 4 lanes of 4 byte products.
   expectTensorized(k->object->getMemBufferRef(), k->name, k->mnemonic, spec,
                    16);
+
+  // One pre-packed call, counted by tisa's TCG plugin: every
+  // multiply-accumulate done by the dot instruction.
+  auto counts = countUnderQemu(*k, spec, qemuOptionsFor(*target), kSeed);
+  ASSERT_TRUE(bool(counts)) << llvm::toString(counts.takeError());
+  EXPECT_GE(double(counts->tensor), counts->minimum) << "plan " << k->plan;
+  EXPECT_GT(counts->total, counts->tensor);
 }
 
 INSTANTIATE_TEST_SUITE_P(Kernels, ArmKernels, testing::ValuesIn(armMatrix()),
