@@ -85,7 +85,9 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
   ScopedDiagnosticHandler quiet(&fixture.ctx, [](Diagnostic &) {
     return success();
   });
-  llvm::StringRef text(reinterpret_cast<const char *>(data), size);
+  // MLIR's lexer reads up to a NUL after the text, as files and the
+  // driver's buffers have: a copy supplies it.
+  std::string text(reinterpret_cast<const char *>(data), size);
   OwningOpRef<ModuleOp> module =
       parseSourceString<ModuleOp>(text, &fixture.ctx, "fuzz.mlir");
   if (!module)
