@@ -1,17 +1,46 @@
-//===- DescriptionFuzzer.cpp - fuzz the description loader ----------------===//
+//===- DescriptionFuzzer.cpp - fuzz the description loader and verifier --===//
 //
 // Any bytes as a description file: parsed, schema-checked and verified as
-// `tisa isa verify` loads them (DescriptionSet::loadBuffer). Errors are the
-// expected outcome; a crash, a sanitizer report or a hang is a bug. Built with
-// libFuzzer by scripts/fuzz.sh (TISA_FUZZ=ON); the normal build links the
-// replay driver (Replay.cpp), and ctest replays the seed corpus.
+// `tisa isa verify` loads them (DescriptionSet::loadBuffer); then, for a
+// description that loads, the verifier's steps that run in process: its test
+// cases (random and the type-derived edge values) evaluated by the
+// semantics, and its probe built and translated to LLVM IR (compiling and
+// running it is left out: tens of milliseconds per input). Errors are the
+// expected outcome; a crash, a sanitizer report or a hang is a bug. Built
+// with libFuzzer by scripts/fuzz.sh (TISA_FUZZ=ON); the normal build links
+// the replay driver (Replay.cpp), and ctest replays the seed corpus.
 //
 //===----------------------------------------------------------------------===//
 
 #include "tisa/Semantics/DescriptionSet.h"
+#include "tisa/Semantics/Evaluator.h"
+#include "tisa/Targets/Check.h"
+#include "tisa/Targets/Probe.h"
 
+#include "mlir/IR/BuiltinOps.h"
 #include "mlir/IR/MLIRContext.h"
+#include "llvm/IR/LLVMContext.h"
 #include "llvm/Support/raw_ostream.h"
+
+namespace {
+
+/// The in-process steps of `tisa isa verify` on a loaded description.
+void verifyInProcess(const tisa::Description &d) {
+  unsigned segments = d.isScalable() ? 2 : 1;
+  std::vector<tisa::TestCase> cases = tisa::makeTestCases(d, segments, 1);
+  // The first random case and the last edge case: the rest repeat them.
+  for (size_t i : {size_t(0), cases.size() - 1})
+    if (i < cases.size())
+      (void)tisa::evaluate(d, cases[i].operands);
+  mlir::OwningOpRef<mlir::ModuleOp> module =
+      mlir::ModuleOp::create(mlir::UnknownLoc::get(d.func.getContext()));
+  if (mlir::failed(tisa::buildProbe(d, *module)))
+    return;
+  llvm::LLVMContext llvmCtx;
+  llvm::consumeError(tisa::translateToLLVMIR(*module, llvmCtx).takeError());
+}
+
+} // namespace
 
 extern "C" int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
   // A fresh context per input: nothing one input uniques leaks into the next.
@@ -21,8 +50,11 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
   std::string diagnostics;
   llvm::raw_string_ostream errs(diagnostics);
   tisa::DescriptionSet set(ctx, errs);
-  (void)set.loadBuffer(
-      llvm::StringRef(reinterpret_cast<const char *>(data), size),
-      "fuzz.mlir");
+  if (mlir::failed(set.loadBuffer(
+          llvm::StringRef(reinterpret_cast<const char *>(data), size),
+          "fuzz.mlir")))
+    return 0;
+  for (const auto &d : set.descriptions())
+    verifyInProcess(*d);
   return 0;
 }
