@@ -79,7 +79,9 @@ llvm::Expected<QemuCounts> countUnderQemu(const GeneratedKernel &k,
       k.object->getBufferSize());
   auto result = aarch64::runProgram(
       object, kAdapterEntry,
-      {bytesOf(data.input), bytesOf(data.weights), bytesOf(data.output)},
+      // outPlain stays untouched: the adapter's signature is the same.
+      {bytesOf(data.input), bytesOf(data.weights), bytesOf(data.output),
+       bytesOf(data.output)},
       options);
   if (!result)
     return result.takeError();
@@ -101,16 +103,10 @@ std::string checkUnderQemu(const GeneratedKernel &k, const KernelSpec &spec,
     return "the kernel has no object code";
   if (std::string why = aarch64::unavailableReason(); !why.empty())
     return "cannot run aarch64 code here: " + why;
-  struct Inputs {
-    Fill fill;
-    Layout layout;
-    const char *name;
-  } inputs[] = {{Fill::Random, Layout::Padded, "random (padded rows)"},
-                {Fill::Extreme, Layout::Guarded, "extreme"}};
   llvm::ArrayRef<uint8_t> object(
       reinterpret_cast<const uint8_t *>(k.object->getBufferStart()),
       k.object->getBufferSize());
-  for (const Inputs &in : inputs) {
+  for (const CheckInputs &in : checkInputs()) {
     KernelData data = makeData(spec, seed, in.fill, in.layout);
     computeReference(spec, data);
     poisonOutput(data);

@@ -501,16 +501,17 @@ int64_t usefulParts(const CompiledKernel &k, int64_t threads) {
       1, std::min({threads, k.tiles(), macs / kMinMacsPerThread}));
 }
 
+llvm::ArrayRef<CheckInputs> checkInputs() {
+  static const CheckInputs inputs[] = {
+      {Fill::Random, Layout::Padded, "random (padded rows)"},
+      {Fill::Extreme, Layout::Guarded, "extreme"}};
+  return inputs;
+}
+
 std::string checkKernel(const CompiledKernel &k, uint64_t seed, int &runs) {
   const KernelSpec &spec = k.spec();
   runs = 0;
-  struct Inputs {
-    Fill fill;
-    Layout layout;
-    const char *name;
-  } inputs[] = {{Fill::Random, Layout::Padded, "random (padded rows)"},
-                {Fill::Extreme, Layout::Guarded, "extreme"}};
-  for (const Inputs &in : inputs) {
+  for (const CheckInputs &in : checkInputs()) {
     KernelData data = makeData(spec, seed, in.fill, in.layout);
     computeReference(spec, data);
     // The plain entry, the pre-packed one, and the range entry in three

@@ -84,7 +84,6 @@ const Description *sibling(const Description &d, const Target &target,
   const Description *best = nullptr;
   for (const Description *s : all) {
     if (s == &d || s->target != d.target || !sameRegisters(*s, d) ||
-        target.rateOrigin(*s) != "target file" ||
         !target.issuePerCycle.contains(s->name))
       continue;
     bool sameExtension = s->extension == d.extension;
@@ -153,7 +152,7 @@ std::vector<std::string>
 resolveRates(Target &target, llvm::ArrayRef<const Description *> descriptions) {
   std::vector<std::string> warnings;
   for (const Description *d : descriptions) {
-    if (!target.canExecute(*d) || target.rateOrigin(*d) == "target file" ||
+    if (!target.canExecute(*d) || target.namesRates(*d) ||
         target.derivedRates.contains(d->name))
       continue;
     llvm::Expected<Target::DerivedRate> r = derive(*d, target, descriptions);

@@ -428,7 +428,7 @@ double Target::issueRate(const Description &d) const {
 }
 
 std::string Target::rateOrigin(const Description &d) const {
-  if (issuePerCycle.contains(d.name) || latencyCycles.contains(d.name))
+  if (namesRates(d))
     return "target file";
   auto it = derivedRates.find(d.name);
   return it == derivedRates.end() ? "default" : it->second.origin;

@@ -13,6 +13,7 @@
 #include "tisa/Kernels/Jit.h"
 #include "tisa/Kernels/ThreadPool.h"
 
+#include "llvm/ADT/ArrayRef.h"
 #include <cstdint>
 #include <functional>
 #include <new>
@@ -144,6 +145,15 @@ void runKernel(const CompiledKernel &k, KernelData &data, const RunMode &mode,
 /// is empty.
 std::function<void()> bindKernel(const CompiledKernel &k, KernelData &data,
                                  const RunMode &mode, Bytes &packed);
+/// The data sets a kernel is checked on: random data in padded rows, and
+/// extreme data in tight rows between guard bytes.
+struct CheckInputs {
+  Fill fill;
+  Layout layout;
+  const char *name;
+};
+llvm::ArrayRef<CheckInputs> checkInputs();
+
 /// Runs the kernel on random data with padded leading dimensions and on
 /// extreme data with tight ones (both from `seed`, outputs between guard
 /// bytes) through its range, pre-packed and plain entries and compares each

@@ -117,6 +117,10 @@ struct Target {
     std::string origin; ///< what they were derived from, for people
   };
   llvm::StringMap<DerivedRate> derivedRates;
+  /// True when the data file gives a rate or latency for `d`.
+  bool namesRates(const Description &d) const {
+    return issuePerCycle.contains(d.name) || latencyCycles.contains(d.name);
+  }
   /// "target file", a derived rate's origin, or "default".
   std::string rateOrigin(const Description &d) const;
 
