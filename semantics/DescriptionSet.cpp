@@ -3,6 +3,7 @@
 #include "tisa/Semantics/DescriptionSet.h"
 #include "tisa/Config.h"
 #include "tisa/Dialect/TisaDialect.h"
+#include "tisa/Semantics/Parse.h"
 
 #include "mlir/IR/Diagnostics.h"
 #include "mlir/IR/DialectRegistry.h"
@@ -43,15 +44,16 @@ LogicalResult DescriptionSet::loadFile(StringRef path) {
   // own; diagnostics are rendered by the set's handler, which finds each file's
   // text by its name.
   llvm::SourceMgr fileMgr;
-  OwningOpRef<ModuleOp> module =
-      parseSourceFile<ModuleOp>(path, fileMgr, config);
-  if (!module) {
-    if (!llvm::sys::fs::exists(path))
-      return emitError(UnknownLoc::get(&ctx))
-             << "cannot open description file '" << path << "'";
+  auto file = llvm::MemoryBuffer::getFileOrSTDIN(path, /*IsText=*/true);
+  if (!file)
+    return emitError(UnknownLoc::get(&ctx))
+           << "cannot open description file '" << path
+           << "': " << file.getError().message();
+  fileMgr.AddNewSourceBuffer(std::move(*file), llvm::SMLoc());
+  OwningOpRef<ModuleOp> module = parseModule(fileMgr, config);
+  if (!module)
     return failure(); // the parser or the verifier has reported it with its
                       // location
-  }
   return adopt(std::move(module), path);
 }
 
@@ -62,8 +64,7 @@ LogicalResult DescriptionSet::loadBuffer(StringRef text, StringRef name) {
   llvm::SourceMgr bufferMgr;
   bufferMgr.AddNewSourceBuffer(llvm::MemoryBuffer::getMemBufferCopy(text, name),
                                llvm::SMLoc());
-  OwningOpRef<ModuleOp> module =
-      parseSourceFile<ModuleOp>(bufferMgr, config);
+  OwningOpRef<ModuleOp> module = parseModule(bufferMgr, config);
   if (!module)
     return failure(); // reported with its location
   return adopt(std::move(module), name);

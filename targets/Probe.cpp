@@ -4,13 +4,13 @@
 #include "tisa/Semantics/Instruction.h"
 #include "tisa/Semantics/Intrinsic.h"
 #include "tisa/Semantics/Layout.h"
+#include "tisa/Semantics/Parse.h"
 
 #include "mlir/Target/LLVMIR/Dialect/Builtin/BuiltinToLLVMIRTranslation.h"
 #include "mlir/Target/LLVMIR/Dialect/LLVMIR/LLVMToLLVMIRTranslation.h"
 #include "mlir/Target/LLVMIR/Export.h"
 #include "mlir/Target/LLVMIR/TypeFromLLVM.h"
 #include "llvm/IR/LegacyPassManager.h"
-#include "llvm/Support/CrashRecoveryContext.h"
 #include "llvm/Support/ErrorHandling.h"
 #include "llvm/Support/Process.h"
 #include "llvm/MC/TargetRegistry.h"
@@ -334,14 +334,10 @@ llvm::Error runCodegen(llvm::legacy::PassManager &pm, llvm::Module &module) {
   llvm::ScopedFatalErrorHandler handler(
       [](void *user, const char *reason, bool) {
         *static_cast<std::string *>(user) = reason;
-        llvm::sys::Process::Exit(1); // returns to RunSafely below
+        llvm::sys::Process::Exit(1); // returns from runRecoveringCrashes
       },
       &message);
-  llvm::CrashRecoveryContext::Enable();
-  llvm::CrashRecoveryContext crc;
-  bool ok = crc.RunSafely([&] { pm.run(module); });
-  llvm::CrashRecoveryContext::Disable();
-  if (ok)
+  if (runRecoveringCrashes([&] { pm.run(module); }))
     return llvm::Error::success();
   // The first line says what failed; the rest is a dump of the DAG, except
   // the function it was in.

@@ -14,6 +14,7 @@
 #include "tisa/Kernels/QemuCheck.h"
 #include "tisa/Kernels/Reference.h"
 #include "tisa/Kernels/Tune.h"
+#include "tisa/Semantics/Parse.h"
 #ifdef TISA_HAVE_AMX_EMULATOR
 #include "tisa/Targets/AMXEmulator.h"
 #endif
@@ -25,6 +26,7 @@
 #include "mlir/InitAllDialects.h"
 #include "mlir/InitAllExtensions.h"
 #include "mlir/Parser/Parser.h"
+#include "mlir/Support/FileUtilities.h"
 #include "mlir/Pass/PassManager.h"
 #include "mlir/Transforms/Passes.h"
 #include "llvm/ADT/StringExtras.h"
@@ -173,7 +175,15 @@ int genFromFile(const Options &o, llvm::StringRef file, llvm::StringRef dir) {
   MLIRContext ctx(registry);
   llvm::SourceMgr sm;
   SourceMgrDiagnosticHandler handler(sm, &ctx);
-  OwningOpRef<ModuleOp> module = parseSourceFile<ModuleOp>(file, sm, &ctx);
+  std::string error;
+  auto buffer = openInputFile(file, &error);
+  if (!buffer) {
+    llvm::WithColor::error(llvm::errs(), "tisa")
+        << "cannot read '" << file << "': " << error << "\n";
+    return 1;
+  }
+  sm.AddNewSourceBuffer(std::move(buffer), llvm::SMLoc());
+  OwningOpRef<ModuleOp> module = parseModule(sm, ParserConfig(&ctx));
   if (!module)
     return 1;
   std::optional<Target> target = concreteTarget(o);

@@ -12,6 +12,7 @@
 
 #include "Driver.h"
 #include "tisa/Matcher/Matcher.h"
+#include "tisa/Semantics/Parse.h"
 #include "tisa/Targets/Rates.h"
 #include "tisa/Targets/Target.h"
 
@@ -135,7 +136,7 @@ int match(const Options &o) {
       continue;
     }
     sourceMgr.AddNewSourceBuffer(std::move(buffer), SMLoc());
-    OwningOpRef<ModuleOp> module = parseSourceFile<ModuleOp>(sourceMgr, &ctx);
+    OwningOpRef<ModuleOp> module = parseModule(sourceMgr, ParserConfig(&ctx));
     if (!module) {
       llvm::errs() << file << ": invalid input (errors above)\n";
       status = 1;
