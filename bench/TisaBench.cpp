@@ -776,6 +776,7 @@ int main(int argc, char **argv) {
     }
     std::shared_ptr<CompiledKernel> k = std::move(*compiled);
     auto data = std::make_shared<KernelData>(makeData(w.spec, 1, Fill::Random));
+    data->denormalsAreZero = k->denormalsAreZero();
     auto packed = std::make_shared<Bytes>();
     runKernel(*k, *data, RunMode{true}, packed.get());
     // tisa against the reference first (at most 4096 outputs, each a whole

@@ -56,7 +56,9 @@ std::string serialize(const CompiledKernel &k, llvm::StringRef key,
      << "\ninstruction=" << k.instruction() << "\nmnemonic=" << k.mnemonic()
      << "\nplan=" << k.plan() << "\npacked_operand=" << k.packedOperand()
      << "\npacked_bytes=" << k.packedBytes() << "\nschedule=" << k.schedule()
-     << "\ntiles=" << k.tiles() << "\nspace=" << k.scheduleSpace() << "\n";
+     << "\ntiles=" << k.tiles() << "\nspace=" << k.scheduleSpace()
+     << "\ndenormals_are_zero=" << k.denormalsAreZero()[0]
+     << k.denormalsAreZero()[1] << "\n";
   for (const std::string &w : k.warnings())
     os << "warning=" << w << "\n";
   os << "header:\n" << k.header();
@@ -222,6 +224,8 @@ compileKernel(const KernelSpec &spec, const JitOptions &options) {
           kernel->scheduleSpace_ = v.str();
         else if (k == "tiles")
           v.getAsInteger(10, kernel->tiles_);
+        else if (k == "denormals_are_zero" && v.size() == 2)
+          kernel->denormalsAreZero_ = {v[0] == '1', v[1] == '1'};
         else if (k == "warning")
           kernel->warnings_.push_back(v.str());
       }
@@ -259,6 +263,7 @@ compileKernel(const KernelSpec &spec, const JitOptions &options) {
     kernel->name_ = generated->name;
     kernel->instruction_ = generated->instruction;
     kernel->mnemonic_ = generated->mnemonic;
+    kernel->denormalsAreZero_ = generated->denormalsAreZero;
     kernel->plan_ = generated->plan;
     kernel->header_ = generated->header;
     kernel->packedOperand_ = generated->packedOperand;

@@ -331,8 +331,13 @@ llvm::Error LibraryBuilder::chooseSchedule() {
   out.schedule = schedule.text();
   out.scheduleSpace = kernel->space().text();
   out.tiles = kernel->partitionTiles(schedule);
-  out.instruction = kernel->plan().desc->name;
-  out.mnemonic = kernel->plan().desc->mnemonic;
+  const TensorizePlan &plan = kernel->plan();
+  out.instruction = plan.desc->name;
+  out.mnemonic = plan.desc->mnemonic;
+  if (plan.desc->fp)
+    for (unsigned j = 0; j < 2; ++j)
+      out.denormalsAreZero[plan.programInputOf[j]] =
+          plan.desc->fp->denormalsAreZero[j];
   out.macsPerInstruction = 1;
   for (int64_t extent : kernel->plan().desc->body.getStaticLoopRanges())
     out.macsPerInstruction *= extent;

@@ -108,6 +108,7 @@ std::string checkUnderQemu(const GeneratedKernel &k, const KernelSpec &spec,
       k.object->getBufferSize());
   for (const CheckInputs &in : checkInputs()) {
     KernelData data = makeData(spec, seed, in.fill, in.layout);
+    data.denormalsAreZero = k.denormalsAreZero;
     computeReference(spec, data);
     poisonOutput(data);
     aarch64::RunOptions options = base;

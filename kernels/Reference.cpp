@@ -31,7 +31,8 @@ uint16_t floatToBf16(float f) { // round to nearest even (no NaNs here)
 
 } // namespace
 
-double loadElement(ElementKind k, const uint8_t *v, int64_t i) {
+double loadElement(ElementKind k, const uint8_t *v, int64_t i,
+                   bool denormalsAreZero) {
   switch (k) {
   case ElementKind::U8:
     return v[i];
@@ -46,7 +47,7 @@ double loadElement(ElementKind k, const uint8_t *v, int64_t i) {
   case ElementKind::BF16: {
     uint16_t x;
     std::memcpy(&x, &v[2 * i], 2);
-    if ((x & 0x7f80) == 0)
+    if (denormalsAreZero && (x & 0x7f80) == 0)
       x &= 0x8000;
     return bf16ToFloat(x);
   }
@@ -210,8 +211,8 @@ void forEachProductOf(const KernelSpec &s, const KernelData &d, int64_t o,
             w = placement(s, d, Role::Weights);
   const uint8_t *inBytes = d.input.data(), *wBytes = d.weights.data();
   forEachMacOf(s, o, [&](int64_t i, int64_t j) {
-    f(loadElement(s.types.a, inBytes, in.at(i)),
-      loadElement(s.types.b, wBytes, w.at(j)));
+    f(loadElement(s.types.a, inBytes, in.at(i), d.denormalsAreZero[0]),
+      loadElement(s.types.b, wBytes, w.at(j), d.denormalsAreZero[1]));
   });
 }
 
@@ -513,6 +514,7 @@ std::string checkKernel(const CompiledKernel &k, uint64_t seed, int &runs) {
   runs = 0;
   for (const CheckInputs &in : checkInputs()) {
     KernelData data = makeData(spec, seed, in.fill, in.layout);
+    data.denormalsAreZero = k.denormalsAreZero();
     computeReference(spec, data);
     // The plain entry, the pre-packed one, and the range entry in three
     // uneven parts (tiles * p / 3 boundaries).

@@ -173,6 +173,7 @@ llvm::Expected<TuneResult> tuneKernel(const KernelSpec &spec,
   result.key = *key;
   result.initial = initial->text();
   KernelData data = makeData(spec, options.seed, Fill::Random);
+  data.denormalsAreZero = (*first)->denormalsAreZero();
   computeReference(spec, data);
   ThreadPool pool(options.threads);
   llvm::StringSet<> seen;

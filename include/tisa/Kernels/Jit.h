@@ -73,6 +73,11 @@ public:
   /// The description used; empty for plain vector code.
   const std::string &instruction() const { return instruction_; }
   const std::string &mnemonic() const { return mnemonic_; }
+  /// Whether it reads denormals of the input / the weights as zero
+  /// (GeneratedKernel::denormalsAreZero).
+  const std::array<bool, 2> &denormalsAreZero() const {
+    return denormalsAreZero_;
+  }
   const std::string &plan() const { return plan_; }
   const std::string &header() const { return header_; }
   const std::string &packedOperand() const { return packedOperand_; }
@@ -103,6 +108,7 @@ private:
   KernelSpec spec_;
   std::string name_, instruction_, mnemonic_, plan_, header_, packedOperand_;
   int64_t packedBytes_ = 0, tiles_ = 1;
+  std::array<bool, 2> denormalsAreZero_ = {false, false};
   std::string schedule_, scheduleSpace_;
   std::vector<std::string> warnings_;
   bool fromCache_ = false, tuned_ = false;

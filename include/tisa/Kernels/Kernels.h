@@ -41,6 +41,7 @@
 #include "mlir/IR/OwningOpRef.h"
 #include "llvm/Support/Error.h"
 
+#include <array>
 #include <string>
 #include <vector>
 
@@ -141,6 +142,10 @@ struct GeneratedKernel {
   /// The description used, or empty for the plain vector fallback.
   std::string instruction;
   std::string mnemonic; ///< what the hot loop must contain ("" for fallback)
+  /// Whether the kernel reads floating-point denormals of the input and of
+  /// the weights as zero (the instruction's `input_denormals`); plain vector
+  /// code keeps them.
+  std::array<bool, 2> denormalsAreZero = {false, false};
   /// Multiply-accumulates of one instruction (per segment for scalable
   /// registers); 0 for the fallback.
   int64_t macsPerInstruction = 0;

@@ -78,6 +78,12 @@ struct KernelData {
   int64_t lda = 0, ldb = 0, ldc = 0;
   /// Canary bytes in `output` before its first and after its last element.
   int64_t guard = 0;
+  /// How the reference reads bf16 denormals of the input and of the
+  /// weights: as zero of their sign (vdpbf16ps, tdpbf16ps and Arm's
+  /// bfdot/bfmmla without FEAT_EBF16 flush them), or as their values (plain
+  /// vector code). Set it from the kernel (CompiledKernel::denormalsAreZero)
+  /// before computeReference.
+  std::array<bool, 2> denormalsAreZero = {true, true};
   /// Where the kernel writes its first output element.
   uint8_t *out() { return output.data() + guard; }
 };
@@ -87,10 +93,10 @@ struct KernelData {
 constexpr uint8_t kOutputPoison = 0xa5;
 
 /// Element `i` of a buffer of kind `k` (a buffer index, not a logical one)
-/// as a double, integers exactly. bf16 denormals read as zero of their sign:
-/// vdpbf16ps, tdpbf16ps and Arm's bfdot/bfmmla (without FEAT_EBF16) all
-/// flush them.
-double loadElement(ElementKind k, const uint8_t *v, int64_t i);
+/// as a double, integers exactly; bf16 denormals as zero of their sign when
+/// `denormalsAreZero`.
+double loadElement(ElementKind k, const uint8_t *v, int64_t i,
+                   bool denormalsAreZero = false);
 
 KernelData makeData(const KernelSpec &spec, uint64_t seed, Fill fill,
                     Layout layout = Layout::Tight);

@@ -2,6 +2,7 @@
 
 #include "KernelTestSupport.h"
 
+#include "llvm/ADT/StringExtras.h"
 #include "llvm/Object/ELFObjectFile.h"
 #include "llvm/Support/FormatVariadic.h"
 #include "llvm/Support/raw_ostream.h"
@@ -232,6 +233,36 @@ void expectOutputSize(const MatrixCase &c) {
   EXPECT_EQ(spec.outW(), c.outW);
   EXPECT_EQ(spec.outputElements(),
             spec.batch * c.outH * c.outW * spec.filters);
+}
+
+std::string cannotRunHere(llvm::StringRef target) {
+  auto wanted = loadTarget(target);
+  auto host = loadTarget("host");
+  if (!wanted || !host)
+    return "cannot load a target: " +
+           llvm::toString(wanted ? host.takeError() : wanted.takeError());
+  std::vector<std::string> lacking = featuresLacking(*wanted, *host);
+  if (lacking.empty())
+    return "";
+  return "this CPU lacks " + llvm::join(lacking, ", ") + " (" + target.str() +
+         " code is compiled and inspected here, not run)";
+}
+
+std::string x86MatrixTarget(std::string &notRun) {
+  auto host = loadTarget("host");
+  notRun.clear();
+  std::vector<std::string> lacking;
+  for (const char *f :
+       {"avx512f", "avx512bw", "avx512vl", "avx512vnni", "avx512bf16"})
+    if (!host || !host->features.contains(f))
+      lacking.push_back(f);
+  if (!host)
+    llvm::consumeError(host.takeError());
+  if (lacking.empty())
+    return "host";
+  notRun = "this CPU lacks " + llvm::join(lacking, ", ") +
+           ": the kernel was compiled for znver4 and inspected, not run";
+  return "znver4";
 }
 
 llvm::Expected<std::unique_ptr<CompiledKernel>>

@@ -62,6 +62,15 @@ bool refersTo(llvm::MemoryBufferRef obj, llvm::StringRef from,
 std::vector<std::pair<size_t, size_t>>
 innermostLoops(const std::vector<DecodedInst> &insts);
 
+/// Why this CPU cannot run code compiled for `target` (the features of it
+/// this CPU lacks, or why a target does not load), or "" when it can.
+std::string cannotRunHere(llvm::StringRef target);
+
+/// The x86 kernel matrix's target: "host" on a CPU with AVX512-VNNI and
+/// AVX512_BF16, where its kernels run; elsewhere "znver4", whose kernels are
+/// compiled and inspected but not run, with the reason in `notRun`.
+std::string x86MatrixTarget(std::string &notRun);
+
 /// Compiles `spec` for `target` without the disk cache (the tests are about
 /// the compiler), without `withoutFeatures`, collecting warnings.
 llvm::Expected<std::unique_ptr<CompiledKernel>>
