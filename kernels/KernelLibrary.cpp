@@ -1,9 +1,12 @@
 //===- KernelLibrary.cpp - a GEMM or conv2d kernel library ----------------===//
 //
-// generateKernel: the contraction of a KernelSpec planned for a target, the
-// C entries (plain, pack, pre-packed, range, sizes) built around the kernel
-// generator's pack and compute, compiled, and the C header that documents
-// them.
+// generateKernel: the contraction of a KernelSpec planned for a target (the
+// same plan selection as -tisa-select-plan), the C entries (plain, pack,
+// pre-packed, range, sizes) built around the contraction's tisa.pack and
+// tisa.compute, lowered by the same passes as `tisa gen FILE.mlir`
+// (-tisa-tensorize, then register tiling), compiled, and the C header that
+// documents them. The ABI is a wrapper: it adds pointers, leading dimensions,
+// ranges and the padded input, never code of a register class.
 //
 //===----------------------------------------------------------------------===//
 
@@ -13,6 +16,7 @@
 #include "tisa/Targets/Codegen.h"
 #include "tisa/Targets/Rates.h"
 #include "tisa/Transforms/Passes.h"
+#include "tisa/Transforms/PlanSelection.h"
 #include "tisa/Transforms/Tensorize.h"
 
 #include "mlir/Dialect/LLVMIR/LLVMDialect.h"
@@ -208,8 +212,13 @@ private:
   MemRefType types[3];
   std::string names[3];
   MemRefType plainInput, bufferType, plainPacked;
-  /// The contraction the plan was made for (its generator refers to it).
+  /// The contraction the plan was made for; it carries the plan and the
+  /// schedule, and the entries' tisa.pack and tisa.compute copy it.
   func::FuncOp scratch;
+  linalg::LinalgOp program;
+  /// The descriptions the plan was chosen among and the target, for
+  /// -tisa-tensorize.
+  std::shared_ptr<const TensorizeInputs> inputs;
   /// Null: plain vector code.
   std::unique_ptr<KernelGenerator> kernel;
   Contraction contraction;
@@ -262,13 +271,13 @@ llvm::Error LibraryBuilder::plan(ArrayRef<const Description *> descriptions,
       mb.getFunctionType({types[0], types[1], types[2]}, {}));
   OpBuilder sb(&ctx);
   sb.setInsertionPointToStart(scratch.addEntryBlock());
-  linalg::GenericOp program =
+  program = cast<linalg::LinalgOp>(
       buildContraction(sb, loc, spec, scratch.getArgument(0),
-                       scratch.getArgument(1), scratch.getArgument(2));
+                       scratch.getArgument(1), scratch.getArgument(2))
+          .getOperation());
   func::ReturnOp::create(sb, loc);
   std::string why;
-  FailureOr<Contraction> c =
-      readContraction(cast<linalg::LinalgOp>(program.getOperation()), why);
+  FailureOr<Contraction> c = readContraction(program, why);
   if (failed(c))
     return llvm::createStringError("internal error: the generated " +
                                    spec.describe() +
@@ -281,13 +290,13 @@ llvm::Error LibraryBuilder::plan(ArrayRef<const Description *> descriptions,
   if (candidates.empty())
     return llvm::createStringError("no instruction description named '" +
                                    options.isa + "' (tisa isa list)");
-  MatchOptions matchOptions;
-  matchOptions.target = &target;
-  MatchResult result = match(contraction, candidates, matchOptions);
-  FailureOr<std::unique_ptr<KernelGenerator>> selected =
-      selectKernel(result, why, &target);
-  if (succeeded(selected)) {
-    kernel = std::move(*selected);
+  inputs = std::make_shared<TensorizeInputs>(candidates, target);
+  // The schedule is chosen below, knowing whether the input is padded in
+  // place.
+  FailureOr<PlannedKernel> planned =
+      planKernel(program, candidates, target, /*schedule=*/"", why);
+  if (succeeded(planned)) {
+    kernel = std::move(planned->kernel);
   } else {
     std::string msg = "no instruction " + target.name +
                       " executes applies to " + spec.describe() + ": " + why;
@@ -328,6 +337,7 @@ llvm::Error LibraryBuilder::chooseSchedule() {
                                      "' for " + spec.describe() + ": " + why);
     schedule = *s;
   }
+  recordPlan(program, contraction, kernel->plan(), schedule);
   out.schedule = schedule.text();
   out.scheduleSpace = kernel->space().text();
   out.tiles = kernel->partitionTiles(schedule);
@@ -409,7 +419,7 @@ SmallVector<Type> LibraryBuilder::argTypes(unsigned operands,
 
 void LibraryBuilder::emitPack(OpBuilder &b, Value src, Value buffer) {
   if (kernel) {
-    kernel->emitPack(b, loc, src, buffer, schedule);
+    buildPack(b, loc, program, src, buffer);
     return;
   }
   Value view = memref::ViewOp::create(
@@ -421,8 +431,8 @@ void LibraryBuilder::emitPack(OpBuilder &b, Value src, Value buffer) {
 void LibraryBuilder::emitCompute(OpBuilder &b, Value in, Value buffer,
                                  Value dst, Value begin, Value end) {
   if (kernel)
-    kernel->emitCompute(b, loc, in, buffer, dst, /*overwrite=*/true,
-                        schedule, begin, end, inputPadding);
+    buildCompute(b, loc, program, in, buffer, dst, /*overwrite=*/true, begin,
+                 end, inputPadding);
   else
     emitPlainCompute(b, in, buffer, dst, begin, end);
 }
@@ -582,11 +592,16 @@ void LibraryBuilder::emitConstants() {
 //===----------------------------------------------------------------------===//
 
 llvm::Error LibraryBuilder::compile() {
-  // Register tile, clean up, keep the IR for inspection, lower, compile.
+  // The kernel ops' code, register tile, clean up, keep the IR for
+  // inspection, lower, compile.
   PassManager pm(&ctx);
+  if (kernel)
+    pm.addNestedPass<func::FuncOp>(createTisaTensorizePass(inputs));
   addTisaRegisterLevelPasses(pm);
   if (failed(pm.run(*module)))
-    return llvm::createStringError("register tiling failed for " + out.name);
+    return llvm::createStringError("tensorizing or register tiling failed "
+                                   "for " +
+                                   out.name);
   {
     llvm::raw_string_ostream os(out.tensorizedIR);
     module->print(os);

@@ -55,6 +55,80 @@ LogicalResult ApplyOp::verify() {
   return success();
 }
 
+namespace {
+
+/// The region of tisa.pack and tisa.compute: one block whose arguments are
+/// the contraction's operands (two inputs, then the output, memrefs) and
+/// whose only op is that contraction on them.
+LogicalResult verifyContractionRegion(Operation *op, Region &region) {
+  Block &body = region.front();
+  if (body.getNumArguments() != 3 ||
+      !llvm::all_of(body.getArgumentTypes(), llvm::IsaPred<MemRefType>))
+    return op->emitOpError()
+           << "region must take the contraction's three operands (two "
+              "inputs, then the output) as memref arguments";
+  auto contraction = dyn_cast<linalg::LinalgOp>(
+      body.empty() ? nullptr : &body.front());
+  if (!contraction || !llvm::hasSingleElement(body))
+    return op->emitOpError()
+           << "region must hold exactly one linalg op, the contraction";
+  if (contraction.getNumDpsInputs() != 2 || contraction.getNumDpsInits() != 1 ||
+      contraction.getDpsInputs()[0] != body.getArgument(0) ||
+      contraction.getDpsInputs()[1] != body.getArgument(1) ||
+      contraction.getDpsInits()[0] != body.getArgument(2))
+    return op->emitOpError()
+           << "the contraction must read the region's arguments 0 and 1 and "
+              "write argument 2";
+  return success();
+}
+
+/// An input of the contraction whose type is `type`: 0, 1, or -1.
+int inputOfType(Block &body, Type type) {
+  for (int i = 0; i < 2; ++i)
+    if (body.getArgument(i).getType() == type)
+      return i;
+  return -1;
+}
+
+} // namespace
+
+LogicalResult PackOp::verify() {
+  if (failed(verifyContractionRegion(*this, getProgram())))
+    return failure();
+  if (inputOfType(*getBody(), getSource().getType()) < 0)
+    return emitOpError() << "source type " << getSource().getType()
+                         << " is not the type of an input of the contraction";
+  return success();
+}
+
+LogicalResult ComputeOp::verify() {
+  if (failed(verifyContractionRegion(*this, getProgram())))
+    return failure();
+  Block &body = *getBody();
+  if (getOutput().getType() != body.getArgument(2).getType())
+    return emitOpError() << "output type " << getOutput().getType()
+                         << " is not the contraction's output type "
+                         << body.getArgument(2).getType();
+  if (!getRange().empty() && getRange().size() != 2)
+    return emitOpError() << "range takes two values (begin, end), not "
+                         << getRange().size();
+  auto input = cast<MemRefType>(getInput().getType());
+  std::optional<ArrayRef<int64_t>> padding = getInputPadding();
+  if (!padding) {
+    if (inputOfType(body, input) < 0)
+      return emitOpError() << "input type " << input
+                           << " is not the type of an input of the contraction";
+    return success();
+  }
+  if (int64_t(padding->size()) != input.getRank())
+    return emitOpError() << "input_padding has " << padding->size()
+                         << " entries but the input has rank "
+                         << input.getRank();
+  if (llvm::any_of(*padding, [](int64_t p) { return p < 0; }))
+    return emitOpError() << "input_padding entries must be >= 0";
+  return success();
+}
+
 LogicalResult TisaDialect::verifyOperationAttribute(Operation *op,
                                                     NamedAttribute attr) {
   if (attr.getName() == kLoopAttr) {

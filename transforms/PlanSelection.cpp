@@ -6,7 +6,7 @@
 //
 //===----------------------------------------------------------------------===//
 
-#include "PlanSelection.h"
+#include "tisa/Transforms/PlanSelection.h"
 #include "tisa/Dialect/TisaDialect.h"
 #include "tisa/Targets/Rates.h"
 #include "tisa/Transforms/Passes.h"
@@ -26,17 +26,17 @@ TensorizeInputs::load(MLIRContext *ctx, StringRef pass, StringRef isa,
                       StringRef targetDir) {
   auto in = std::make_shared<TensorizeInputs>(*ctx);
   for (const std::string &dir : isaSearchPath(isaDirs))
-    if (failed(in->set.loadDirectory(dir)))
+    if (failed(in->set->loadDirectory(dir)))
       return failure();
-  in->set.releaseDiagnostics();
+  in->set->releaseDiagnostics();
   if (!isa.empty() && isa != "auto") {
-    const Description *d = in->set.lookup(isa);
+    const Description *d = in->set->lookup(isa);
     if (!d)
       return emitError(UnknownLoc::get(ctx))
              << pass << ": no instruction description named '" << isa << "'";
     in->descriptions.push_back(d);
   } else {
-    for (const auto &d : in->set.descriptions())
+    for (const auto &d : in->set->descriptions())
       in->descriptions.push_back(d.get());
   }
   llvm::Expected<Target> t = loadTarget(target, targetDir);
@@ -66,8 +66,11 @@ FailureOr<std::unique_ptr<KernelGenerator>> kernelNamed(const MatchResult &resul
 } // namespace
 
 FailureOr<PlannedKernel> planKernel(linalg::LinalgOp op,
-                                    const TensorizeInputs &in,
-                                    StringRef scheduleText, std::string &why) {
+                                    ArrayRef<const Description *> descriptions,
+                                    const Target &target,
+                                    StringRef scheduleText, std::string &why,
+                                    ArrayRef<int64_t> inputShape,
+                                    ArrayRef<int64_t> inputPadding) {
   why.clear();
   FailureOr<Contraction> c = readContraction(op, why);
   if (failed(c)) {
@@ -79,8 +82,8 @@ FailureOr<PlannedKernel> planKernel(linalg::LinalgOp op,
     return failure();
   }
   MatchOptions options;
-  options.target = &*in.target;
-  MatchResult result = match(*c, in.descriptions, options);
+  options.target = &target;
+  MatchResult result = match(*c, descriptions, options);
   auto error = [&](const Twine &msg) -> FailureOr<PlannedKernel> {
     op->emitError(msg);
     why = "error";
@@ -89,7 +92,7 @@ FailureOr<PlannedKernel> planKernel(linalg::LinalgOp op,
   auto key = op->getAttrOfType<StringAttr>(kPlanAttr);
   FailureOr<std::unique_ptr<KernelGenerator>> kernel =
       key ? kernelNamed(result, key, why)
-          : selectKernel(result, why, &*in.target);
+          : selectKernel(result, why, &target);
   if (failed(kernel) && key)
     return error("tisa.plan: " + why);
   if (failed(kernel))
@@ -98,14 +101,22 @@ FailureOr<PlannedKernel> planKernel(linalg::LinalgOp op,
   if (auto text = op->getAttrOfType<StringAttr>(kScheduleAttr))
     scheduleText = text.getValue();
   if (scheduleText.empty()) {
-    out.schedule = out.kernel->defaultSchedule(*in.target);
+    out.schedule =
+        out.kernel->defaultSchedule(target, inputShape, inputPadding);
     return out;
   }
   FailureOr<Schedule> s = Schedule::parse(scheduleText, why);
-  if (failed(s) || failed(out.kernel->verify(*s, *in.target, why)))
+  if (failed(s) || failed(out.kernel->verify(*s, target, why)))
     return error("schedule '" + scheduleText + "': " + why);
   out.schedule = *s;
   return out;
+}
+
+void recordPlan(linalg::LinalgOp op, const Contraction &c,
+                const TensorizePlan &plan, const Schedule &schedule) {
+  Builder b(op->getContext());
+  op->setAttr(kPlanAttr, b.getStringAttr(planKey(c, plan)));
+  op->setAttr(kScheduleAttr, b.getStringAttr(schedule.text()));
 }
 
 LogicalResult
@@ -113,7 +124,12 @@ forEachPlanned(func::FuncOp func, const TensorizeInputs &in,
                StringRef schedule, StringRef warning,
                function_ref<void(linalg::LinalgOp, PlannedKernel &)> apply) {
   SmallVector<linalg::LinalgOp> ops;
-  func.walk([&](linalg::LinalgOp op) { ops.push_back(op); });
+  // Contractions inside tisa.pack/tisa.compute are those ops' descriptions of
+  // their kernel, not programs.
+  func.walk([&](linalg::LinalgOp op) {
+    if (!isa<PackOp, ComputeOp>(op->getParentOp()))
+      ops.push_back(op);
+  });
   for (linalg::LinalgOp op : ops) {
     std::string why;
     FailureOr<PlannedKernel> planned = planKernel(op, in, schedule, why);
@@ -132,6 +148,11 @@ namespace {
 struct SelectPlanPass
     : public tisa::impl::TisaSelectPlanPassBase<SelectPlanPass> {
   using TisaSelectPlanPassBase::TisaSelectPlanPassBase;
+  SelectPlanPass(std::shared_ptr<const TensorizeInputs> given,
+                 llvm::StringRef scheduleText)
+      : inputs(std::move(given)) {
+    schedule = scheduleText.str();
+  }
 
   void getDependentDialects(DialectRegistry &registry) const override {
     TisaSelectPlanPassBase::getDependentDialects(registry);
@@ -139,6 +160,8 @@ struct SelectPlanPass
   }
 
   LogicalResult initialize(MLIRContext *ctx) override {
+    if (inputs)
+      return success(); // given by the caller
     auto loaded = TensorizeInputs::loadWith(ctx, "tisa-select-plan", isa, isaDirs,
                                             target, targetDir);
     if (succeeded(loaded))
@@ -147,19 +170,24 @@ struct SelectPlanPass
   }
 
   void runOnOperation() override {
-    Builder b(&getContext());
-    auto record = [&](linalg::LinalgOp op, PlannedKernel &planned) {
-      op->setAttr(kPlanAttr, b.getStringAttr(planKey(
-                                 planned.contraction, planned.kernel->plan())));
-      op->setAttr(kScheduleAttr, b.getStringAttr(planned.schedule.text()));
+    auto record = [](linalg::LinalgOp op, PlannedKernel &planned) {
+      recordPlan(op, planned.contraction, planned.kernel->plan(),
+                 planned.schedule);
     };
     if (failed(forEachPlanned(getOperation(), *inputs, schedule,
                               "no plan selected: ", record)))
       signalPassFailure();
   }
 
-  std::shared_ptr<TensorizeInputs> inputs;
+  std::shared_ptr<const TensorizeInputs> inputs;
 };
 
 } // namespace
+
+std::unique_ptr<Pass>
+createTisaSelectPlanPass(std::shared_ptr<const TensorizeInputs> inputs,
+                         llvm::StringRef schedule) {
+  return std::make_unique<SelectPlanPass>(std::move(inputs), schedule);
+}
+
 } // namespace tisa

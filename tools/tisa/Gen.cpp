@@ -20,6 +20,7 @@
 #endif
 #include "tisa/Targets/Codegen.h"
 #include "tisa/Transforms/Passes.h"
+#include "tisa/Transforms/PlanSelection.h"
 
 #include "mlir/IR/BuiltinOps.h"
 #include "mlir/IR/MLIRContext.h"
@@ -196,22 +197,16 @@ int genFromFile(const Options &o, llvm::StringRef file, llvm::StringRef dir) {
     f->setAttr("llvm.emit_c_interface", UnitAttr::get(&ctx));
     publicFuncs.push_back(f.getSymName().str());
   });
+  // The descriptions and the target, loaded once for the passes.
+  auto inputs = TensorizeInputs::load(&ctx, "tisa gen", value(o, "isa", "auto"),
+                                      o.isaDirs, o.target, o.targetDir);
+  if (failed(inputs))
+    return 1;
   PassManager pm(&ctx);
   // The plan and schedule become attributes (a --schedule applies to every
-  // contraction without one), then the tensorizer applies them.
-  TisaSelectPlanPassOptions select;
-  select.target = o.target;
-  select.targetDir = o.targetDir;
-  select.isa = value(o, "isa", "auto");
-  select.isaDirs.assign(o.isaDirs.begin(), o.isaDirs.end());
-  select.schedule = value(o, "schedule", "");
-  pm.addNestedPass<func::FuncOp>(createTisaSelectPlanPass(select));
-  TisaTensorizePassOptions tensorize;
-  tensorize.target = select.target;
-  tensorize.targetDir = select.targetDir;
-  tensorize.isa = select.isa;
-  tensorize.isaDirs = select.isaDirs;
-  pm.addNestedPass<func::FuncOp>(createTisaTensorizePass(tensorize));
+  // contraction without one), each planned contraction its pack and its
+  // computation, which the tensorizer lowers.
+  addTisaTensorizePasses(pm, *inputs, value(o, "schedule", ""));
   addTisaRegisterLevelPasses(pm);
   if (failed(pm.run(*module)) || failed(lowerToLLVMDialect(*module)))
     return 1;

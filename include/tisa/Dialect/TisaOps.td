@@ -48,4 +48,89 @@ def Tisa_ApplyOp : Tisa_Op<"apply", [Pure]> {
   let hasVerifier = 1;
 }
 
+//===----------------------------------------------------------------------===//
+// The planned kernel's two halves: what the named-kernel ABI's entries are
+// made of, and what -tisa-split-pack makes of a planned contraction.
+//===----------------------------------------------------------------------===//
+
+class Tisa_KernelOp<string mnemonic, list<Trait> traits = []>
+    : Tisa_Op<mnemonic, !listconcat(traits, [SingleBlock, NoTerminator])> {
+  code contractionAccessor = [{
+    /// The planned linalg contraction in the region (the verifier checks
+    /// there is exactly one).
+    ::mlir::linalg::LinalgOp getContraction() {
+      return ::mlir::cast<::mlir::linalg::LinalgOp>(getBody()->front());
+    }
+  }];
+  let hasVerifier = 1;
+}
+
+def Tisa_PackOp : Tisa_KernelOp<"pack"> {
+  let summary = "pack the planned operand of a contraction into its plan's layout";
+  let description = [{
+    The first half of a planned contraction: the program input that the contraction's plan
+    relays out (`tisa.plan`: for `vpdpbusd` on a GEMM, B into [N/P][K/4][P][4]) is copied from
+    `source` into `buffer`, in the layout the plan and the schedule (`tisa.schedule`) give, padded
+    with values that contribute zero, with a signedness repair's bias and compensation sums where
+    the plan repairs. `buffer` holds exactly the bytes the plan's packed layout needs.
+
+    The region holds the contraction itself, on block arguments of the program's operand types
+    (inputs, then the output); it is never executed, only read: it names the plan, the schedule
+    and the shapes both halves of the kernel must agree on. `-tisa-tensorize` replaces the op by
+    the register class's pack. A kernel library's `NAME_pack_X` entry is this op alone.
+
+    Example:
+    ```mlir
+    tisa.pack %b into %buf : memref<64x48xi8>, memref<3072xi8> {
+    ^bb0(%x: memref<32x64xi8>, %y: memref<64x48xi8>, %z: memref<32x48xi32>):
+      linalg.matmul {tisa.plan = "...", tisa.schedule = "..."}
+        ins(%x, %y : memref<32x64xi8>, memref<64x48xi8>) outs(%z : memref<32x48xi32>)
+    }
+    ```
+  }];
+  let arguments = (ins AnyMemRef:$source, MemRefRankOf<[I8], [1]>:$buffer);
+  let regions = (region SizedRegion<1>:$program);
+  let assemblyFormat = [{
+    $source `into` $buffer attr-dict `:` type($source) `,` type($buffer) $program
+  }];
+  let extraClassDeclaration = contractionAccessor;
+}
+
+def Tisa_ComputeOp : Tisa_KernelOp<"compute"> {
+  let summary = "the planned contraction on an operand already packed by tisa.pack";
+  let description = [{
+    The second half of a planned contraction: `output` (+)= `input` x the packed operand in
+    `buffer` (filled by a `tisa.pack` of the same contraction, plan and schedule). `input` is the
+    program input the plan does not pack. With `overwrite`, the output is overwritten, else
+    accumulated into (linalg's semantics). With `range` (begin, end: index values), only the
+    partition tiles [begin, end) of the schedule are computed, so threads can share the work
+    (a kernel library's `_packed_range` entry). With `input_padding` (one entry per dimension
+    of `input`), `input` is the program's input without a zero border: dimension d of the
+    program operand is input_padding[d] zeros, `input`'s elements, then zeros up to the
+    operand's extent (conv2d's padding), which the kernel never reads from memory.
+
+    The region holds the contraction, as in `tisa.pack`. `-tisa-tensorize` replaces the op by the
+    register class's loops around the instruction.
+
+    Example:
+    ```mlir
+    tisa.compute %a, %buf -> %c range(%begin, %end) {overwrite}
+        : memref<32x64xi8>, memref<3072xi8>, memref<32x48xi32> {
+    ^bb0(%x: memref<32x64xi8>, %y: memref<64x48xi8>, %z: memref<32x48xi32>):
+      linalg.matmul {tisa.plan = "...", tisa.schedule = "..."}
+        ins(%x, %y : memref<32x64xi8>, memref<64x48xi8>) outs(%z : memref<32x48xi32>)
+    }
+    ```
+  }];
+  let arguments = (ins AnyMemRef:$input, MemRefRankOf<[I8], [1]>:$buffer,
+                       AnyMemRef:$output, Variadic<Index>:$range, UnitAttr:$overwrite,
+                       OptionalAttr<DenseI64ArrayAttr>:$input_padding);
+  let regions = (region SizedRegion<1>:$program);
+  let assemblyFormat = [{
+    $input `,` $buffer `->` $output (`range` `(` $range^ `)`)? attr-dict `:` type($input) `,`
+    type($buffer) `,` type($output) $program
+  }];
+  let extraClassDeclaration = contractionAccessor;
+}
+
 #endif // TISA_OPS_TD

@@ -18,7 +18,7 @@ def TisaSelectPlanPass : Pass<"tisa-select-plan", "::mlir::func::FuncOp"> {
     `tisa.plan` (the instruction, its loop mapping and operand accesses, as `tisa match` prints
     them) and the schedule `tisa.schedule` (the `schedule` option, e.g. from `tisa tune`, or the
     target's default). Attributes already on an op are kept: a plan or schedule given by hand
-    overrides the default. `-tisa-tensorize` applies them.
+    overrides the default. `-tisa-split-pack` and `-tisa-tensorize` apply them.
 
     Example:
     ```mlir
@@ -42,33 +42,73 @@ def TisaSelectPlanPass : Pass<"tisa-select-plan", "::mlir::func::FuncOp"> {
   let dependentDialects = ["::mlir::linalg::LinalgDialect"];
 }
 
-def TisaTensorizePass : Pass<"tisa-tensorize", "::mlir::func::FuncOp"> {
-  let summary = "Replace linalg contractions on memrefs by loops around a tensorized instruction";
+def TisaSplitPackPass : Pass<"tisa-split-pack", "::mlir::func::FuncOp"> {
+  let summary = "Split each planned contraction into the pack of its planned operand and the computation";
   let description = [{
-    Each linalg contraction on memrefs with static shapes is matched against the instruction
-    descriptions (see `tisa match`); the best plan the target can execute and the code generator
-    supports is applied:
+    The packing step of code generation, as its own op: each linalg contraction on memrefs with
+    a plan (its `tisa.plan`/`tisa.schedule` from `-tisa-select-plan` or by hand; without them the
+    best supported plan and the target's default schedule, which are then recorded) becomes
+    - a buffer of the bytes the plan's packed layout needs (`memref.alloc`, 64-byte aligned),
+    - `tisa.pack` of the operand the plan relays out into it,
+    - `tisa.compute` of the contraction on the other input and the packed buffer, accumulating
+      into the output as the linalg op did,
+    - the buffer's `memref.dealloc`.
+    Both ops hold a copy of the planned contraction, so each can be lowered alone:
+    `-tisa-tensorize` lowers them. A kernel library builds the same two ops for its entries
+    (`NAME_pack_X` is a `tisa.pack`, `NAME_packed` and `NAME_packed_range` a `tisa.compute`), so
+    every path runs the same passes from here on. Contractions without a plan are left in place
+    with a warning that says why.
 
-    - the operand the plan packs is copied into the plan's layout (for `vpdpbusd` on a GEMM,
-      B becomes [N/P][K/4][P][4] with N padded to the lane count and P the register tile's
-      lanes), padded with values that contribute
-      zero, with a signedness bias applied on the way when the plan repairs signedness;
-    - the broadcast operand is copied with its reduction dimension padded when that extent is not
-      a multiple of the instruction's group;
-    - loops are reordered so that the instruction's lanes and group are innermost: the other
-      parallel loops, then a loop over the lanes in steps of one register, then the reduction
-      loops in the packed operand's order with the group loop last, carrying the accumulator;
-    - the innermost step is the instruction as a pure `tisa.apply` on its registers (lowered by
-      `-tisa-legalize-instructions` to the description's intrinsic), the accumulator
-      is stored with a lane mask (never past the end of the output), and signedness repairs
-      subtract their compensation terms.
+    Example: `linalg.matmul` u8 x s8 -> s32 (32x64 by 64x48) on znver4 becomes
+    ```mlir
+    %buf = memref.alloc() {alignment = 64 : i64} : memref<3072xi8>
+    tisa.pack %b into %buf : memref<64x48xi8>, memref<3072xi8> { ... the matmul ... }
+    tisa.compute %a, %buf -> %c : memref<32x64xi8>, memref<3072xi8>, memref<32x48xi32> { ... }
+    memref.dealloc %buf : memref<3072xi8>
+    ```
+  }];
+  let options = [
+    Option<"target", "target", "std::string", "\"host\"",
+           "machine to plan for: host, a name in targets/data, or a .json file">,
+    Option<"isa", "isa", "std::string", "\"auto\"",
+           "instruction to use (a description name), or auto for the best the target runs">,
+    ListOption<"isaDirs", "isa-dir", "std::string",
+               "extra directories of instruction descriptions">,
+    Option<"targetDir", "target-dir", "std::string", "\"\"",
+           "directory of target data files (default: the installed or source one)">,
+  ];
+  let dependentDialects = ["::mlir::memref::MemRefDialect"];
+}
+
+def TisaTensorizePass : Pass<"tisa-tensorize", "::mlir::func::FuncOp"> {
+  let summary = "Lower tisa.pack and tisa.compute to loops around a tensorized instruction";
+  let description = [{
+    Each `tisa.pack` and `tisa.compute` (from `-tisa-split-pack`, or a kernel library's entries)
+    is replaced by the code of its contraction's plan and schedule, through the plan's
+    register-class generator (vector lanes: vpdpbusd, vdpbf16ps, NEON dot; AMX tiles):
+
+    - `tisa.pack` copies the operand the plan packs into the plan's layout (for `vpdpbusd` on a
+      GEMM, B becomes [N/P][K/4][P][4] with N padded to the lane count and P the register tile's
+      lanes), padded with values that contribute zero, with a signedness bias applied on the way
+      when the plan repairs signedness;
+    - `tisa.compute` copies the broadcast operand with its reduction dimension padded when that
+      extent is not a multiple of the instruction's group, and orders the loops so that the
+      instruction's lanes and group are innermost: the other parallel loops, then a loop over
+      the lanes in steps of one register, then the reduction loops in the packed operand's order
+      with the group loop last, carrying the accumulator; the innermost step is the instruction
+      as a pure `tisa.apply` on its registers (lowered by `-tisa-legalize-instructions` to the
+      description's intrinsic), the accumulator is stored with a lane mask (never past the end
+      of the output), and signedness repairs subtract their compensation terms.
 
     Loops are tagged `tisa.loop = "parallel" | "lanes" | "reduction"` and the parallel ones carry
-    the plan's register tile as `tisa.unroll`, which `-tisa-register-tile` applies. Contractions the
-    code generator cannot handle are left in place with a warning that says why.
+    the plan's register tile as `tisa.unroll`, which `-tisa-register-tile` applies. The
+    contraction inside each op must carry `tisa.plan` and `tisa.schedule` (the pack and the
+    computation must agree on the layout); a missing one, a plan the matcher does not have, a
+    buffer of the wrong size or an input of the wrong type is an error on the op.
 
-    Example: `linalg.matmul` u8 x s8 -> s32 on znver4 becomes a pack of B and a nest whose
-    innermost loop calls `llvm.x86.avx512.vpdpbusd.512` on a broadcast of 4 bytes of A.
+    Example: the `tisa.pack` and `tisa.compute` of a `linalg.matmul` u8 x s8 -> s32 on znver4
+    become a pack of B and a nest whose innermost loop calls `llvm.x86.avx512.vpdpbusd.512` on a
+    broadcast of 4 bytes of A.
   }];
   let options = [
     Option<"target", "target", "std::string", "\"host\"",

@@ -3,7 +3,7 @@
 // overrides the default); bad attributes are errors on the op.
 // RUN: tisa-opt %s --split-input-file --tisa-select-plan=target=znver4 -verify-diagnostics | FileCheck %s --check-prefix=SELECT
 // RUN: tisa-opt %s --split-input-file "--tisa-select-plan=target=znver4 schedule=unroll=3x1x1,block=0,order=lanes-outer" -verify-diagnostics | FileCheck %s --check-prefix=OPTION
-// RUN: tisa-opt %s --split-input-file "--tisa-select-plan=target=znver4 schedule=unroll=3x1x1,block=0,order=lanes-outer" --tisa-tensorize=target=znver4 -verify-diagnostics | FileCheck %s --check-prefix=APPLY
+// RUN: tisa-opt %s --split-input-file "--tisa-select-plan=target=znver4 schedule=unroll=3x1x1,block=0,order=lanes-outer" --tisa-split-pack=target=znver4 --tisa-tensorize=target=znver4 -verify-diagnostics | FileCheck %s --check-prefix=APPLY
 
 // SELECT-LABEL: func.func @gemm
 // SELECT:         linalg.generic {{.*}} attrs =  {tisa.plan = "vpdpbusd.zmm n<-n(16) k<-k(4) | ins0 broadcast 4B, ins1 pack [K/4][N][4], outs0 direct", tisa.schedule = "unroll={{[0-9]+}}x{{[0-9]+}}x1,block=0,order=lanes-inner{{.*}}"}

@@ -3,7 +3,7 @@
 // 1x3 accumulators (n = 40 pads to 48: every block is an edge block, so C
 // goes through a 16x48 scratch, in and out with masked row moves), one A
 // tile and three B tiles per k step, three tdpbusd, three tile stores.
-// RUN: tisa-opt %s --split-input-file --tisa-tensorize=target=sapphirerapids --canonicalize --cse -verify-diagnostics | FileCheck %s
+// RUN: tisa-opt %s --split-input-file --tisa-split-pack=target=sapphirerapids --tisa-tensorize=target=sapphirerapids --canonicalize --cse -verify-diagnostics | FileCheck %s
 
 // CHECK-LABEL: func.func @gemm_u8s8s32
 // CHECK-SAME:    attributes {passthrough = ["no-builtins"]}

@@ -1,7 +1,7 @@
 // -tisa-tensorize on this machine's model (znver4): the contraction becomes a
 // pack of the planned operand, a loop nest with the instruction's lanes and
 // group innermost, and the description's lowering.
-// RUN: tisa-opt %s --tisa-tensorize=target=znver4 --split-input-file -verify-diagnostics | FileCheck %s
+// RUN: tisa-opt %s --tisa-split-pack=target=znver4 --tisa-tensorize=target=znver4 --split-input-file -verify-diagnostics | FileCheck %s
 
 // u8 x s8 -> s32: B is packed to [N/P][K/4][P][4] with one panel of P=N (N=32 is two registers), A is
 // broadcast 4 bytes at a time, C is accumulated with masked lanes.

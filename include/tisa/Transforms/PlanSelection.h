@@ -1,0 +1,136 @@
+//===- PlanSelection.h - the plan and schedule of a contraction -*- C++ -*-===//
+//
+// What every path to a kernel shares: the descriptions and target a
+// tensorizing pass works with, the choice of plan and schedule for one
+// contraction (read from its tisa.plan / tisa.schedule attributes or made as
+// the default) and the two kernel ops a planned contraction becomes
+// (tisa.pack, tisa.compute). -tisa-select-plan, -tisa-split-pack,
+// -tisa-tensorize and the named-kernel ABI (kernels/KernelLibrary.cpp) all go
+// through these.
+//
+//===----------------------------------------------------------------------===//
+
+#ifndef TISA_TRANSFORMS_PLANSELECTION_H
+#define TISA_TRANSFORMS_PLANSELECTION_H
+
+#include "tisa/Dialect/TisaDialect.h"
+#include "tisa/Semantics/DescriptionSet.h"
+#include "tisa/Targets/Target.h"
+#include "tisa/Transforms/Tensorize.h"
+
+#include "mlir/Dialect/Func/IR/FuncOps.h"
+#include "mlir/Dialect/Linalg/IR/Linalg.h"
+#include "mlir/Pass/Pass.h"
+
+#include <memory>
+#include <optional>
+#include <vector>
+
+namespace tisa {
+
+/// The descriptions (all, or the one `isa` names) and the target.
+struct TensorizeInputs {
+  /// Descriptions and a target the caller already has (the descriptions
+  /// must live in the context of the IR the passes run on).
+  TensorizeInputs(std::vector<const Description *> descriptions, Target target)
+      : descriptions(std::move(descriptions)), target(std::move(target)) {}
+  explicit TensorizeInputs(mlir::MLIRContext &ctx)
+      : set(std::make_unique<DescriptionSet>(ctx, llvm::errs())) {}
+  /// Owned when loaded by a pass; null when given.
+  std::unique_ptr<DescriptionSet> set;
+  std::vector<const Description *> descriptions;
+  std::optional<Target> target;
+
+  /// Loads them; `pass` names the pass in errors.
+  static mlir::FailureOr<std::shared_ptr<TensorizeInputs>>
+  load(mlir::MLIRContext *ctx, llvm::StringRef pass, llvm::StringRef isa,
+       llvm::ArrayRef<std::string> isaDirs, llvm::StringRef target,
+       llvm::StringRef targetDir);
+  /// The same with a pass's list option of directories.
+  template <typename List>
+  static mlir::FailureOr<std::shared_ptr<TensorizeInputs>>
+  loadWith(mlir::MLIRContext *ctx, llvm::StringRef pass, llvm::StringRef isa,
+           const List &isaDirs, llvm::StringRef target,
+           llvm::StringRef targetDir) {
+    llvm::SmallVector<std::string> dirs(isaDirs.begin(), isaDirs.end());
+    return load(ctx, pass, isa, dirs, target, targetDir);
+  }
+};
+
+/// A contraction's plan and schedule.
+struct PlannedKernel {
+  Contraction contraction;
+  std::unique_ptr<KernelGenerator> kernel;
+  Schedule schedule;
+};
+
+/// Reads `op` as a contraction on memrefs and chooses its kernel: the plan
+/// its tisa.plan attribute names (an error when the matcher has no such
+/// plan) or the best supported one, and the schedule of its tisa.schedule
+/// attribute (checked against the kernel), else `schedule` when not empty,
+/// else the target's default, for an input of `inputShape` with
+/// `inputPadding` when given (see KernelGenerator::defaultSchedule). Not a
+/// contraction: failure with `why` empty (nothing to do). No plan: failure
+/// with `why`. A bad attribute or schedule: an error on `op` and failure with
+/// `why` = "error".
+mlir::FailureOr<PlannedKernel>
+planKernel(mlir::linalg::LinalgOp op,
+           llvm::ArrayRef<const Description *> descriptions,
+           const Target &target, llvm::StringRef schedule, std::string &why,
+           llvm::ArrayRef<int64_t> inputShape = {},
+           llvm::ArrayRef<int64_t> inputPadding = {});
+inline mlir::FailureOr<PlannedKernel>
+planKernel(mlir::linalg::LinalgOp op, const TensorizeInputs &in,
+           llvm::StringRef schedule, std::string &why) {
+  return planKernel(op, in.descriptions, *in.target, schedule, why);
+}
+
+/// Sets `op`'s tisa.plan and tisa.schedule: `plan` of `c` (op read as a
+/// contraction) and `schedule`.
+void recordPlan(mlir::linalg::LinalgOp op, const Contraction &c,
+                const TensorizePlan &plan, const Schedule &schedule);
+
+/// Plans every linalg op in `func` (planKernel) and calls `apply` on each
+/// contraction with a plan; warns `warning` + why on those without one.
+/// Failure after an error on an op.
+mlir::LogicalResult
+forEachPlanned(mlir::func::FuncOp func, const TensorizeInputs &in,
+               llvm::StringRef schedule, llvm::StringRef warning,
+               llvm::function_ref<void(mlir::linalg::LinalgOp,
+                                       PlannedKernel &)>
+                   apply);
+
+/// tisa.pack of `src` into `buffer` around a clone of `contraction` (which
+/// carries its plan and schedule).
+PackOp buildPack(mlir::OpBuilder &b, mlir::Location loc,
+                 mlir::linalg::LinalgOp contraction, mlir::Value src,
+                 mlir::Value buffer);
+/// tisa.compute around a clone of `contraction`; `begin`/`end` null for the
+/// whole output, `inputPadding` empty for an input of the program's shape.
+ComputeOp buildCompute(mlir::OpBuilder &b, mlir::Location loc,
+                       mlir::linalg::LinalgOp contraction, mlir::Value input,
+                       mlir::Value buffer, mlir::Value output, bool overwrite,
+                       mlir::Value begin = {}, mlir::Value end = {},
+                       llvm::ArrayRef<int64_t> inputPadding = {});
+
+/// The tensorizing passes working on descriptions and a target the caller
+/// has loaded (once, for all of them: loading resolves rates by compiling
+/// probes), instead of loading them from their options.
+std::unique_ptr<mlir::Pass>
+createTisaSelectPlanPass(std::shared_ptr<const TensorizeInputs> inputs,
+                         llvm::StringRef schedule);
+std::unique_ptr<mlir::Pass>
+createTisaSplitPackPass(std::shared_ptr<const TensorizeInputs> inputs);
+std::unique_ptr<mlir::Pass>
+createTisaTensorizePass(std::shared_ptr<const TensorizeInputs> inputs);
+
+/// What `tisa gen FILE.mlir` runs before the register-level passes, on every
+/// function: -tisa-select-plan (with `schedule` for contractions without
+/// one), -tisa-split-pack, -tisa-tensorize.
+void addTisaTensorizePasses(mlir::OpPassManager &pm,
+                            std::shared_ptr<const TensorizeInputs> inputs,
+                            llvm::StringRef schedule);
+
+} // namespace tisa
+
+#endif // TISA_TRANSFORMS_PLANSELECTION_H

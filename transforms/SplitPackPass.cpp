@@ -1,0 +1,77 @@
+//===- SplitPackPass.cpp - -tisa-split-pack -------------------------------===//
+//
+// A planned contraction becomes a buffer, the tisa.pack of its planned
+// operand, the tisa.compute on the packed buffer, and the buffer's release:
+// the same two ops a kernel library's entries are made of.
+//
+//===----------------------------------------------------------------------===//
+
+#include "tisa/Transforms/PlanSelection.h"
+#include "tisa/Transforms/Passes.h"
+
+namespace tisa {
+#define GEN_PASS_DEF_TISASPLITPACKPASS
+#include "tisa/Transforms/Passes.h.inc"
+} // namespace tisa
+
+using namespace mlir;
+
+namespace tisa {
+namespace {
+
+struct SplitPackPass
+    : public tisa::impl::TisaSplitPackPassBase<SplitPackPass> {
+  using TisaSplitPackPassBase::TisaSplitPackPassBase;
+  explicit SplitPackPass(std::shared_ptr<const TensorizeInputs> given)
+      : inputs(std::move(given)) {}
+
+  void getDependentDialects(DialectRegistry &registry) const override {
+    TisaSplitPackPassBase::getDependentDialects(registry);
+    registerDescriptionDialects(registry); // descriptions parse here
+  }
+
+  LogicalResult initialize(MLIRContext *ctx) override {
+    if (inputs)
+      return success(); // given by the caller
+    auto loaded = TensorizeInputs::loadWith(ctx, "tisa-split-pack", isa,
+                                            isaDirs, target, targetDir);
+    if (succeeded(loaded))
+      inputs = *loaded;
+    return success(succeeded(loaded));
+  }
+
+  void runOnOperation() override {
+    if (failed(forEachPlanned(getOperation(), *inputs, "", "not tensorized: ",
+                              split)))
+      signalPassFailure();
+  }
+
+  /// buffer, tisa.pack, tisa.compute, dealloc in place of `op`, whose plan
+  /// and schedule both ops' copies carry.
+  static void split(linalg::LinalgOp op, PlannedKernel &planned) {
+    const KernelGenerator &kernel = *planned.kernel;
+    recordPlan(op, planned.contraction, kernel.plan(), planned.schedule);
+    OpBuilder b(op);
+    Location loc = op.getLoc();
+    unsigned packed = kernel.packedInput();
+    Value buffer = memref::AllocOp::create(
+        b, loc, kernel.packedBufferType(b.getContext(), planned.schedule),
+        b.getI64IntegerAttr(64));
+    buildPack(b, loc, op, op.getDpsInputs()[packed], buffer);
+    buildCompute(b, loc, op, op.getDpsInputs()[1 - packed], buffer,
+                 op.getDpsInits()[0], /*overwrite=*/false);
+    memref::DeallocOp::create(b, loc, buffer);
+    op->erase();
+  }
+
+  std::shared_ptr<const TensorizeInputs> inputs;
+};
+
+} // namespace
+
+std::unique_ptr<Pass>
+createTisaSplitPackPass(std::shared_ptr<const TensorizeInputs> inputs) {
+  return std::make_unique<SplitPackPass>(std::move(inputs));
+}
+
+} // namespace tisa
