@@ -7,6 +7,7 @@
 #include "mlir/Target/LLVMIR/TypeFromLLVM.h"
 #include "llvm/IR/LLVMContext.h"
 #include "llvm/Support/FormatVariadic.h"
+#include "llvm/Support/MathExtras.h"
 
 using namespace mlir;
 
@@ -55,10 +56,60 @@ SmallVector<Value> tileOperands(OpBuilder &b, Location loc,
   ops.append(rest.begin(), rest.end());
   return ops;
 }
+
+/// A vector segment's rows: `rows` equal parts of `r`'s elements.
+VectorType segmentRowType(const OperandRegister &r, int64_t rows) {
+  return VectorType::get({r.type.getNumElements() / rows},
+                         r.type.getElementType(), {r.type.isScalable()});
+}
+
+/// `ptr` + `row` x `rowBytes` bytes.
+Value rowPointer(OpBuilder &b, Location loc, Value ptr, Value rowBytes,
+                 int64_t row) {
+  if (row == 0)
+    return ptr;
+  Value offset = LLVM::MulOp::create(b, loc, rowBytes, i64Constant(b, loc, row));
+  return LLVM::GEPOp::create(b, loc, ptr.getType(), b.getI8Type(), ptr,
+                             ValueRange{offset});
+}
+
+/// The concatenation of `parts` (equal vector types, a power of two of
+/// them), pairwise.
+Value concatenate(OpBuilder &b, Location loc, SmallVector<Value> parts) {
+  while (parts.size() > 1) {
+    SmallVector<Value> next;
+    for (size_t i = 0; i + 1 < parts.size(); i += 2) {
+      int64_t n = cast<VectorType>(parts[i].getType()).getNumElements();
+      SmallVector<int32_t> mask(2 * n);
+      for (int64_t e = 0; e < 2 * n; ++e)
+        mask[e] = int32_t(e);
+      next.push_back(LLVM::ShuffleVectorOp::create(b, loc, parts[i],
+                                                   parts[i + 1], mask));
+    }
+    parts = std::move(next);
+  }
+  return parts.front();
+}
 } // namespace
 
+bool canSegment(const OperandRegister &r, int64_t rows) {
+  return r.cls == RegisterClass::Vector && !r.type.isScalable() &&
+         rows >= 1 && llvm::isPowerOf2_64(uint64_t(rows)) &&
+         r.type.getRank() == 1 && r.type.getNumElements() % rows == 0;
+}
+
 Value loadRegister(OpBuilder &b, Location loc, const OperandRegister &r,
-                   Value ptr, Value rowBytes) {
+                   Value ptr, Value rowBytes, int64_t rows) {
+  if (r.cls == RegisterClass::Vector && rows > 1) {
+    assert(canSegment(r, rows) && rowBytes && "not a vector segment");
+    VectorType rowType = segmentRowType(r, rows);
+    SmallVector<Value> parts;
+    for (int64_t i = 0; i < rows; ++i)
+      parts.push_back(LLVM::LoadOp::create(
+          b, loc, rowType, rowPointer(b, loc, ptr, rowBytes, i),
+          /*alignment=*/1));
+    return concatenate(b, loc, std::move(parts));
+  }
   if (r.cls == RegisterClass::Vector)
     return LLVM::LoadOp::create(b, loc, r.type, ptr, /*alignment=*/1);
   if (!rowBytes)
@@ -71,7 +122,20 @@ Value loadRegister(OpBuilder &b, Location loc, const OperandRegister &r,
 }
 
 void storeRegister(OpBuilder &b, Location loc, const OperandRegister &r,
-                   Value ptr, Value v, Value rowBytes) {
+                   Value ptr, Value v, Value rowBytes, int64_t rows) {
+  if (r.cls == RegisterClass::Vector && rows > 1) {
+    assert(canSegment(r, rows) && rowBytes && "not a vector segment");
+    int64_t n = segmentRowType(r, rows).getNumElements();
+    for (int64_t i = 0; i < rows; ++i) {
+      SmallVector<int32_t> mask(n);
+      for (int64_t e = 0; e < n; ++e)
+        mask[e] = int32_t(i * n + e);
+      Value row = LLVM::ShuffleVectorOp::create(b, loc, v, v, mask);
+      LLVM::StoreOp::create(b, loc, row, rowPointer(b, loc, ptr, rowBytes, i),
+                            /*alignment=*/1);
+    }
+    return;
+  }
   if (r.cls == RegisterClass::Vector) {
     LLVM::StoreOp::create(b, loc, v, ptr, /*alignment=*/1);
     return;

@@ -30,7 +30,10 @@ bool allRegistersOf(const Description &d, RegisterClass cls) {
 FailureOr<std::unique_ptr<KernelGenerator>>
 getKernelGenerator(const Contraction &c, const TensorizePlan &plan,
                    std::string &why) {
-  if (allRegistersOf(*plan.desc, RegisterClass::AMXTile)) {
+  // Three instruction loops (m, n, k): AMX tiles or matrix segments (NEON
+  // mmla); two (lanes, group): lane-dot vectors.
+  if (allRegistersOf(*plan.desc, RegisterClass::AMXTile) ||
+      plan.loops.size() == 3) {
     FailureOr<TileKernel> k = TileKernel::get(c, plan, why);
     if (failed(k))
       return failure();

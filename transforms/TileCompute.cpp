@@ -281,7 +281,8 @@ scf::ValueVector TileKernel::emitStep(OpBuilder &b, Location loc,
   for (int64_t i = 0; i < tm; ++i) {
     at[mLoop] = arith::AddIOp::create(b, loc, m0, cIndex(b, loc, i * mI));
     Value p = in.a.pointer(b, loc, applyMap(b, loc, c.operands[aInput].map, at));
-    aTiles.push_back(loadRegister(b, loc, d->registers[aReg], p, in.aRowBytes));
+    aTiles.push_back(loadRegister(b, loc, d->registers[aReg], p, in.aRowBytes,
+                                  segmentRows()));
   }
   // B's tile: ((B's other loops) * panels + panel) * steps + step.
   AffineExpr x = getAffineDimExpr(0, b.getContext()),
@@ -334,7 +335,7 @@ void TileKernel::emitBlock(OpBuilder &b, Location loc, ArrayRef<Value> blockIvs,
     for (int64_t j = 0; j < tn; ++j)
       acc.push_back(overwrite ? zeroRegister(b, loc, cR)
                               : loadRegister(b, loc, cR, cTile(b, loc, blk, i, j),
-                                             blk.rowBytes));
+                                             blk.rowBytes, segmentRows()));
   // Every reduction loop, the k steps innermost, carrying the accumulators.
   SmallVector<Value> lbs, ubs, steps;
   for (unsigned l : outerReduction)
@@ -350,7 +351,7 @@ void TileKernel::emitBlock(OpBuilder &b, Location loc, ArrayRef<Value> blockIvs,
   for (int64_t i = 0; i < tm; ++i)
     for (int64_t j = 0; j < tn; ++j)
       storeRegister(b, loc, cR, cTile(b, loc, blk, i, j),
-                    nest.results[i * tn + j], blk.rowBytes);
+                    nest.results[i * tn + j], blk.rowBytes, segmentRows());
   moveEdge(b, loc, blk, cBuf, edge, /*intoEdge=*/false);
 }
 

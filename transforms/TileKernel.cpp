@@ -26,11 +26,37 @@ LogicalResult refuse(std::string &why, const Twine &reason) {
 }
 
 /// The register image position (row, column) of the semantic element that
-/// instruction iteration `point` reads from register `j`.
+/// instruction iteration `point` reads from register `j`: a tile's 2-D
+/// layout as it is; a vector segment's element index as rows of `cols`.
 SmallVector<int64_t> imagePosition(const Description &d, unsigned j,
-                                   ArrayRef<int64_t> point) {
+                                   ArrayRef<int64_t> point, int64_t cols) {
   AffineMap access = d.body.getIndexingMapsArray()[j];
-  return d.registers[j].layout.compose(access.compose(point));
+  SmallVector<int64_t> at = d.registers[j].layout.compose(access.compose(point));
+  if (at.size() == 1)
+    return {at[0] / cols, at[0] % cols};
+  return at;
+}
+
+/// Tile registers (AMX) or vector registers holding matrix segments (NEON
+/// mmla), all of one class.
+bool tileRegisters(const Description &d, std::string &why) {
+  bool amx = llvm::all_of(d.registers, [](const OperandRegister &r) {
+    return r.cls == RegisterClass::AMXTile;
+  });
+  bool vectors = llvm::all_of(d.registers, [](const OperandRegister &r) {
+    return r.cls == RegisterClass::Vector && r.type.getRank() == 1;
+  });
+  if (!amx && !vectors) {
+    why = "registers of mixed or unsupported classes; not generated";
+    return false;
+  }
+  if (llvm::any_of(d.registers, [](const OperandRegister &r) {
+        return r.type.isScalable();
+      })) {
+    why = "scalable (SVE) matrix segments are matched, not generated yet";
+    return false;
+  }
+  return true;
 }
 
 } // namespace
@@ -38,6 +64,9 @@ SmallVector<int64_t> imagePosition(const Description &d, unsigned j,
 LogicalResult TileKernel::readInstruction(std::string &why) {
   if (plan_.loops.size() != 3 || d->registers.size() != 3)
     return refuse(why, "not a tile instruction (loops m, n and k)");
+  if (!tileRegisters(*d, why))
+    return failure();
+  segments = d->registers[0].cls == RegisterClass::Vector;
   if (plan_.repair)
     return refuse(why, "signedness repairs on tile instructions are not "
                        "generated yet (a description of the exact "
@@ -68,7 +97,7 @@ LogicalResult TileKernel::readInstruction(std::string &why) {
         SmallVector<int64_t> point(nDims, 0);
         point[row.instrLoop] = r;
         point[col.instrLoop] = k;
-        if (imagePosition(*d, j, point) != SmallVector<int64_t>{r, k})
+        if (imagePosition(*d, j, point, cols) != SmallVector<int64_t>{r, k})
           return false;
       }
     return true;
@@ -87,6 +116,10 @@ LogicalResult TileKernel::readInstruction(std::string &why) {
         if (!rowMajor(cReg, *par[p], *par[1 - p], mI, nI))
           return refuse(why, "the accumulator's register image is not row-major "
                              "(m, n); not generated yet");
+        if (segments && (!canSegment(d->registers[aReg], mI) ||
+                         !canSegment(d->registers[cReg], mI)))
+          return refuse(why, "A or C does not split into " +
+                                 std::to_string(mI) + " equal rows");
         return success();
       }
   return refuse(why, "no input register image is row-major (m, k); not "
@@ -205,7 +238,8 @@ int64_t TileKernel::panels(const Schedule &s) const {
 }
 
 int64_t TileKernel::tileBytes(unsigned reg) const {
-  return tileRows(d->registers[reg]) * tileBytesPerRow(d->registers[reg]);
+  const OperandRegister &r = d->registers[reg];
+  return r.type.getNumElements() * r.type.getElementTypeBitWidth() / 8;
 }
 
 int64_t TileKernel::packedBytes(const Schedule &s) const {
@@ -222,9 +256,13 @@ std::string TileKernel::packedLayoutText(const Schedule &s) const {
     os << "[" << c.loops[l].name << "=" << extent[l] << "]";
   const OperandRegister &r = d->registers[bReg];
   os << "[" << c.loops[nLoop].name << "/" << nI << "=" << panels(s) << "]["
-     << c.loops[kLoop].name << "/" << kI << "=" << kSteps() << "]["
-     << tileRows(r) << " rows][" << tileBytesPerRow(r)
-     << " bytes] (tiles of " << d->name << "'s register image, zero-padded)";
+     << c.loops[kLoop].name << "/" << kI << "=" << kSteps() << "]";
+  if (segments)
+    os << "[" << tileBytes(bReg) << " bytes] (registers";
+  else
+    os << "[" << tileRows(r) << " rows][" << tileBytesPerRow(r)
+       << " bytes] (tiles";
+  os << " of " << d->name << "'s register image, zero-padded)";
   return text;
 }
 
@@ -245,6 +283,8 @@ AffineMap TileKernel::bTileOffset() const {
       d->body.getIndexingMapsArray()[bReg].compose(
           AffineMap::get(2, 0, point, ctx)));
   int64_t eltBytes = r.type.getElementType().getIntOrFloatBitWidth() / 8;
+  if (image.getNumResults() == 1) // a vector register's element
+    return AffineMap::get(2, 0, image.getResult(0) * eltBytes);
   return AffineMap::get(2, 0,
                         image.getResult(0) * tileBytesPerRow(r) +
                             image.getResult(1) * eltBytes);
@@ -254,9 +294,15 @@ AffineMap TileKernel::bTileOffset() const {
 // Schedules
 //===----------------------------------------------------------------------===//
 
-int64_t TileKernel::tileRegisterBudget(const Target &target) {
-  // At least one accumulator and one tile of each input.
-  return std::max<int64_t>(target.tileRegisters, 3);
+int64_t TileKernel::tileRegisterBudget(const Target &target) const {
+  // At least one accumulator and one tile of each input. Vector segments
+  // share the vector register file with what LLVM keeps beside a step's
+  // loads, as the lane-dot kernels' tiles do.
+  if (!segments)
+    return std::max<int64_t>(target.tileRegisters, 3);
+  int64_t vectors = target.vectorRegisters ? target.vectorRegisters
+                                           : target.cost.assumedVectorRegisters;
+  return std::max<int64_t>(vectors - target.cost.spareRegistersWithPacked, 3);
 }
 
 Schedule TileKernel::defaultSchedule(const Target &target, ArrayRef<int64_t>,
@@ -311,9 +357,9 @@ LogicalResult TileKernel::verify(const Schedule &s, const Target &target,
     return refuse(why, "a " + std::to_string(tm) + "x" + std::to_string(tn) +
                            " register tile needs " +
                            std::to_string(tm + tn + tm * tn) +
-                           " tile registers (accumulators, A and B tiles); " +
-                           target.name + " has " +
-                           std::to_string(tileRegisterBudget(target)));
+                           (segments ? " vector registers" : " tile registers") +
+                           " (accumulators, A and B tiles); " + target.name +
+                           " has " + std::to_string(tileRegisterBudget(target)));
   return success();
 }
 

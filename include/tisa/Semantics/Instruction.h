@@ -45,13 +45,19 @@ mlir::Value lowerApply(mlir::OpBuilder &b, ApplyOp op);
 /// The register-class interface the code generators and the probe share.
 /// Register `r` read from memory at `ptr`: one vector load, or a tile load
 /// of its rows, `rowBytes` (an i64; null: the tile's bytes per row) apart.
+/// A vector register that holds a matrix segment of `rows` rows (NEON
+/// mmla's A: 2 rows of 8 bytes; its C: 2 rows of 2 words) reads each row,
+/// rowBytes apart, and joins them (canSegment must hold).
 mlir::Value loadRegister(mlir::OpBuilder &b, mlir::Location loc,
                          const OperandRegister &r, mlir::Value ptr,
-                         mlir::Value rowBytes = {});
+                         mlir::Value rowBytes = {}, int64_t rows = 1);
 /// Register `r`'s value `v` written to memory at `ptr` (rows as for load).
 void storeRegister(mlir::OpBuilder &b, mlir::Location loc,
                    const OperandRegister &r, mlir::Value ptr, mlir::Value v,
-                   mlir::Value rowBytes = {});
+                   mlir::Value rowBytes = {}, int64_t rows = 1);
+/// Whether vector register `r` can be read and written as `rows` rows (a
+/// fixed-length vector of a power of two of equal rows).
+bool canSegment(const OperandRegister &r, int64_t rows);
 /// Register `r` holding zeros (a vector constant, or tilezero).
 mlir::Value zeroRegister(mlir::OpBuilder &b, mlir::Location loc,
                          const OperandRegister &r);

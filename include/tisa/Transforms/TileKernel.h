@@ -1,8 +1,11 @@
 //===- TileKernel.h - code generation for tile-register instructions -*- C++ -*-===//
 //
-// A tile instruction (AMX tdpbusd, tdpbf16ps, ...) computes
+// A tile instruction (AMX tdpbusd, tdpbf16ps, ...; NEON smmla, ummla,
+// bfmmla on matrix segments held in vector registers) computes
 //   C[m, n] += sum_k A[m, k] * B[k, n],  m < M, n < N, k < K
-// on three 2-D registers. The matcher maps m, n and k to one program loop
+// on three 2-D registers: AMX tiles, or vectors whose elements are the rows
+// of a small matrix (smmla: A 2 x 8 bytes, B 8 x 2 transposed, C 2 x 2
+// words), loaded row by row. The matcher maps m, n and k to one program loop
 // each. A is read in place, one tile row per step of the m loop at a
 // constant stride, its k elements contiguous; B is packed once into the
 // description's register image, one contiguous tile per (panel, k step):
@@ -17,7 +20,7 @@
 //         A[i] = load, B[j] = load, C[i][j] = instruction(A[i], B[j], C[i][j])
 //       store C
 // Remainders are padding, so every tile has the description's one shape
-// and the tile configuration never changes (LLVM loads it once per
+// and an AMX tile configuration never changes (LLVM loads it once per
 // function): B's panels and k steps are zero-filled when packed; an A whose
 // extents are not whole register tiles (or a conv2d's border) is read from
 // a zero-padded copy made per call; a block of C that leaves C is computed
@@ -70,9 +73,12 @@ private:
   mlir::LogicalResult readInstruction(std::string &why);
   mlir::LogicalResult readLoops(std::string &why);
   mlir::LogicalResult readOperands(std::string &why);
-  /// Tile registers a register tile may use on `target` (the default
-  /// schedule and verify agree on it).
-  static int64_t tileRegisterBudget(const Target &target);
+  /// Tile (or, for segments, vector) registers a register tile may use on
+  /// `target` (the default schedule and verify agree on it).
+  int64_t tileRegisterBudget(const Target &target) const;
+  /// Rows of A and C tiles as loads see them: a segment's rows are read one
+  /// by one; an AMX tile load takes its rows from the tile (1 here).
+  int64_t segmentRows() const { return segments ? mI : 1; }
   /// The register tile of `s`: accumulators along m and n.
   std::pair<int64_t, int64_t> registerTile(const Schedule &s) const;
   /// Extents of each program loop rounded up to whole register tiles (m, n)
@@ -128,6 +134,8 @@ private:
   mlir::FunctionType signature;
   /// Instruction registers: the in-place input, the packed input, C.
   unsigned aReg = 0, bReg = 1, cReg = 2;
+  /// Vector registers holding matrix segments (NEON mmla), not AMX tiles.
+  bool segments = false;
   /// Program inputs read in place (A) and packed (B).
   unsigned aInput = 0, bInput = 1;
   /// Program loops mapped to the instruction's m, n and k.
