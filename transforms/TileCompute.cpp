@@ -141,6 +141,9 @@ void TileKernel::emitCompute(OpBuilder &b, Location loc, Value input,
   bool copyA = needsCopy(input, aShape, inputPadding);
   if (copyA)
     a = paddedCopy(b, loc, input, aShape, inputPadding);
+  Value aPacked;
+  if (segments)
+    aPacked = packA(b, loc, a, aShape);
   if (needsCopy(output, cShape, {})) {
     forbidLibraryCalls(b);
     auto [tm, tn] = registerTile(s);
@@ -150,10 +153,67 @@ void TileKernel::emitCompute(OpBuilder &b, Location loc, Value input,
                         cast<MemRefType>(output.getType()).getElementType()),
         b.getI64IntegerAttr(64));
   }
-  emitTileLoop(b, loc, a, buffer, output, edge, overwrite, s, begin, end);
+  emitTileLoop(b, loc, aPacked ? aPacked : a, buffer, output, edge, overwrite,
+               s, begin, end);
+  if (aPacked)
+    memref::DeallocOp::create(b, loc, aPacked);
   if (copyA)
     memref::DeallocOp::create(b, loc, a);
 }
+
+Value TileKernel::packA(OpBuilder &b, Location loc, Value a,
+                        ArrayRef<int64_t> aShape) const {
+  auto aType = cast<MemRefType>(a.getType());
+  Type elt = aType.getElementType();
+  unsigned kDim = aShape.size() - 1;
+  int64_t r = mI * aMStride, q = llvm::divideCeil(aShape[aMDim], r);
+  SmallVector<int64_t> shape;
+  for (unsigned d = 0; d < kDim; ++d)
+    if (d != aMDim)
+      shape.push_back(aShape[d]);
+  unsigned other = shape.size();
+  shape.append({aResidues, kSteps(), q, mI * kI});
+  Value packed = memref::AllocOp::create(b, loc, MemRefType::get(shape, elt),
+                                         b.getI64IntegerAttr(64));
+  auto rowType = VectorType::get({kI}, elt);
+  Value zero = arith::ConstantOp::create(b, loc, elt, b.getZeroAttr(elt));
+  Value zeros =
+      arith::ConstantOp::create(b, loc, rowType, b.getZeroAttr(rowType));
+  SmallVector<int64_t> extents(shape.begin(), shape.end() - 1);
+  extents.push_back(mI);
+  loopNest(b, loc, extents, [&](OpBuilder &b, Location loc, ValueRange iv) {
+    Value res = iv[other], step = iv[other + 1], blk = iv[other + 2],
+          row = iv[other + 3];
+    // Row `row` of the register whose first row is at q * R + residue.
+    AffineExpr d0 = getAffineDimExpr(0, b.getContext()),
+               d1 = getAffineDimExpr(1, b.getContext()),
+               d2 = getAffineDimExpr(2, b.getContext());
+    Value pos = affine::makeComposedAffineApply(
+                    b, loc, d0 * r + d1 + d2 * aMStride, {blk, res, row})
+                    .getResult();
+    int64_t last = aType.getDimSize(aMDim) - 1;
+    Value inside = arith::CmpIOp::create(b, loc, arith::CmpIPredicate::sle,
+                                         pos, cIndex(b, loc, last));
+    SmallVector<Value> idx;
+    for (unsigned d = 0, o = 0; d <= kDim; ++d)
+      idx.push_back(d == aMDim   ? arith::MinSIOp::create(b, loc, pos,
+                                                          cIndex(b, loc, last))
+                                       .getResult()
+                    : d == kDim ? arith::MulIOp::create(b, loc, step,
+                                                       cIndex(b, loc, kI))
+                                      .getResult()
+                                : iv[o++]);
+    // In bounds: `a` covers whole k steps, and pos is clamped.
+    Value v = vector::TransferReadOp::create(b, loc, rowType, a, idx, zero,
+                                             ArrayRef<bool>{true});
+    v = arith::SelectOp::create(b, loc, inside, v, zeros);
+    SmallVector<Value> to(iv.take_front(other + 3));
+    to.push_back(arith::MulIOp::create(b, loc, row, cIndex(b, loc, kI)));
+    vector::StoreOp::create(b, loc, v, packed, to);
+  });
+  return packed;
+}
+
 
 void TileKernel::emitTileLoop(OpBuilder &b, Location loc, Value a,
                               Value buffer, Value cBuf, Value edge,
@@ -265,6 +325,26 @@ struct TileKernel::StepInputs {
   Value aRowBytes;
 };
 
+Value TileKernel::aTilePointer(OpBuilder &b, Location loc,
+                               const StepInputs &in, ArrayRef<Value> at) const {
+  SmallVector<Value> idx = applyMap(b, loc, c.operands[aInput].map, at);
+  if (!segments)
+    return in.a.pointer(b, loc, idx);
+  // In the packed A: [other dims...][p mod R][k step][p / R][0].
+  int64_t r = mI * aMStride;
+  Value p = idx[aMDim];
+  unsigned kDim = idx.size() - 1;
+  SmallVector<Value> to;
+  for (unsigned d = 0; d < kDim; ++d)
+    if (d != aMDim)
+      to.push_back(idx[d]);
+  to.push_back(arith::RemUIOp::create(b, loc, p, cIndex(b, loc, r)));
+  to.push_back(arith::DivUIOp::create(b, loc, idx[kDim], cIndex(b, loc, kI)));
+  to.push_back(arith::DivUIOp::create(b, loc, p, cIndex(b, loc, r)));
+  to.push_back(cIndex(b, loc, 0));
+  return in.a.pointer(b, loc, to);
+}
+
 scf::ValueVector TileKernel::emitStep(OpBuilder &b, Location loc,
                                       ArrayRef<Value> blockIvs, ValueRange iv,
                                       ValueRange carried,
@@ -280,9 +360,11 @@ scf::ValueVector TileKernel::emitStep(OpBuilder &b, Location loc,
   Value m0 = at[mLoop];
   for (int64_t i = 0; i < tm; ++i) {
     at[mLoop] = arith::AddIOp::create(b, loc, m0, cIndex(b, loc, i * mI));
-    Value p = in.a.pointer(b, loc, applyMap(b, loc, c.operands[aInput].map, at));
-    aTiles.push_back(loadRegister(b, loc, d->registers[aReg], p, in.aRowBytes,
-                                  segmentRows()));
+    Value p = aTilePointer(b, loc, in, at);
+    // A packed segment register is one contiguous load.
+    aTiles.push_back(segments ? loadRegister(b, loc, d->registers[aReg], p)
+                              : loadRegister(b, loc, d->registers[aReg], p,
+                                             in.aRowBytes));
   }
   // B's tile: ((B's other loops) * panels + panel) * steps + step.
   AffineExpr x = getAffineDimExpr(0, b.getContext()),
@@ -297,13 +379,9 @@ scf::ValueVector TileKernel::emitStep(OpBuilder &b, Location loc,
                       b, loc, x * tn + j, {blockIvs[nLoop]})
                       .getResult();
     Value byte = affine::makeComposedAffineApply(
-                     b, loc,
-                     (x * panels(s) + y) * (kSteps() * tileBytes(bReg)),
-                     {outer, panel})
+                     b, loc, x * tileBytes(bReg),
+                     {bTile(b, loc, outer, panel, step, s)})
                      .getResult();
-    byte = affine::makeComposedAffineApply(
-               b, loc, x + y * tileBytes(bReg), {byte, step})
-               .getResult();
     bTiles.push_back(loadRegister(b, loc, d->registers[bReg],
                                   in.b.pointer(b, loc, {byte})));
   }
@@ -326,8 +404,9 @@ void TileKernel::emitBlock(OpBuilder &b, Location loc, ArrayRef<Value> blockIvs,
   const OperandRegister &cR = d->registers[cReg];
   CBlock blk = cBlock(b, loc, blockIvs, cBuf, edge, s);
   StepInputs in{Addressing(b, loc, a), Addressing(b, loc, buffer), {}};
-  in.aRowBytes = in.a.rowBytes(b, loc, c.operands[aInput].map, mLoop,
-                               extent.size());
+  if (!segments)
+    in.aRowBytes = in.a.rowBytes(b, loc, c.operands[aInput].map, mLoop,
+                                 extent.size());
   if (!overwrite)
     moveEdge(b, loc, blk, cBuf, edge, /*intoEdge=*/true);
   SmallVector<Value> acc;

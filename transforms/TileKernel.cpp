@@ -14,7 +14,10 @@
 #include "tisa/Targets/Target.h"
 #include "tisa/Transforms/TileKernel.h"
 
+#include "mlir/Dialect/Affine/Utils.h"
 #include "llvm/Support/MathExtras.h"
+
+#include <set>
 
 namespace tisa {
 
@@ -173,6 +176,42 @@ LogicalResult TileKernel::readOperands(std::string &why) {
   return success();
 }
 
+LogicalResult TileKernel::readSegmentA(std::string &why) {
+  const ProgramOperand &a = c.operands[aInput];
+  unsigned loops = c.loops.size();
+  std::optional<unsigned> dim;
+  for (auto [i, e] : llvm::enumerate(a.map.getResults())) {
+    int64_t coef = (*linearCoefficients(e, loops))[mLoop];
+    if (!coef)
+      continue;
+    if (dim)
+      return refuse(why, "the m loop indexes more than one dimension of " +
+                             a.name);
+    dim = i;
+    aMStride = coef;
+  }
+  if (!dim)
+    return refuse(why, "the m loop does not index " + a.name);
+  aMDim = *dim;
+  // A block's first row is a multiple of mI * tm rows (0 mod R in the
+  // dimension); the other loops in it add their own residues.
+  int64_t r = mI * aMStride;
+  SmallVector<int64_t> coef =
+      *linearCoefficients(a.map.getResult(aMDim), loops);
+  std::set<int64_t> residues = {coef.back() % r};
+  for (unsigned l = 0; l < loops; ++l) {
+    if (l == mLoop || !coef[l])
+      continue;
+    std::set<int64_t> next;
+    for (int64_t at : residues)
+      for (int64_t v = 0; v < std::min(extent[l], r); ++v)
+        next.insert((at + coef[l] * v) % r);
+    residues = std::move(next);
+  }
+  aResidues = *residues.rbegin() + 1;
+  return success();
+}
+
 FailureOr<TileKernel> TileKernel::get(const Contraction &c,
                                       const TensorizePlan &plan,
                                       std::string &why) {
@@ -182,7 +221,8 @@ FailureOr<TileKernel> TileKernel::get(const Contraction &c,
   k.d = plan.desc;
   std::string reason;
   if (failed(k.readInstruction(reason)) || failed(k.readLoops(reason)) ||
-      failed(k.readOperands(reason))) {
+      failed(k.readOperands(reason)) ||
+      (k.segments && failed(k.readSegmentA(reason)))) {
     why = k.d->name + ": " + reason;
     return failure();
   }
@@ -288,6 +328,20 @@ AffineMap TileKernel::bTileOffset() const {
   return AffineMap::get(2, 0,
                         image.getResult(0) * tileBytesPerRow(r) +
                             image.getResult(1) * eltBytes);
+}
+
+Value TileKernel::bTile(OpBuilder &b, Location loc, Value outer, Value panel,
+                        Value step, const Schedule &s) const {
+  MLIRContext *ctx = b.getContext();
+  AffineExpr o = getAffineDimExpr(0, ctx), p = getAffineDimExpr(1, ctx),
+             k = getAffineDimExpr(2, ctx);
+  int64_t tn = segments ? registerTile(s).second : 1;
+  AffineExpr tile = ((o * (panels(s) / tn) + p.floorDiv(tn)) * kSteps() + k) *
+                        tn +
+                    p % tn;
+  return affine::makeComposedAffineApply(b, loc, AffineMap::get(3, 0, tile),
+                                         {outer, panel, step})
+      .getResult();
 }
 
 //===----------------------------------------------------------------------===//

@@ -2,7 +2,7 @@
 //
 // B into the description's register image, one tile per (B's other loops,
 // n panel, k step), zeros past B's extents:
-//   packed[outer...][panel][step][offset(k, n)] = B[..., k, n]
+//   packed[bTile(outer..., panel, step)][offset(k, n)] = B[..., k, n]
 // where offset is the register layout of the description as bytes.
 //
 //===----------------------------------------------------------------------===//
@@ -37,7 +37,7 @@ void TileKernel::emitPack(OpBuilder &b, Location loc, Value src, Value buffer,
     unsigned outer = bOuter.size();
     Value panel = iv[outer], step = iv[outer + 1], kk = iv[outer + 2],
           nn = iv[outer + 3];
-    // The tile's first element: ((outer...) * panels + panel) * steps + step.
+    // The tile's first element (bTile).
     Value tile = cIndex(b, loc, 0);
     for (unsigned i = 0; i < outer; ++i)
       tile = affine::makeComposedAffineApply(
@@ -47,11 +47,8 @@ void TileKernel::emitPack(OpBuilder &b, Location loc, Value src, Value buffer,
                  {tile, iv[i]})
                  .getResult();
     AffineExpr d0 = getAffineDimExpr(0, b.getContext()),
-               d1 = getAffineDimExpr(1, b.getContext()),
-               d2 = getAffineDimExpr(2, b.getContext());
-    tile = affine::AffineApplyOp::create(
-        b, loc, AffineMap::get(3, 0, (d0 * nPanels + d1) * steps + d2),
-        ValueRange{tile, panel, step});
+               d1 = getAffineDimExpr(1, b.getContext());
+    tile = bTile(b, loc, tile, panel, step, s);
     Value within =
         affine::AffineApplyOp::create(b, loc, offset, ValueRange{kk, nn});
     Value at = affine::AffineApplyOp::create(

@@ -19,6 +19,10 @@
 //       for other reduction loops (filter taps), k steps
 //         A[i] = load, B[j] = load, C[i][j] = instruction(A[i], B[j], C[i][j])
 //       store C
+// Matrix segments read A from a copy packed per call into the register
+// image instead (see packA), so that each A register is one contiguous
+// load, and a register tile's A registers one contiguous run; their B
+// panels are ordered so that one step's B registers are one run too.
 // Remainders are padding, so every tile has the description's one shape
 // and an AMX tile configuration never changes (LLVM loads it once per
 // function): B's panels and k steps are zero-filled when packed; an A whose
@@ -73,6 +77,8 @@ private:
   mlir::LogicalResult readInstruction(std::string &why);
   mlir::LogicalResult readLoops(std::string &why);
   mlir::LogicalResult readOperands(std::string &why);
+  /// Segments: which dimension of A m indexes, and the residues (see packA).
+  mlir::LogicalResult readSegmentA(std::string &why);
   /// Tile (or, for segments, vector) registers a register tile may use on
   /// `target` (the default schedule and verify agree on it).
   int64_t tileRegisterBudget(const Target &target) const;
@@ -93,6 +99,15 @@ private:
   /// The byte offset of B element (k, n) in its tile, as an affine map of
   /// (k, n) from the description's register layout.
   mlir::AffineMap bTileOffset() const;
+  /// Which tile of the packed B holds (B's other loops linearized, n panel,
+  /// k step): AMX tiles panel by panel, ((outer * panels + panel) * steps +
+  /// step); matrix segments with the register tile's tn panels of a k step
+  /// side by side, so one step's B registers are one contiguous run (load
+  /// pairs): ((outer * panels / tn + panel / tn) * steps + step) * tn +
+  /// panel mod tn.
+  mlir::Value bTile(mlir::OpBuilder &b, mlir::Location loc, mlir::Value outer,
+                    mlir::Value panel, mlir::Value step,
+                    const Schedule &s) const;
   /// `edge`, when set, is a register tile's worth of C: blocks that leave
   /// C are computed there and their valid part copied.
   void emitTileLoop(mlir::OpBuilder &b, mlir::Location loc, mlir::Value a,
@@ -114,6 +129,20 @@ private:
   /// For an edge block, moves its valid part into the scratch or back.
   void moveEdge(mlir::OpBuilder &b, mlir::Location loc, const CBlock &blk,
                 mlir::Value c, mlir::Value edge, bool intoEdge) const;
+  /// Matrix segments: `a` (covering A's padded extents) packed into the A
+  /// register image, every mI rows that a block can start at (rows p and
+  /// p + s, s being how far one m moves in A's m dimension) as one
+  /// register: aPacked[A's other dims...][p mod R][k step][p / R][mI x kI]
+  /// with R = mI * s, so a block's tm registers (rows p, p + R, ...) are
+  /// adjacent. Only residues of p that a block can start at are stored.
+  mlir::Value packA(mlir::OpBuilder &b, mlir::Location loc, mlir::Value a,
+                    llvm::ArrayRef<int64_t> aShape) const;
+  /// The address of the A register whose first row A's map gives at `at`
+  /// (program loop values), in `a` (in place: a tile load with its row
+  /// stride) or in the packed A of matrix segments.
+  mlir::Value aTilePointer(mlir::OpBuilder &b, mlir::Location loc,
+                           const StepInputs &in,
+                           llvm::ArrayRef<mlir::Value> at) const;
   /// One reduction step: tm A tiles, tn B tiles, tm x tn instructions on
   /// the `carried` accumulators.
   llvm::SmallVector<mlir::Value>
@@ -136,6 +165,10 @@ private:
   unsigned aReg = 0, bReg = 1, cReg = 2;
   /// Vector registers holding matrix segments (NEON mmla), not AMX tiles.
   bool segments = false;
+  /// Segments: the dimension of A that m indexes, how far one m moves in it,
+  /// and how many residues of a block's first row (mod mI * that) occur.
+  unsigned aMDim = 0;
+  int64_t aMStride = 1, aResidues = 1;
   /// Program inputs read in place (A) and packed (B).
   unsigned aInput = 0, bInput = 1;
   /// Program loops mapped to the instruction's m, n and k.
