@@ -22,8 +22,8 @@
 // AMX-NEXT: ins1 -> operand 1 (vector<16x64xi8>): pack [K][N] -> [K/4][N][4]
 // AMX-NEXT: outs0 -> operand 2 (vector<16x16xi32>): tile load: 16 rows of 64 bytes, row stride 3072 bytes
 
-// ARM: instruction: neon.ummla
-// ARM: repair: ins1 is s8, the instruction takes u8: add 128 to ins1 (xor 0x80); then outs0 = instruction result - 128 * sum_k ins0
+// ARM: instruction: neon.usmmla
+// ARM-NOT: repair:
 // ARM: candidates (best first):
 // ARM: sve.smmla {{.*}} seg<-n(outer)(2)
 // ARM: rejected:

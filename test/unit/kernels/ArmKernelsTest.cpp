@@ -10,7 +10,8 @@
 // an innermost one); one pre-packed call is counted under qemu (every
 // multiply-accumulate by the instruction). On neoverse-v2 the matrix
 // multiplies (smmla, ummla, bfmmla: 2x2 blocks of C, through the tile
-// generator) win where no repair is needed; u8 x s8 runs sdot with its
+// generator) win where no repair is needed: u8 x s8 runs usmmla, a
+// description added with no code change; s8 x u8 a dot product with its
 // repair.
 //
 //===----------------------------------------------------------------------===//
@@ -103,8 +104,10 @@ TEST_P(ArmKernels, CorrectAndTensorized) {
   const KernelTypes &t = spec.types;
   bool n1 = llvm::StringRef(GetParam().target) == "neoverse-n1";
   bool sameSign = (t.a == ElementKind::S8) == (t.b == ElementKind::S8);
-  const char *matrix = t.isFloat()             ? "bfmmla"
-                       : !sameSign               ? nullptr
+  bool usmmla = t.a == ElementKind::U8 && t.b == ElementKind::S8;
+  const char *matrix = t.isFloat()              ? "bfmmla"
+                       : usmmla                 ? "usmmla"
+                       : !sameSign              ? nullptr
                        : t.a == ElementKind::S8 ? "smmla"
                                                 : "ummla";
   bool dotOk = !t.isFloat() && (k->mnemonic == "sdot" || k->mnemonic == "udot");
