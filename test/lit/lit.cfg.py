@@ -14,6 +14,8 @@ config.environment["PATH"] = os.pathsep.join(
 # Only the descriptions a test names: no search-path surprises from the developer's environment.
 config.environment.pop("TISA_ISA_PATH", None)
 config.substitutions.append(("%isa_dir", os.path.join(config.tisa_src_root, "isa-descriptions")))
+# tisa's dialect and passes as a plugin of Debian's own mlir-opt (tools/tisa-plugin).
+config.substitutions.append(("%tisa_plugin", os.path.join(config.tisa_obj_root, "lib", "TisaPlugin.so")))
 
 # Host features for tests that need the real instruction (they report UNSUPPORTED elsewhere).
 try:
