@@ -1,0 +1,83 @@
+/*===- tisa.h - the JIT as a C API ------------------------------*- C -*-===*
+ *
+ * Compile a tensorized GEMM or NHWC conv2d for this machine at run time (the
+ * best instruction the host executes, plain vector code with a warning where
+ * none applies), with tisa's on-disk kernel cache, and get its entry points.
+ * The entries are those of a `tisa gen` library; their C signatures are in
+ * the kernel's header text (tisa_kernel_header) and in docs/codegen.md:
+ *
+ *   GEMM:   NAME(A, lda, B, ldb, C, ldc)
+ *           NAME_pack_b(B, ldb, packed)   NAME_packed(A, lda, packed, C, ldc)
+ *           NAME_packed_range(A, lda, packed, C, ldc, begin, end)
+ *   conv2d: NAME(input, filter, output), NAME_pack_filter(filter, packed), ...
+ *
+ * Example (examples/c-api/gemm.c):
+ *
+ *   tisa_kernel_spec spec = tisa_gemm_spec(64, 64, 64, "u8,s8,s32");
+ *   char *error = NULL;
+ *   tisa_kernel *k = tisa_compile(&spec, NULL, &error);
+ *   typedef void gemm_fn(const uint8_t *, int64_t, const int8_t *, int64_t,
+ *                        int32_t *, int64_t);
+ *   gemm_fn *gemm = (gemm_fn *)tisa_kernel_entry(k, "");
+ *   gemm(A, 64, B, 64, C, 64);
+ *   tisa_kernel_free(k);
+ *
+ * Thread-safe: kernels may be compiled and called from several threads.
+ *===--------------------------------------------------------------------===*/
+
+#ifndef TISA_TISA_H
+#define TISA_TISA_H
+
+#include <stdint.h>
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+typedef enum { TISA_GEMM = 0, TISA_CONV2D = 1 } tisa_op;
+
+/* What to compile. GEMM: C[m][n] = sum_k A[m][k] * B[k][n]. conv2d: NHWC
+ * input [batch][h][w][c], HWCF filter [r][s][c][filters], zero padding
+ * `pad`, stride `stride`. `types` is "A,B,C": u8, s8, u16 or s16 into s32,
+ * or bf16,bf16,f32 (bf16 values as their 16-bit patterns). */
+typedef struct {
+  tisa_op op;
+  int64_t m, n, k;
+  int64_t batch, h, w, c, filters, r, s, stride, pad;
+  const char *types;
+} tisa_kernel_spec;
+
+static inline tisa_kernel_spec tisa_gemm_spec(int64_t m, int64_t n, int64_t k,
+                                              const char *types) {
+  tisa_kernel_spec s = {TISA_GEMM, m, n, k, 1, 0, 0, 0, 0, 1, 1, 1, 0, types};
+  return s;
+}
+
+typedef struct tisa_kernel tisa_kernel;
+
+/* Compiles `spec` for `target` (NULL or "host": this machine; or a name of
+ * targets/data that this machine can run). On failure returns NULL and, when
+ * `error` is not NULL, sets *error to a message to release with tisa_free. */
+tisa_kernel *tisa_compile(const tisa_kernel_spec *spec, const char *target,
+                          char **error);
+
+/* Entry `suffix` of the kernel ("", "_pack_b", "_packed", "_packed_range",
+ * "_pack_filter", ...), or NULL when it has none. */
+void *tisa_kernel_entry(const tisa_kernel *kernel, const char *suffix);
+/* The kernel's symbol prefix ("tisa_gemm_u8s8s32_64x64x64"), the description
+ * of the instruction it uses ("" for plain vector code), its C header. */
+const char *tisa_kernel_name(const tisa_kernel *kernel);
+const char *tisa_kernel_instruction(const tisa_kernel *kernel);
+const char *tisa_kernel_header(const tisa_kernel *kernel);
+/* Bytes of the buffer the pack entry fills; tiles of the range entry. */
+int64_t tisa_kernel_packed_bytes(const tisa_kernel *kernel);
+int64_t tisa_kernel_tiles(const tisa_kernel *kernel);
+
+void tisa_kernel_free(tisa_kernel *kernel);
+void tisa_free(char *message);
+
+#ifdef __cplusplus
+}
+#endif
+
+#endif /* TISA_TISA_H */

@@ -1,0 +1,101 @@
+//===- CApi.cpp - the JIT as a C API (include/tisa/tisa.h) ----------------===//
+
+#include "tisa/tisa.h"
+#include "tisa/Kernels/Jit.h"
+
+#include <cstdlib>
+#include <cstring>
+
+struct tisa_kernel {
+  std::unique_ptr<tisa::CompiledKernel> kernel;
+};
+
+namespace {
+
+char *copyMessage(const std::string &text) {
+  char *out = static_cast<char *>(std::malloc(text.size() + 1));
+  if (out)
+    std::memcpy(out, text.c_str(), text.size() + 1);
+  return out;
+}
+
+/// The C spec as tisa's, or an error naming what is wrong.
+llvm::Expected<tisa::KernelSpec> specFrom(const tisa_kernel_spec &c) {
+  tisa::KernelSpec s;
+  if (c.op == TISA_GEMM) {
+    s = tisa::KernelSpec::makeGemm(c.m, c.n, c.k);
+  } else if (c.op == TISA_CONV2D) {
+    s = tisa::KernelSpec::makeConv2d(c.batch, c.h, c.w, c.c, c.filters, c.r,
+                                     c.stride, c.pad);
+    s.s = c.s;
+  } else {
+    return llvm::createStringError("tisa_compile: op " +
+                                   std::to_string(int(c.op)) +
+                                   " is neither TISA_GEMM nor TISA_CONV2D");
+  }
+  auto types = tisa::KernelTypes::parse(c.types ? c.types : "");
+  if (!types)
+    return types.takeError();
+  s.types = *types;
+  if (auto e = s.validate())
+    return std::move(e);
+  return s;
+}
+
+} // namespace
+
+extern "C" {
+
+tisa_kernel *tisa_compile(const tisa_kernel_spec *spec, const char *target,
+                          char **error) {
+  auto fail = [&](llvm::Error e) -> tisa_kernel * {
+    std::string text = llvm::toString(std::move(e));
+    if (error)
+      *error = copyMessage(text);
+    return nullptr;
+  };
+  if (!spec)
+    return fail(llvm::createStringError("tisa_compile: spec is NULL"));
+  auto s = specFrom(*spec);
+  if (!s)
+    return fail(s.takeError());
+  tisa::JitOptions options;
+  if (target)
+    options.target = target;
+  auto compiled = tisa::compileKernel(*s, options);
+  if (!compiled)
+    return fail(compiled.takeError());
+  return new tisa_kernel{std::move(*compiled)};
+}
+
+void *tisa_kernel_entry(const tisa_kernel *kernel, const char *suffix) {
+  if (!kernel || !suffix)
+    return nullptr;
+  return kernel->kernel->address(suffix);
+}
+
+const char *tisa_kernel_name(const tisa_kernel *kernel) {
+  return kernel ? kernel->kernel->name().c_str() : "";
+}
+
+const char *tisa_kernel_instruction(const tisa_kernel *kernel) {
+  return kernel ? kernel->kernel->instruction().c_str() : "";
+}
+
+const char *tisa_kernel_header(const tisa_kernel *kernel) {
+  return kernel ? kernel->kernel->header().c_str() : "";
+}
+
+int64_t tisa_kernel_packed_bytes(const tisa_kernel *kernel) {
+  return kernel ? kernel->kernel->packedBytes() : 0;
+}
+
+int64_t tisa_kernel_tiles(const tisa_kernel *kernel) {
+  return kernel ? kernel->kernel->tiles() : 0;
+}
+
+void tisa_kernel_free(tisa_kernel *kernel) { delete kernel; }
+
+void tisa_free(char *message) { std::free(message); }
+
+} // extern "C"
