@@ -3,10 +3,30 @@
 #include "tisa/Transforms/Passes.h"
 #include "tisa/Transforms/PlanSelection.h"
 
+#include "mlir/Dialect/Bufferization/Transforms/Passes.h"
 #include "mlir/Pass/PassManager.h"
 #include "mlir/Transforms/Passes.h"
 
 namespace tisa {
+
+void addTisaBufferizePasses(mlir::OpPassManager &pm) {
+  // Whole functions, tensors at their boundaries included, become memrefs
+  // of the identity layout; a returned buffer becomes an output argument the
+  // caller provides (MLIR's C interface then takes one descriptor per
+  // memref, inputs first). A module already on memrefs is left as it is.
+  mlir::bufferization::OneShotBufferizePassOptions options;
+  options.bufferizeFunctionBoundaries = true;
+  options.functionBoundaryTypeConversion =
+      mlir::bufferization::LayoutMapOption::IdentityLayoutMap;
+  pm.addPass(mlir::bufferization::createOneShotBufferizePass(options));
+  // Public functions too (they are the library's entries); a statically
+  // shaped result is computed in the caller's buffer, not copied there.
+  mlir::bufferization::BufferResultsToOutParamsPassOptions outParams;
+  outParams.modifyPublicFunctions = true;
+  outParams.hoistStaticAllocs = true;
+  pm.addPass(mlir::bufferization::createBufferResultsToOutParamsPass(outParams));
+  pm.addPass(mlir::createCanonicalizerPass());
+}
 
 void addTisaTensorizePasses(mlir::OpPassManager &pm,
                             std::shared_ptr<const TensorizeInputs> inputs,

@@ -14,12 +14,19 @@
 #include "mlir/InitAllDialects.h"
 #include "mlir/InitAllExtensions.h"
 #include "mlir/InitAllPasses.h"
+#include "mlir/Pass/PassRegistry.h"
 #include "mlir/Tools/mlir-opt/MlirOptMain.h"
 
 int main(int argc, char **argv) {
   mlir::registerAllPasses();
   tisa::registerTisaPasses();
   tisa::registerTisaTransformsPasses();
+  mlir::PassPipelineRegistration<>(
+      "tisa-bufferize",
+      "What tisa gen FILE.mlir runs first: one-shot bufferization of whole "
+      "functions (identity layouts at their boundaries), returned buffers as "
+      "output arguments",
+      [](mlir::OpPassManager &pm) { tisa::addTisaBufferizePasses(pm); });
   mlir::DialectRegistry registry;
   mlir::registerAllDialects(registry);
   mlir::registerAllExtensions(registry);

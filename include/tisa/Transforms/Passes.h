@@ -23,6 +23,12 @@ namespace tisa {
 void populateTisaLegalizeInstructionsPatterns(
     mlir::RewritePatternSet &patterns);
 
+/// What `tisa gen FILE.mlir` runs first, so that linalg on tensors (as
+/// torch-mlir, StableHLO-to-linalg or IREE produce it) is tensorized: upstream
+/// one-shot bufferization of whole functions (identity layouts at their
+/// boundaries), returned buffers turned into output arguments.
+void addTisaBufferizePasses(mlir::OpPassManager &pm);
+
 /// What runs between tensorization and LLVM lowering, on every path
 /// (tisa gen gemm|conv2d, tisa gen FILE.mlir): register tiling,
 /// canonicalization and CSE, then the instructions' legalization.
