@@ -42,5 +42,10 @@ if os.path.exists(os.path.join(config.tisa_tools_dir, "tisa-bench")):
 if os.path.exists("/usr/bin/qemu-aarch64") and os.path.exists("/usr/aarch64-linux-gnu/lib/libc.a"):
     config.available_features.add("qemu-aarch64")
 
+# A sanitizer build (scripts/sanitize.sh): an instrumented plugin cannot load into Debian's
+# uninstrumented mlir-opt.
+if config.tisa_sanitizer:
+    config.available_features.add("sanitizer")
+
 # tisa run's JIT cache stays inside the build tree.
 config.environment["TISA_CACHE_DIR"] = os.path.join(config.test_exec_root, "jit-cache")

@@ -1,6 +1,8 @@
 // tisa's dialect and passes load into Debian's own mlir-opt-22 as plugins (lib/TisaPlugin.so):
 // the dialect half parses tisa ops, the pass half brings every tisa pass. Passes from a plugin are
 // registered after mlir-opt has parsed its flags, so they are named in --pass-pipeline.
+// An instrumented plugin (scripts/sanitize.sh) cannot load into the uninstrumented mlir-opt.
+// UNSUPPORTED: sanitizer
 // RUN: mlir-opt --load-dialect-plugin=%tisa_plugin --load-pass-plugin=%tisa_plugin %s \
 // RUN:   "--pass-pipeline=builtin.module(func.func(tisa-select-plan{target=znver4},tisa-split-pack{target=znver4}))" \
 // RUN:   | FileCheck %s --check-prefix=SPLIT
