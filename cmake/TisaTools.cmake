@@ -8,12 +8,14 @@ find_program(TISA_PTXAS NAMES ptxas PATHS /usr/local/cuda/bin /usr/local/cuda-13
              DOC "CUDA ptxas, to check generated PTX")
 find_program(TISA_LINKER NAMES ld.lld-22 ld.lld PATHS /usr/lib/llvm-22/bin
              DOC "linker for the shared libraries tisa gen writes")
+find_program(TISA_LLVM_MCA NAMES llvm-mca-22 llvm-mca PATHS /usr/lib/llvm-22/bin
+             DOC "LLVM's machine-code analyzer, for hot loops of code this machine cannot time")
 if(EXISTS /usr/aarch64-linux-gnu/lib/libc.a)
   set(TISA_AARCH64_SYSROOT_FOUND ON)
 else()
   set(TISA_AARCH64_SYSROOT_FOUND OFF)
 endif()
-foreach(tool TISA_CROSS_CLANG TISA_QEMU_AARCH64 TISA_PTXAS TISA_LINKER)
+foreach(tool TISA_CROSS_CLANG TISA_QEMU_AARCH64 TISA_PTXAS TISA_LINKER TISA_LLVM_MCA)
   if(NOT ${tool})
     set(${tool} "")
   endif()

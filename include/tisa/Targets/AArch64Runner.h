@@ -18,6 +18,8 @@
 #ifndef TISA_TARGETS_AARCH64RUNNER_H
 #define TISA_TARGETS_AARCH64RUNNER_H
 
+#include "tisa/Targets/Disassembler.h"
+
 #include "llvm/ADT/ArrayRef.h"
 #include "llvm/ADT/StringRef.h"
 #include "llvm/Support/Error.h"
@@ -99,6 +101,21 @@ llvm::Expected<ProbeResult> runProgram(llvm::ArrayRef<uint8_t> object,
                                        llvm::StringRef symbol,
                                        std::vector<std::vector<uint8_t>> buffers,
                                        const RunOptions &options);
+
+/// LLVM's machine-code analyzer (llvm-mca) on one loop of decoded aarch64
+/// code for a CPU model: the loop body (its closing branch back to its top)
+/// run for many iterations.
+struct LoopAnalysis {
+  unsigned instructions = 0;
+  /// Cycles per iteration in llvm-mca's simulation, and its bound from the
+  /// instructions' throughput on the CPU's resources ("Block RThroughput").
+  double cyclesPerIteration = 0, throughputBound = 0;
+};
+/// `loop`: the instructions of one loop, the last its backward branch.
+/// Fails when llvm-mca is missing (set TISA_LLVM_MCA or install llvm-22) or
+/// cannot read the code, with its message.
+llvm::Expected<LoopAnalysis> analyzeLoop(llvm::ArrayRef<DecodedInst> loop,
+                                         llvm::StringRef cpu);
 
 } // namespace aarch64
 } // namespace tisa

@@ -31,6 +31,7 @@
 
 #include <cstdint>
 #include <memory>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -109,6 +110,18 @@ disassembleFunction(llvm::MemoryBufferRef object, llvm::StringRef symbol,
 /// an error that lists the distinct mnemonics seen, in order.
 llvm::Error expectMnemonic(llvm::ArrayRef<DecodedInst> insts,
                            llvm::StringRef mnemonic);
+
+/// The target of a direct jump as LLVM prints it (x86 jumps; aarch64 b,
+/// b.cond, cbz, cbnz, tbz, tbnz; not calls): an address, or a signed
+/// displacement from the next instruction; nullopt for anything else.
+std::optional<uint64_t> branchTarget(const DecodedInst &in);
+/// All loops of a decoded function: [first, last] instruction index ranges
+/// closed by a backward branch.
+std::vector<std::pair<size_t, size_t>>
+allLoops(llvm::ArrayRef<DecodedInst> insts);
+/// The loops that contain no other loop.
+std::vector<std::pair<size_t, size_t>>
+innermostLoops(llvm::ArrayRef<DecodedInst> insts);
 
 } // namespace tisa
 

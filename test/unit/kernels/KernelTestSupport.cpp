@@ -101,53 +101,6 @@ bool refersTo(llvm::MemoryBufferRef obj, llvm::StringRef from,
   return false;
 }
 
-/// Branch target of a jump as LLVM prints it (AT&T): "jne 0x40" is the
-/// target address, or a signed displacement from the next instruction.
-/// x86 jumps and aarch64 direct branches (b, b.cond, cbz, cbnz, tbz,
-/// tbnz; not bl, a call).
-bool isBranch(llvm::StringRef m) {
-  return m.starts_with("j") || m == "b" || m.starts_with("b.") ||
-         m == "cbz" || m == "cbnz" || m == "tbz" || m == "tbnz";
-}
-
-std::optional<uint64_t> branchTarget(const DecodedInst &in) {
-  if (!isBranch(in.mnemonic))
-    return std::nullopt;
-  llvm::StringRef operand = llvm::StringRef(in.text).rsplit(' ').second;
-  bool negative = operand.consume_front("-");
-  uint64_t v;
-  if (operand.getAsInteger(0, v))
-    return std::nullopt;
-  return negative ? in.address + in.size - v : v;
-}
-
-std::vector<std::pair<size_t, size_t>>
-allLoops(const std::vector<DecodedInst> &insts) {
-  std::vector<std::pair<size_t, size_t>> loops;
-  for (size_t i = 0; i < insts.size(); ++i) {
-    auto target = branchTarget(insts[i]);
-    if (!target || *target > insts[i].address)
-      continue;
-    size_t first = i;
-    while (first > 0 && insts[first].address > *target)
-      --first;
-    loops.push_back({first, i});
-  }
-  return loops;
-}
-
-std::vector<std::pair<size_t, size_t>>
-innermostLoops(const std::vector<DecodedInst> &insts) {
-  std::vector<std::pair<size_t, size_t>> loops = allLoops(insts);
-  std::vector<std::pair<size_t, size_t>> inner;
-  for (auto l : loops)
-    if (llvm::none_of(loops, [&](auto o) {
-          return o != l && o.first >= l.first && o.second <= l.second;
-        }))
-      inner.push_back(l);
-  return inner;
-}
-
 /// Vector multiplies of data (scalar imul is address arithmetic in the
 /// packing loops). A plain-vector GEMM or convolution multiplies with these.
 bool multiplies(const DecodedInst &in) {

@@ -57,10 +57,6 @@ void expectOutputSize(const MatrixCase &c);
 bool refersTo(llvm::MemoryBufferRef obj, llvm::StringRef from,
               llvm::StringRef to);
 
-/// The innermost loops: [first, last] instruction index ranges closed by a
-/// backward branch and containing no other such range.
-std::vector<std::pair<size_t, size_t>>
-innermostLoops(const std::vector<DecodedInst> &insts);
 
 /// Why this CPU cannot run code compiled for `target` (the features of it
 /// this CPU lacks, or why a target does not load), or "" when it can.
@@ -79,10 +75,6 @@ compileUncached(const KernelSpec &spec, llvm::StringRef target,
                 llvm::ArrayRef<std::string> withoutFeatures = {},
                 llvm::StringRef isa = "auto");
 
-/// All loops: [first, last] instruction index ranges closed by a backward
-/// branch.
-std::vector<std::pair<size_t, size_t>>
-allLoops(const std::vector<DecodedInst> &insts);
 
 /// Expects every entry of `k` to run its instruction in an innermost loop
 /// (or any loop, when not `innermost`: a tile kernel unrolls its short
