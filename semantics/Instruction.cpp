@@ -92,16 +92,17 @@ Value concatenate(OpBuilder &b, Location loc, SmallVector<Value> parts) {
 }
 } // namespace
 
-bool canSegment(const OperandRegister &r, int64_t rows) {
+bool canSegment(const OperandRegister &r, int64_t rows, int64_t cols) {
   return r.cls == RegisterClass::Vector && !r.type.isScalable() &&
          rows >= 1 && llvm::isPowerOf2_64(uint64_t(rows)) &&
-         r.type.getRank() == 1 && r.type.getNumElements() % rows == 0;
+         r.type.getRank() == 1 && r.type.getNumElements() == rows * cols;
 }
 
 Value loadRegister(OpBuilder &b, Location loc, const OperandRegister &r,
                    Value ptr, Value rowBytes, int64_t rows) {
   if (r.cls == RegisterClass::Vector && rows > 1) {
-    assert(canSegment(r, rows) && rowBytes && "not a vector segment");
+    assert(r.type.getNumElements() % rows == 0 && rowBytes &&
+           "not a vector segment");
     VectorType rowType = segmentRowType(r, rows);
     SmallVector<Value> parts;
     for (int64_t i = 0; i < rows; ++i)
@@ -124,7 +125,8 @@ Value loadRegister(OpBuilder &b, Location loc, const OperandRegister &r,
 void storeRegister(OpBuilder &b, Location loc, const OperandRegister &r,
                    Value ptr, Value v, Value rowBytes, int64_t rows) {
   if (r.cls == RegisterClass::Vector && rows > 1) {
-    assert(canSegment(r, rows) && rowBytes && "not a vector segment");
+    assert(r.type.getNumElements() % rows == 0 && rowBytes &&
+           "not a vector segment");
     int64_t n = segmentRowType(r, rows).getNumElements();
     for (int64_t i = 0; i < rows; ++i) {
       SmallVector<int32_t> mask(n);

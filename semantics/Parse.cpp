@@ -3,9 +3,11 @@
 #include "tisa/Semantics/Parse.h"
 
 #include "mlir/IR/Diagnostics.h"
+#include "mlir/IR/Verifier.h"
 #include "llvm/Config/llvm-config.h"
 #include "llvm/Support/CrashRecoveryContext.h"
 
+#include <atomic>
 #include <mutex>
 
 using namespace mlir;
@@ -27,16 +29,31 @@ bool runRecoveringCrashes(llvm::function_ref<void()> fn) {
 
 OwningOpRef<ModuleOp> parseModule(llvm::SourceMgr &sm,
                                   const ParserConfig &config) {
-  OwningOpRef<ModuleOp> module;
-  bool ok = runRecoveringCrashes(
-      [&] { module = parseSourceFile<ModuleOp>(sm, config); });
-  if (ok)
-    return module;
-  // `module` was never assigned: the crash left parseSourceFile midway.
+  // After a crash MLIR's state may be inconsistent: no more parsing.
+  static std::atomic<bool> crashed = false;
   StringRef name = sm.getNumBuffers()
                        ? sm.getMemoryBuffer(sm.getMainFileID())
                              ->getBufferIdentifier()
                        : StringRef("<input>");
+  if (crashed) {
+    emitError(FileLineColLoc::get(config.getContext(), name, 0, 0))
+        << "not parsed: MLIR's parser crashed on an earlier file of this run";
+    return nullptr;
+  }
+  // The crash recovery context covers the calling thread only: the
+  // verifier, which may run on the context's threads, runs after it. (tisa's
+  // callers register no resource parsers on `config`.)
+  ParserConfig unverified(config.getContext(), /*verifyAfterParse=*/false);
+  OwningOpRef<ModuleOp> module;
+  bool ok = runRecoveringCrashes(
+      [&] { module = parseSourceFile<ModuleOp>(sm, unverified); });
+  if (ok) {
+    if (module && config.shouldVerifyAfterParse() && failed(verify(*module)))
+      return nullptr;
+    return module;
+  }
+  crashed = true;
+  // `module` was never assigned: the crash left parseSourceFile midway.
   emitError(FileLineColLoc::get(config.getContext(), name, 0, 0))
       << "MLIR's parser crashed on this file (a bug in MLIR "
       << LLVM_VERSION_MAJOR << ", not a verdict on the input): it segfaults, for example, on a "

@@ -3,6 +3,7 @@
 #include "tisa/Transforms/Passes.h"
 #include "tisa/Transforms/PlanSelection.h"
 
+#include "mlir/Dialect/Bufferization/Pipelines/Passes.h"
 #include "mlir/Dialect/Bufferization/Transforms/Passes.h"
 #include "mlir/Pass/PassManager.h"
 #include "mlir/Transforms/Passes.h"
@@ -25,6 +26,9 @@ void addTisaBufferizePasses(mlir::OpPassManager &pm) {
   outParams.modifyPublicFunctions = true;
   outParams.hoistStaticAllocs = true;
   pm.addPass(mlir::bufferization::createBufferResultsToOutParamsPass(outParams));
+  // One-shot bufferization frees nothing: intermediate buffers (a tensor
+  // between two ops, a copy for a conflict) get their deallocations here.
+  mlir::bufferization::buildBufferDeallocationPipeline(pm);
   pm.addPass(mlir::createCanonicalizerPass());
 }
 

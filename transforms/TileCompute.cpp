@@ -79,7 +79,9 @@ struct Addressing {
   }
 };
 
-/// A zero-filled copy of `src` of `shape`, `src` placed at `offsets`.
+/// A zero-filled copy of `src` of `shape`, `src` placed at `offsets`. What
+/// of `src` falls past `shape` (the last rows of a strided convolution's
+/// input that no output reads) is left out.
 Value paddedCopy(OpBuilder &b, Location loc, Value src,
                  ArrayRef<int64_t> shape, ArrayRef<int64_t> offsets) {
   auto srcType = cast<MemRefType>(src.getType());
@@ -88,15 +90,24 @@ Value paddedCopy(OpBuilder &b, Location loc, Value src,
                                          b.getI64IntegerAttr(64));
   Value zero = arith::ConstantOp::create(b, loc, elt, b.getZeroAttr(elt));
   linalg::FillOp::create(b, loc, ValueRange{zero}, ValueRange{buffer});
-  SmallVector<OpFoldResult> at, sizes, ones;
+  SmallVector<OpFoldResult> at, sizes, zeros, ones;
+  bool whole = true;
   for (unsigned d = 0; d < shape.size(); ++d) {
-    at.push_back(b.getIndexAttr(offsets.empty() ? 0 : offsets[d]));
-    sizes.push_back(b.getIndexAttr(srcType.getDimSize(d)));
+    int64_t offset = offsets.empty() ? 0 : offsets[d];
+    int64_t size = std::min(srcType.getDimSize(d), shape[d] - offset);
+    whole &= size == srcType.getDimSize(d);
+    at.push_back(b.getIndexAttr(offset));
+    sizes.push_back(b.getIndexAttr(size));
+    zeros.push_back(b.getIndexAttr(0));
     ones.push_back(b.getIndexAttr(1));
   }
   Value interior =
       memref::SubViewOp::create(b, loc, buffer, at, sizes, ones);
-  linalg::CopyOp::create(b, loc, src, interior);
+  Value from = whole ? src
+                     : memref::SubViewOp::create(b, loc, src, zeros, sizes,
+                                                 ones)
+                           .getResult();
+  linalg::CopyOp::create(b, loc, from, interior);
   return buffer;
 }
 

@@ -119,10 +119,10 @@ LogicalResult TileKernel::readInstruction(std::string &why) {
         if (!rowMajor(cReg, *par[p], *par[1 - p], mI, nI))
           return refuse(why, "the accumulator's register image is not row-major "
                              "(m, n); not generated yet");
-        if (segments && (!canSegment(d->registers[aReg], mI) ||
-                         !canSegment(d->registers[cReg], mI)))
-          return refuse(why, "A or C does not split into " +
-                                 std::to_string(mI) + " equal rows");
+        if (segments && (!canSegment(d->registers[aReg], mI, kI) ||
+                         !canSegment(d->registers[cReg], mI, nI)))
+          return refuse(why, "A or C is not exactly its " + std::to_string(mI) +
+                                 "-row matrix segment");
         return success();
       }
   return refuse(why, "no input register image is row-major (m, k); not "
@@ -192,6 +192,9 @@ LogicalResult TileKernel::readSegmentA(std::string &why) {
   }
   if (!dim)
     return refuse(why, "the m loop does not index " + a.name);
+  if (*dim + 1 == a.map.getNumResults())
+    return refuse(why, "the m loop indexes the last dimension of " + a.name +
+                           ", which k's elements fill; not generated");
   aMDim = *dim;
   // A block's first row is a multiple of mI * tm rows (0 mod R in the
   // dimension); the other loops in it add their own residues.

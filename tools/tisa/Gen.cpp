@@ -195,6 +195,11 @@ int genFromFile(const Options &o, llvm::StringRef file, llvm::StringRef dir) {
     if (!f.isPublic() || f.isExternal())
       return;
     f->setAttr("llvm.emit_c_interface", UnitAttr::get(&ctx));
+    // A tensor argument is the caller's input: bufferization copies it
+    // rather than writing into it.
+    for (unsigned i = 0; i < f.getNumArguments(); ++i)
+      if (isa<TensorType>(f.getArgument(i).getType()))
+        f.setArgAttr(i, "bufferization.writable", BoolAttr::get(&ctx, false));
     publicFuncs.push_back(f.getSymName().str());
   });
   // The descriptions and the target, loaded once for the passes.

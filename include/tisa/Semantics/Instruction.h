@@ -47,7 +47,7 @@ mlir::Value lowerApply(mlir::OpBuilder &b, ApplyOp op);
 /// of its rows, `rowBytes` (an i64; null: the tile's bytes per row) apart.
 /// A vector register that holds a matrix segment of `rows` rows (NEON
 /// mmla's A: 2 rows of 8 bytes; its C: 2 rows of 2 words) reads each row,
-/// rowBytes apart, and joins them (canSegment must hold).
+/// rowBytes apart, and joins them (canSegment must hold for its shape).
 mlir::Value loadRegister(mlir::OpBuilder &b, mlir::Location loc,
                          const OperandRegister &r, mlir::Value ptr,
                          mlir::Value rowBytes = {}, int64_t rows = 1);
@@ -55,9 +55,9 @@ mlir::Value loadRegister(mlir::OpBuilder &b, mlir::Location loc,
 void storeRegister(mlir::OpBuilder &b, mlir::Location loc,
                    const OperandRegister &r, mlir::Value ptr, mlir::Value v,
                    mlir::Value rowBytes = {}, int64_t rows = 1);
-/// Whether vector register `r` can be read and written as `rows` rows (a
-/// fixed-length vector of a power of two of equal rows).
-bool canSegment(const OperandRegister &r, int64_t rows);
+/// Whether vector register `r` holds exactly a `rows` x `cols` matrix
+/// segment (a fixed-length vector, a power of two of rows).
+bool canSegment(const OperandRegister &r, int64_t rows, int64_t cols);
 /// Register `r` holding zeros (a vector constant, or tilezero).
 mlir::Value zeroRegister(mlir::OpBuilder &b, mlir::Location loc,
                          const OperandRegister &r);

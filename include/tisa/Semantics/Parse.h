@@ -30,8 +30,11 @@ bool runRecoveringCrashes(llvm::function_ref<void()> fn);
 /// parseSourceFile<ModuleOp>(sm, config) on the source manager's main buffer,
 /// with a crash of MLIR's parser reported as an error at the buffer's name
 /// (through the context's diagnostic handler) and a null result. After such
-/// an error the context may hold half-built objects: do not parse with it
-/// again.
+/// a crash MLIR's state may be inconsistent: every later call refuses with an
+/// error. The module is verified (when `config` asks) after the recovery
+/// context, which covers the calling thread only. The context's signal
+/// handlers are switched on and off around each parse, process-wide (a host
+/// that keeps LLVM's crash recovery on itself finds it off afterwards).
 mlir::OwningOpRef<mlir::ModuleOp> parseModule(llvm::SourceMgr &sm,
                                               const mlir::ParserConfig &config);
 

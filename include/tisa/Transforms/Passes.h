@@ -26,7 +26,10 @@ void populateTisaLegalizeInstructionsPatterns(
 /// What `tisa gen FILE.mlir` runs first, so that linalg on tensors (as
 /// torch-mlir, StableHLO-to-linalg or IREE produce it) is tensorized: upstream
 /// one-shot bufferization of whole functions (identity layouts at their
-/// boundaries), returned buffers turned into output arguments.
+/// boundaries), returned buffers turned into output arguments, and the
+/// deallocation of intermediate buffers. Arguments marked
+/// `bufferization.writable = false` are never written (tisa gen marks the
+/// tensor arguments of public functions so: they are the caller's inputs).
 void addTisaBufferizePasses(mlir::OpPassManager &pm);
 
 /// What runs between tensorization and LLVM lowering, on every path

@@ -2,8 +2,8 @@
 // tensors becomes linalg on memrefs of the identity layout, and the returned tensor an output
 // argument the caller provides, computed in place; then the contraction is split and tensorized
 // as a memref program is.
-// RUN: tisa-opt %s -tisa-bufferize | FileCheck %s
-// RUN: tisa-opt %s -tisa-bufferize -tisa-split-pack=target=znver4 -tisa-tensorize=target=znver4 | FileCheck %s --check-prefix=TENSORIZED
+// RUN: tisa-opt %s --split-input-file -tisa-bufferize | FileCheck %s
+// RUN: tisa-opt %s --split-input-file -tisa-bufferize -tisa-split-pack=target=znver4 -tisa-tensorize=target=znver4 | FileCheck %s --check-prefix=TENSORIZED
 
 // CHECK-LABEL: func.func @matmul_tensors
 // CHECK-SAME:    (%[[A:.*]]: memref<8x64xi8>, %[[B:.*]]: memref<64x32xi8>, %[[OUT:.*]]: memref<8x32xi32>)
@@ -22,5 +22,39 @@ func.func @matmul_tensors(%a: tensor<8x64xi8>, %b: tensor<64x32xi8>) -> tensor<8
   %c = linalg.fill ins(%zero : i32) outs(%empty : tensor<8x32xi32>) -> tensor<8x32xi32>
   %r = linalg.matmul ins(%a, %b : tensor<8x64xi8>, tensor<64x32xi8>)
                      outs(%c : tensor<8x32xi32>) -> tensor<8x32xi32>
+  return %r : tensor<8x32xi32>
+}
+
+// -----
+
+// An input the caller keeps (tisa gen marks the tensor arguments of public functions so) is
+// copied before the contraction accumulates into it; an intermediate buffer is freed.
+// CHECK-LABEL: func.func @accumulate_into_input
+// CHECK-SAME:    (%[[A:.*]]: memref<8x64xi8>, %[[B:.*]]: memref<64x32xi8>, %[[C:.*]]: memref<8x32xi32>, %[[OUT:.*]]: memref<8x32xi32>)
+// CHECK:         memref.copy %[[C]], %[[OUT]]
+// CHECK:         linalg.matmul ins(%[[A]], %[[B]] : {{.*}}) outs(%[[OUT]] : memref<8x32xi32>)
+// CHECK-NOT:     outs(%[[C]]
+// CHECK:         return
+func.func @accumulate_into_input(%a: tensor<8x64xi8>, %b: tensor<64x32xi8>,
+                                 %c: tensor<8x32xi32> {bufferization.writable = false}) -> tensor<8x32xi32> {
+  %r = linalg.matmul ins(%a, %b : tensor<8x64xi8>, tensor<64x32xi8>)
+                     outs(%c : tensor<8x32xi32>) -> tensor<8x32xi32>
+  return %r : tensor<8x32xi32>
+}
+
+// -----
+
+// CHECK-LABEL: func.func @intermediate
+// CHECK:         %[[T:.*]] = memref.alloc() {{.*}} : memref<8x32xi32>
+// CHECK:         linalg.matmul {{.*}} outs(%[[T]] : memref<8x32xi32>)
+// CHECK:         memref.dealloc %[[T]]
+func.func @intermediate(%a: tensor<8x64xi8>, %b: tensor<64x32xi8>) -> tensor<8x32xi32> {
+  %zero = arith.constant 0 : i32
+  %empty = tensor.empty() : tensor<8x32xi32>
+  %c = linalg.fill ins(%zero : i32) outs(%empty : tensor<8x32xi32>) -> tensor<8x32xi32>
+  %m = linalg.matmul ins(%a, %b : tensor<8x64xi8>, tensor<64x32xi8>)
+                     outs(%c : tensor<8x32xi32>) -> tensor<8x32xi32>
+  %e = tensor.empty() : tensor<8x32xi32>
+  %r = linalg.add ins(%m, %m : tensor<8x32xi32>, tensor<8x32xi32>) outs(%e : tensor<8x32xi32>) -> tensor<8x32xi32>
   return %r : tensor<8x32xi32>
 }
