@@ -4,6 +4,8 @@
 
 #include "tisa/Kernels/Reference.h"
 
+#include "tisa/Targets/Disassembler.h"
+
 #include "llvm/ADT/STLExtras.h"
 #include "llvm/Support/FormatVariadic.h"
 
@@ -135,6 +137,53 @@ std::string checkUnderQemu(const GeneratedKernel &k, const KernelSpec &spec,
     }
   }
   return "";
+}
+
+/// llvm-mca's cycles per iteration of the pre-packed entry's innermost loop
+/// with the most tensor instructions, against its throughput bound: what the
+/// hardware would do, where qemu only counts.
+std::string hotLoopReport(const GeneratedKernel &k, const Target &target) {
+  std::string text;
+  llvm::raw_string_ostream os(text);
+  if (k.mnemonic.empty() || !k.object)
+    return "llvm-mca      not run: plain vector code";
+  std::string entry = k.name + "_packed";
+  auto insts = disassembleFunction(k.object->getMemBufferRef(), entry, "",
+                                   DisasmBackend::LLVM, target.cpu);
+  if (!insts) {
+    os << "llvm-mca      not run: " << llvm::toString(insts.takeError());
+    return text;
+  }
+  std::pair<size_t, size_t> best{0, 0};
+  int64_t most = 0;
+  for (auto [first, last] : innermostLoops(*insts)) {
+    int64_t n = llvm::count_if(
+        llvm::ArrayRef(*insts).slice(first, last - first + 1),
+        [&](const DecodedInst &in) { return in.mnemonic == k.mnemonic; });
+    if (n > most) {
+      most = n;
+      best = {first, last};
+    }
+  }
+  if (!most) {
+    os << "llvm-mca      not run: no innermost loop of " << entry
+       << " holds " << k.mnemonic;
+    return text;
+  }
+  auto loop = llvm::ArrayRef(*insts).slice(best.first,
+                                           best.second - best.first + 1);
+  auto mca = aarch64::analyzeLoop(loop, target.cpu);
+  if (!mca) {
+    os << "llvm-mca      not run: " << llvm::toString(mca.takeError());
+    return text;
+  }
+  os << llvm::formatv("llvm-mca      hot loop of {0}: {1} instructions, {2} "
+                      "{3}; {4:f2} cycles per iteration on {5} (throughput "
+                      "bound {6:f2}): {7:f2} {3} per cycle",
+                      entry, mca->instructions, most, k.mnemonic,
+                      mca->cyclesPerIteration, target.cpu,
+                      mca->throughputBound, most / mca->cyclesPerIteration);
+  return text;
 }
 
 } // namespace tisa

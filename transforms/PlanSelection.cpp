@@ -160,14 +160,10 @@ struct SelectPlanPass
   }
 
   LogicalResult initialize(MLIRContext *ctx) override {
-    if (inputs)
-      return success(); // given by the caller
-    auto loaded = TensorizeInputs::loadWith(ctx, "tisa-select-plan", isa, isaDirs,
-                                            target, targetDir);
-    if (succeeded(loaded))
-      inputs = *loaded;
-    return success(succeeded(loaded));
+    return TensorizeInputs::ensure(inputs, ctx, "tisa-select-plan", isa, isaDirs, target,
+                                   targetDir);
   }
+
 
   void runOnOperation() override {
     auto record = [](linalg::LinalgOp op, PlannedKernel &planned) {

@@ -31,14 +31,10 @@ struct SplitPackPass
   }
 
   LogicalResult initialize(MLIRContext *ctx) override {
-    if (inputs)
-      return success(); // given by the caller
-    auto loaded = TensorizeInputs::loadWith(ctx, "tisa-split-pack", isa,
-                                            isaDirs, target, targetDir);
-    if (succeeded(loaded))
-      inputs = *loaded;
-    return success(succeeded(loaded));
+    return TensorizeInputs::ensure(inputs, ctx, "tisa-split-pack", isa, isaDirs, target,
+                                   targetDir);
   }
+
 
   void runOnOperation() override {
     if (failed(forEachPlanned(getOperation(), *inputs, "", "not tensorized: ",

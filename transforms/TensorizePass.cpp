@@ -34,14 +34,10 @@ struct TensorizePass
   }
 
   LogicalResult initialize(MLIRContext *ctx) override {
-    if (inputs)
-      return success(); // given by the caller
-    auto loaded = TensorizeInputs::loadWith(ctx, "tisa-tensorize", isa,
-                                            isaDirs, target, targetDir);
-    if (succeeded(loaded))
-      inputs = *loaded;
-    return success(succeeded(loaded));
+    return TensorizeInputs::ensure(inputs, ctx, "tisa-tensorize", isa, isaDirs, target,
+                                   targetDir);
   }
+
 
   void runOnOperation() override {
     SmallVector<Operation *> ops;

@@ -247,52 +247,6 @@ int genFromFile(const Options &o, llvm::StringRef file, llvm::StringRef dir) {
 
 } // namespace
 
-/// llvm-mca's cycles per iteration of the pre-packed entry's innermost loop
-/// with the most tensor instructions, against its throughput bound: what the
-/// hardware would do, where qemu only counts.
-static void printHotLoop(const GeneratedKernel &k, const Target &target,
-                  llvm::raw_ostream &os) {
-  if (k.mnemonic.empty() || !k.object)
-    return;
-  std::string entry = k.name + "_packed";
-  auto insts = disassembleFunction(k.object->getMemBufferRef(), entry, "",
-                                   DisasmBackend::LLVM, target.cpu);
-  if (!insts) {
-    os << "llvm-mca      not run: " << llvm::toString(insts.takeError())
-       << "\n";
-    return;
-  }
-  std::pair<size_t, size_t> best{0, 0};
-  int64_t most = 0;
-  for (auto [first, last] : innermostLoops(*insts)) {
-    int64_t n = llvm::count_if(
-        llvm::ArrayRef(*insts).slice(first, last - first + 1),
-        [&](const DecodedInst &in) { return in.mnemonic == k.mnemonic; });
-    if (n > most) {
-      most = n;
-      best = {first, last};
-    }
-  }
-  if (!most) {
-    os << "llvm-mca      not run: no innermost loop of " << entry
-       << " holds " << k.mnemonic << "\n";
-    return;
-  }
-  auto loop = llvm::ArrayRef(*insts).slice(best.first,
-                                           best.second - best.first + 1);
-  auto mca = aarch64::analyzeLoop(loop, target.cpu);
-  if (!mca) {
-    os << "llvm-mca      not run: " << llvm::toString(mca.takeError()) << "\n";
-    return;
-  }
-  os << llvm::formatv("llvm-mca      hot loop of {0}: {1} instructions, {2} "
-                      "{3}; {4:f2} cycles per iteration on {5} (throughput "
-                      "bound {6:f2}): {7:f2} {3} per cycle\n",
-                      entry, mca->instructions, most, k.mnemonic,
-                      mca->cyclesPerIteration, target.cpu,
-                      mca->throughputBound, most / mca->cyclesPerIteration);
-}
-
 /// `spec` generated for `target` from the loaded descriptions, with the
 /// schedule given or one `tisa tune` stored; warnings printed. `seconds`:
 /// how long generation took.
@@ -615,7 +569,7 @@ int runUnderQemu(const Options &o, const Runnable &r) {
                         counts->minimum,
                         counts->tensor / std::max(1.0, counts->minimum));
   os << "\n";
-  printHotLoop(*kernel, r.target, os);
+  os << hotLoopReport(*kernel, r.target) << "\n";
   return 0;
 }
 

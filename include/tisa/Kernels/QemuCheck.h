@@ -50,6 +50,12 @@ llvm::Expected<QemuCounts> countUnderQemu(const GeneratedKernel &k,
                                           const aarch64::RunOptions &options,
                                           uint64_t seed);
 
+/// One line for `tisa run`: llvm-mca's cycles per iteration, for `target`'s
+/// CPU, of the pre-packed entry's innermost loop with the most tensor
+/// instructions, against its throughput bound (what the hardware would do,
+/// where qemu only counts), or why it was not run.
+std::string hotLoopReport(const GeneratedKernel &k, const Target &target);
+
 } // namespace tisa
 
 #endif // TISA_KERNELS_QEMUCHECK_H

@@ -55,6 +55,21 @@ struct TensorizeInputs {
     llvm::SmallVector<std::string> dirs(isaDirs.begin(), isaDirs.end());
     return load(ctx, pass, isa, dirs, target, targetDir);
   }
+  /// A pass's initialize(): `inputs` as its creator gave them, or loaded
+  /// from the pass's options.
+  template <typename List>
+  static mlir::LogicalResult
+  ensure(std::shared_ptr<const TensorizeInputs> &inputs, mlir::MLIRContext *ctx,
+         llvm::StringRef pass, llvm::StringRef isa, const List &isaDirs,
+         llvm::StringRef target, llvm::StringRef targetDir) {
+    if (inputs)
+      return mlir::success();
+    auto loaded = loadWith(ctx, pass, isa, isaDirs, target, targetDir);
+    if (mlir::failed(loaded))
+      return mlir::failure();
+    inputs = *loaded;
+    return mlir::success();
+  }
 };
 
 /// A contraction's plan and schedule.
