@@ -21,6 +21,7 @@
 //===----------------------------------------------------------------------===//
 
 #include "Peak.h"
+#include "RatioChart.h"
 #include "Vendors.h"
 
 #include "tisa/Config.h"
@@ -579,70 +580,25 @@ void writeReport(const Settings &settings, const std::vector<Row> &rows,
       f << md;
   }
 
-  // Chart: tisa / best vendor per workload, one bar per thread count, on a
-  // log scale centred on 1.
-  struct Bar {
-    std::string label;
-    std::vector<double> ratio; // per thread count
-  };
-  std::vector<Bar> bars;
+  // Chart: tisa / best vendor per workload, one bar per thread count.
+  bench::RatioChart chart;
+  chart.title = "tisa / best of oneDNN and libxsmm (log scale; right of 1x: "
+                "tisa faster)";
+  for (int64_t t : settings.threads)
+    chart.series.push_back(std::to_string(t) + " thread" +
+                           (t == 1 ? "" : "s"));
   for (const Row &r : rows) {
     std::string l = label(r.workload) + " " + r.workload.spec.types.text();
-    if (bars.empty() || bars.back().label != l)
-      bars.push_back({l, std::vector<double>(settings.threads.size(), 0)});
+    if (chart.bars.empty() || chart.bars.back().label != l)
+      chart.bars.push_back({l, std::vector<double>(settings.threads.size(), 0)});
     const Entry *t = r.find("tisa");
     const Entry *v = r.bestVendor();
     auto it = llvm::find(settings.threads, r.threads);
     if (t && t->seconds > 0 && v && it != settings.threads.end())
-      bars.back().ratio[it - settings.threads.begin()] =
+      chart.bars.back().ratio[it - settings.threads.begin()] =
           v->seconds / t->seconds;
   }
-  const int rowH = 14, left = 330, width = 420, top = 40;
-  int height = top + int(bars.size()) * rowH + 40;
-  std::string svg;
-  llvm::raw_string_ostream sv(svg);
-  double lo = std::log(0.25), hi = std::log(4.0);
-  auto x = [&](double ratio) {
-    double v = std::log(std::clamp(ratio, 0.25, 4.0));
-    return left + (v - lo) / (hi - lo) * width;
-  };
-  const char *colours[] = {"#3572b0", "#e08a1e", "#5a9e4b", "#9b59b6"};
-  sv << "<svg xmlns=\"http://www.w3.org/2000/svg\" width=\"" << left + width + 30
-     << "\" height=\"" << height
-     << "\" font-family=\"sans-serif\" font-size=\"10\">\n"
-     << "<rect width=\"100%\" height=\"100%\" fill=\"white\"/>\n"
-     << "<text x=\"10\" y=\"16\" font-size=\"13\">tisa / best of oneDNN and "
-        "libxsmm (log scale; right of 1x: tisa faster)</text>\n";
-  for (size_t t = 0; t < settings.threads.size(); ++t)
-    sv << "<rect x=\"" << 10 + 110 * t << "\" y=\"24\" width=\"10\" "
-       << "height=\"10\" fill=\"" << colours[t % 4] << "\"/><text x=\""
-       << 24 + 110 * t << "\" y=\"33\">" << settings.threads[t] << " thread"
-       << (settings.threads[t] == 1 ? "" : "s") << "</text>\n";
-  for (double g : {0.25, 0.5, 1.0, 2.0, 4.0})
-    sv << llvm::formatv("<line x1=\"{0:f1}\" y1=\"{1}\" x2=\"{0:f1}\" "
-                        "y2=\"{2}\" stroke=\"{3}\"/><text x=\"{0:f1}\" "
-                        "y=\"{4}\" text-anchor=\"middle\">{5}x</text>\n",
-                        x(g), top, height - 30, g == 1.0 ? "black" : "#ccc",
-                        height - 18, g);
-  for (size_t i = 0; i < bars.size(); ++i) {
-    int y = top + int(i) * rowH;
-    sv << "<text x=\"" << left - 6 << "\" y=\"" << y + 10
-       << "\" text-anchor=\"end\">" << bars[i].label << "</text>\n";
-    double barH = double(rowH - 2) / settings.threads.size();
-    for (size_t t = 0; t < bars[i].ratio.size(); ++t) {
-      double r = bars[i].ratio[t];
-      if (r <= 0)
-        continue;
-      double x0 = x(1.0), x1 = x(r);
-      sv << llvm::formatv("<rect x=\"{0:f1}\" y=\"{1:f1}\" width=\"{2:f1}\" "
-                          "height=\"{3:f1}\" fill=\"{4}\"><title>{5:f2}x"
-                          "</title></rect>\n",
-                          std::min(x0, x1), y + 1 + t * barH,
-                          std::max(std::fabs(x1 - x0), 0.5), barH,
-                          colours[t % 4], r);
-    }
-  }
-  sv << "</svg>\n";
+  std::string svg = bench::renderSvg(chart);
   {
     llvm::raw_fd_ostream f(svgPath, ec);
     if (!ec)

@@ -15,12 +15,13 @@ namespace {
 /// The adapter's entry, with the probe signature (see adapterSource).
 constexpr const char *kAdapterEntry = "tisa_qemu_entry";
 
-/// C for the adapter's entry `void tisa_qemu_entry(in, weights, outPacked
-/// [, outPlain])`: packs the weights and calls the pre-packed entry into
-/// outPacked, and with `plainToo` the plain entry into outPlain, each at
-/// `guard` bytes into its buffer.
+/// C for the adapter's entry `void tisa_qemu_entry(in, weights, outPacked,
+/// outPlain)`: packs the weights and calls the pre-packed entry into
+/// outPacked, then the plain entry into outPlain, each at `guard` bytes into
+/// its buffer. With `marked`, each of the two calls is a part counted
+/// between calls of aarch64::kCountMarkSymbol.
 std::string adapterSource(const GeneratedKernel &k, const KernelSpec &spec,
-                          const KernelData &data, bool plainToo) {
+                          const KernelData &data, bool marked) {
   bool gemm = spec.op == KernelSpec::Op::Gemm;
   std::string n = k.name;
   auto lds = [&](int64_t v) { return ", " + std::to_string(v) + "LL"; };
@@ -28,26 +29,26 @@ std::string adapterSource(const GeneratedKernel &k, const KernelSpec &spec,
               c = gemm ? lds(data.ldc) : "";
   std::string i64 = gemm ? ", long long" : "";
   std::string pack = n + (gemm ? "_pack_b" : "_pack_filter");
-  std::string plain =
-      plainToo ? llvm::formatv("  {0}(in{1}, w{2}, (char *)outPlain + {4}{3});\n",
-                               n, a, b, c, data.guard)
-                     .str()
-               : "";
+  std::string mark = marked ? "  " + aarch64::kCountMarkSymbol.str() + "();\n"
+                            : std::string();
   return llvm::formatv(R"c(#include <stdlib.h>
 void {0}(const void *{1}, const void *{1}, void *{1});
 void {2}(const void *{1}, void *);
 void {0}_packed(const void *{1}, const void *, void *{1});
 long long {0}_packed_bytes(void);
+__attribute__((noinline)) void {9}(void) {{ __asm__ volatile(""); }
 void {3}(void *in, void *w, void *outPacked, void *outPlain) {{
-{8}  void *packed = malloc((size_t){0}_packed_bytes());
+  void *packed = malloc((size_t){0}_packed_bytes());
   if (!packed)
     abort();
   {2}(w{5}, packed);
-  {0}_packed(in{4}, packed, (char *)outPacked + {7}{6});
-  free(packed);
-}
+{8}  {0}_packed(in{4}, packed, (char *)outPacked + {7}{6});
+{8}  free(packed);
+{8}  {0}(in{4}, w{5}, (char *)outPlain + {7}{6});
+{8}}
 )c",
-                       n, i64, pack, kAdapterEntry, a, b, c, data.guard, plain)
+                       n, i64, pack, kAdapterEntry, a, b, c, data.guard, mark,
+                       aarch64::kCountMarkSymbol)
       .str();
 }
 
@@ -74,24 +75,30 @@ llvm::Expected<QemuCounts> countUnderQemu(const GeneratedKernel &k,
   KernelData data = makeData(spec, seed, Fill::Random);
   poisonOutput(data);
   aarch64::RunOptions options = base;
-  options.adapterSource = adapterSource(k, spec, data, /*plainToo=*/false);
-  options.countFunction = k.name + "_packed";
+  options.adapterSource = adapterSource(k, spec, data, /*marked=*/true);
+  options.countParts = true;
   llvm::ArrayRef<uint8_t> object(
       reinterpret_cast<const uint8_t *>(k.object->getBufferStart()),
       k.object->getBufferSize());
   auto result = aarch64::runProgram(
       object, kAdapterEntry,
-      // outPlain stays untouched: the adapter's signature is the same.
       {bytesOf(data.input), bytesOf(data.weights), bytesOf(data.output),
        bytesOf(data.output)},
       options);
   if (!result)
     return result.takeError();
+  if (result->parts.size() != 2)
+    return llvm::createStringError("expected 2 counted calls, got " +
+                                   std::to_string(result->parts.size()));
+  aarch64::ExecutedCounts &prePacked = result->parts[0],
+                          &plain = result->parts[1];
   QemuCounts counts;
-  counts.total = result->executedTotal;
-  counts.executed = result->executed;
+  counts.total = prePacked.total;
+  counts.executed = prePacked.executed;
+  counts.plainTotal = plain.total;
   if (!k.mnemonic.empty()) {
-    counts.tensor = result->executed[k.mnemonic];
+    counts.tensor = prePacked.executed[k.mnemonic];
+    counts.plainTensor = plain.executed[k.mnemonic];
     counts.minimum = double(spec.ops()) / 2 / double(k.macsPerInstruction);
   }
   return counts;
@@ -114,7 +121,7 @@ std::string checkUnderQemu(const GeneratedKernel &k, const KernelSpec &spec,
     computeReference(spec, data);
     poisonOutput(data);
     aarch64::RunOptions options = base;
-    options.adapterSource = adapterSource(k, spec, data, /*plainToo=*/true);
+    options.adapterSource = adapterSource(k, spec, data, /*marked=*/false);
     auto result = aarch64::runProgram(
         object, kAdapterEntry,
         {bytesOf(data.input), bytesOf(data.weights), bytesOf(data.output),

@@ -14,6 +14,9 @@ PACKAGES=(
   libdnnl-dev ocl-icd-opencl-dev libxsmm-dev libopenblas-dev
   # Arm checks under QEMU: user-mode emulator and the aarch64 C library to link probes
   qemu-user libc6-dev-arm64-cross libstdc++-12-dev-arm64-cross binutils-aarch64-linux-gnu
+  # Arm vendor libraries counted under QEMU (tisa-arm-counts), through multiarch: oneDNN's
+  # runtime (its headers are the amd64 -dev package's), the Arm Compute Library, OpenBLAS
+  libdnnl2:arm64 libarm-compute-dev:arm64 libopenblas-dev:arm64
 )
 
 # TISA_EXTRA_PACKAGES: more packages a caller needs (the sanitizer and fuzzer
@@ -29,6 +32,9 @@ if ((${#missing[@]})); then
   SUDO=""
   [ "$(id -u)" -eq 0 ] || SUDO="sudo"
   echo "setup: installing ${missing[*]}"
+  if [[ " ${missing[*]}" == *":arm64"* ]] && ! dpkg --print-foreign-architectures | grep -qx arm64; then
+    $SUDO dpkg --add-architecture arm64
+  fi
   $SUDO apt-get update
   DEBIAN_FRONTEND=noninteractive $SUDO apt-get install -y --no-install-recommends "${missing[@]}"
 fi

@@ -142,4 +142,15 @@ std::vector<std::string> isaSearchPath(ArrayRef<std::string> extraDirs) {
   return dirs;
 }
 
+LoadedDescriptions::LoadedDescriptions(llvm::ArrayRef<std::string> extraDirs) {
+  mlir::DialectRegistry registry;
+  registerDescriptionDialects(registry);
+  ctx.appendDialectRegistry(registry);
+  for (const std::string &dir : isaSearchPath(extraDirs))
+    ok &= mlir::succeeded(set.loadDirectory(dir));
+  set.releaseDiagnostics();
+  for (const auto &d : set.descriptions())
+    all.push_back(d.get());
+}
+
 } // namespace tisa

@@ -10,19 +10,13 @@
 
 #include "tisa/Targets/AArch64Runner.h"
 
-#include "tisa/Config.h"
-#include "tisa/Targets/Disassembler.h"
+#include "Counting.h"
+#include "Tools.h"
 
 #include "llvm/ADT/STLExtras.h"
-#include "llvm/ADT/SmallString.h"
 #include "llvm/ADT/StringExtras.h"
 #include "llvm/Support/Endian.h"
-#include "llvm/Support/FileSystem.h"
-#include "llvm/Support/MemoryBuffer.h"
-#include "llvm/Support/Path.h"
-#include "llvm/Support/Process.h"
 #include "llvm/Support/Program.h"
-#include "llvm/Support/raw_ostream.h"
 
 #include <mutex>
 #include <optional>
@@ -42,7 +36,6 @@ constexpr StringLiteral kHarnessMarch =
 constexpr StringLiteral kEntryName = "tisa_probe_entry";
 constexpr char kInMagic[8] = {'T', 'I', 'S', 'A', 'P', 'I', 'N', '1'};
 constexpr char kOutMagic[8] = {'T', 'I', 'S', 'A', 'P', 'O', 'U', 'T'};
-constexpr unsigned kToolTimeoutSeconds = 120;
 
 // Files: in = magic[8] u32 count u32 0 u64 size[count] bytes...
 //        out = magic[8] u32 sveBits u32 count bytes...   (little-endian)
@@ -201,122 +194,6 @@ int main(int argc, char **argv) {
 }
 )c";
 
-Error makeError(const Twine &message) {
-  return createStringError(inconvertibleErrorCode(), message);
-}
-
-/// $envName when set and non-empty, else the configured path; resolved to an
-/// executable, or std::nullopt.
-std::optional<std::string> findTool(StringRef envName, StringRef configured) {
-  std::string name = configured.str();
-  if (std::optional<std::string> fromEnv = sys::Process::GetEnv(envName))
-    if (!fromEnv->empty())
-      name = *fromEnv;
-  if (name.empty())
-    return std::nullopt;
-  if (StringRef(name).contains('/'))
-    return sys::fs::can_execute(name) ? std::optional<std::string>(name)
-                                      : std::nullopt;
-  ErrorOr<std::string> found = sys::findProgramByName(name);
-  if (!found)
-    return std::nullopt;
-  return *found;
-}
-
-std::optional<std::string> findClang() {
-  return findTool("TISA_CROSS_CLANG", TISA_CROSS_CLANG);
-}
-std::optional<std::string> findQemu() {
-  return findTool("TISA_QEMU_AARCH64", TISA_QEMU_AARCH64);
-}
-
-/// A temporary directory removed with everything in it on scope exit.
-class TempDir {
-public:
-  static Expected<TempDir> create(StringRef prefix) {
-    TempDir dir;
-    if (std::error_code ec = sys::fs::createUniqueDirectory(prefix, dir.path))
-      return makeError("cannot create a temporary directory: " + ec.message());
-    return std::move(dir);
-  }
-  TempDir(TempDir &&other) : path(std::move(other.path)) { other.path.clear(); }
-  TempDir &operator=(TempDir &&) = delete;
-  /// TISA_KEEP_AARCH64_DIRS=1 keeps the directories (the executable, its
-  /// input and output) for debugging a crash; stderr says where.
-  ~TempDir() {
-    if (path.empty())
-      return;
-    if (sys::Process::GetEnv("TISA_KEEP_AARCH64_DIRS").value_or("") == "1")
-      errs() << "tisa: kept " << path << "\n";
-    else
-      sys::fs::remove_directories(path);
-  }
-  std::string file(StringRef name) const {
-    SmallString<256> result(path);
-    sys::path::append(result, name);
-    return std::string(result);
-  }
-
-private:
-  TempDir() = default;
-  SmallString<256> path;
-};
-
-Error writeFile(StringRef path, ArrayRef<uint8_t> bytes) {
-  std::error_code ec;
-  raw_fd_ostream os(path, ec, sys::fs::OF_None);
-  if (ec)
-    return makeError("cannot create '" + path + "': " + ec.message());
-  os.write(reinterpret_cast<const char *>(bytes.data()), bytes.size());
-  os.close();
-  if (os.has_error())
-    return makeError("cannot write '" + path + "': " + os.error().message());
-  return Error::success();
-}
-
-Expected<std::unique_ptr<MemoryBuffer>> readFile(StringRef path) {
-  ErrorOr<std::unique_ptr<MemoryBuffer>> buffer = MemoryBuffer::getFile(
-      path, /*IsText=*/false, /*RequiresNullTerminator=*/false);
-  if (!buffer)
-    return makeError("cannot read '" + path +
-                     "': " + buffer.getError().message());
-  return std::move(*buffer);
-}
-
-/// Runs `program args...` with stdout and stderr captured together in
-/// `logPath`; the error names `what` and carries the tool's output.
-Error runTool(const Twine &what, StringRef program, ArrayRef<StringRef> args,
-              StringRef logPath, unsigned timeoutSeconds) {
-  SmallVector<StringRef, 16> argv;
-  argv.push_back(program);
-  argv.append(args.begin(), args.end());
-  std::optional<StringRef> redirects[] = {StringRef(""), logPath, logPath};
-  std::string errMsg;
-  bool executionFailed = false;
-  int rc = sys::ExecuteAndWait(program, argv, /*Env=*/std::nullopt, redirects,
-                               timeoutSeconds, /*MemoryLimit=*/0, &errMsg,
-                               &executionFailed);
-  if (rc == 0 && !executionFailed)
-    return Error::success();
-  std::string output;
-  if (Expected<std::unique_ptr<MemoryBuffer>> log = readFile(logPath))
-    output = (*log)->getBuffer().rtrim().str();
-  else
-    consumeError(log.takeError());
-  std::string status;
-  if (executionFailed)
-    status = "could not be started: " + errMsg;
-  else if (StringRef(errMsg).contains("timed out"))
-    status = "timed out after " + std::to_string(timeoutSeconds) + " s";
-  else if (rc < 0)
-    status =
-        "died: " + (errMsg.empty() ? std::string("abnormal exit") : errMsg);
-  else
-    status = "exited with code " + std::to_string(rc);
-  return makeError(what + " failed: " + sys::path::filename(program) + " " +
-                   status + (output.empty() ? "" : ":\n" + output));
-}
-
 /// The harness object, compiled by `clang`. Compiled once per process (per
 /// clang path); a failure is retried on the next call.
 Expected<std::vector<uint8_t>> getHarnessObject(StringRef clang) {
@@ -388,58 +265,6 @@ bool hasStaticLibc(StringRef clang) {
   return found;
 }
 
-/// The -plugin argument that counts `function` of the program `exe` into
-/// `countsPath`; `insts` receives the function's instructions.
-Expected<std::string> countingPlugin(StringRef exe, StringRef function,
-                                     StringRef countsPath,
-                                     std::vector<DecodedInst> &insts) {
-  std::string plugin = TISA_QEMU_COUNT_PLUGIN;
-  if (std::optional<std::string> env =
-          sys::Process::GetEnv("TISA_QEMU_COUNT_PLUGIN"))
-    plugin = *env;
-  if (!sys::fs::exists(plugin))
-    return makeError("the counting plugin '" + plugin + "' is missing");
-  Expected<std::unique_ptr<MemoryBuffer>> bytes = readFile(exe);
-  if (!bytes)
-    return bytes.takeError();
-  Expected<std::vector<DecodedInst>> decoded = disassembleFunction(
-      (*bytes)->getMemBufferRef(), function, "", DisasmBackend::LLVM);
-  if (!decoded)
-    return decoded.takeError();
-  if (decoded->empty())
-    return makeError("function '" + function + "' is empty");
-  insts = std::move(*decoded);
-  uint64_t lo = insts.front().address,
-           hi = insts.back().address + insts.back().size;
-  return (plugin + ",lo=0x" + utohexstr(lo) + ",hi=0x" + utohexstr(hi) +
-          ",out=" + countsPath)
-      .str();
-}
-
-/// Adds the plugin's counts ("address count" lines) to `result` by the
-/// mnemonic of the instruction at each address.
-Error readCounts(StringRef countsPath, ArrayRef<DecodedInst> insts,
-                 ProbeResult &result) {
-  Expected<std::unique_ptr<MemoryBuffer>> text = readFile(countsPath);
-  if (!text)
-    return text.takeError();
-  std::map<uint64_t, StringRef> mnemonicAt;
-  for (const DecodedInst &inst : insts)
-    mnemonicAt[inst.address] = inst.mnemonic;
-  SmallVector<StringRef> lines;
-  (*text)->getBuffer().split(lines, '\n', -1, false);
-  for (StringRef line : lines) {
-    auto [addressText, countText] = line.split(' ');
-    uint64_t address = 0, count = 0;
-    if (addressText.getAsInteger(16, address) ||
-        countText.getAsInteger(10, count) || !mnemonicAt.count(address))
-      return makeError("bad line in the instruction counts: '" + line + "'");
-    result.executed[mnemonicAt[address].str()] += count;
-    result.executedTotal += count;
-  }
-  return Error::success();
-}
-
 /// Symbols go to lld's --defsym as an expression: keep them plain.
 bool isPlainSymbol(StringRef symbol) {
   return !symbol.empty() && !isDigit(symbol.front()) &&
@@ -493,6 +318,18 @@ Error decodeOutput(StringRef bytes, ProbeResult &result) {
     p += buffer.size();
   }
   return Error::success();
+}
+
+/// qemu's arguments for `options`: the CPU model (with the vector length)
+/// first, then the program's environment.
+std::vector<std::string> qemuArguments(const RunOptions &options) {
+  std::string cpu = options.cpu;
+  if (options.sveBits != 0)
+    cpu += ",sve-default-vector-length=" + std::to_string(options.sveBits / 8);
+  std::vector<std::string> args = {"-cpu", cpu};
+  for (const std::string &variable : options.environment)
+    args.insert(args.end(), {"-E", variable});
+  return args;
 }
 
 } // namespace
@@ -578,22 +415,26 @@ Expected<ProbeResult> runProgram(ArrayRef<uint8_t> object, StringRef symbol,
                           logPath, kToolTimeoutSeconds))
     return std::move(err);
 
-  std::string cpu = options.cpu;
-  if (sveBits != 0)
-    cpu += ",sve-default-vector-length=" + std::to_string(sveBits / 8);
-  SmallVector<StringRef, 8> runArgs = {"-cpu", cpu};
-  std::string countsPath = dir->file("counts.txt"), plugin;
+  std::vector<std::string> qemuArgs = qemuArguments(options);
+  std::string countsPath = dir->file("counts.txt");
   std::vector<DecodedInst> counted;
   if (!options.countFunction.empty()) {
-    Expected<std::string> arg =
-        countingPlugin(exePath, options.countFunction, countsPath, counted);
-    if (!arg)
-      return arg.takeError();
-    plugin = *arg;
-    runArgs.append({"-plugin", plugin});
+    Expected<std::string> plugin = functionCountingPlugin(
+        exePath, options.countFunction, countsPath, counted);
+    if (!plugin)
+      return plugin.takeError();
+    qemuArgs.insert(qemuArgs.end(), {"-plugin", *plugin});
   }
-  runArgs.append({exePath, inPath, outPath});
-  if (Error err = runTool("running probe '" + symbol + "' (-cpu " + cpu + ")",
+  if (options.countParts) {
+    Expected<std::string> plugin = markCountingPlugin(exePath, countsPath);
+    if (!plugin)
+      return plugin.takeError();
+    qemuArgs.insert(qemuArgs.end(), {"-plugin", *plugin});
+  }
+  qemuArgs.insert(qemuArgs.end(), {exePath, inPath, outPath});
+  SmallVector<StringRef, 16> runArgs(qemuArgs.begin(), qemuArgs.end());
+  if (Error err = runTool("running probe '" + symbol + "' (-cpu " +
+                              qemuArgs[1] + ")",
                           qemu, runArgs, logPath, options.timeoutSeconds))
     return std::move(err);
 
@@ -605,8 +446,14 @@ Expected<ProbeResult> runProgram(ArrayRef<uint8_t> object, StringRef symbol,
   if (Error err = decodeOutput((*output)->getBuffer(), result))
     return std::move(err);
   if (!options.countFunction.empty())
-    if (Error err = readCounts(countsPath, counted, result))
+    if (Error err = readFunctionCounts(countsPath, counted, result))
       return std::move(err);
+  if (options.countParts) {
+    Expected<std::vector<ExecutedCounts>> parts = readMarkedCounts(countsPath);
+    if (!parts)
+      return parts.takeError();
+    result.parts = std::move(*parts);
+  }
   if (sveBits != 0 && result.sveVectorBits != sveBits)
     return makeError("probe '" + symbol + "' ran with SVE vector length " +
                      Twine(result.sveVectorBits) + " bits but " +
@@ -614,71 +461,39 @@ Expected<ProbeResult> runProgram(ArrayRef<uint8_t> object, StringRef symbol,
   return std::move(result);
 }
 
-/// The loop as an assembly file llvm-mca reads: a label at its top and its
-/// closing branch aimed at it (the decoder prints an address).
-static std::string loopAssembly(ArrayRef<DecodedInst> loop) {
-  std::string text = "tisa_loop:\n";
-  for (size_t i = 0; i < loop.size(); ++i) {
-    StringRef line = loop[i].text;
-    if (i + 1 == loop.size())
-      text += (line.rsplit(' ').first + " tisa_loop").str();
-    else
-      text += line.str();
-    text += "\n";
-  }
-  return text;
-}
-
-/// The number after `key` in llvm-mca's summary, or -1.
-static double summaryValue(StringRef report, StringRef key) {
-  size_t at = report.find(key);
-  if (at == StringRef::npos)
-    return -1;
-  StringRef rest = report.drop_front(at + key.size()).ltrim();
-  double v;
-  if (rest.take_until([](char c) { return c == '\n' || c == ' '; })
-          .getAsDouble(v))
-    return -1;
-  return v;
-}
-
-Expected<LoopAnalysis> analyzeLoop(ArrayRef<DecodedInst> loop, StringRef cpu) {
-  if (loop.empty() || !branchTarget(loop.back()))
-    return makeError("analyzeLoop: the loop must end with its backward branch");
-  std::optional<std::string> mca = findTool("TISA_LLVM_MCA", TISA_LLVM_MCA);
-  if (!mca)
-    return makeError("llvm-mca not found (set TISA_LLVM_MCA or install "
-                     "llvm-22)");
-  Expected<TempDir> dir = TempDir::create("tisa-mca");
+Expected<CountedRun> runCounted(StringRef exe, ArrayRef<std::string> args,
+                                const RunOptions &options) {
+  std::optional<std::string> qemu = findQemu();
+  if (!qemu)
+    return makeError("qemu-aarch64 not found (set TISA_QEMU_AARCH64 or "
+                     "install qemu-user)");
+  Expected<TempDir> dir = TempDir::create("tisa-aarch64-counted");
   if (!dir)
     return dir.takeError();
-  std::string source = dir->file("loop.s"), log = dir->file("mca.txt");
-  std::string text = loopAssembly(loop);
-  if (Error e = writeFile(source, ArrayRef<uint8_t>(
-                                      reinterpret_cast<const uint8_t *>(
-                                          text.data()),
-                                      text.size())))
-    return std::move(e);
-  std::string mcpu = ("-mcpu=" + cpu).str();
-  if (Error e = runTool("llvm-mca", *mca,
-                        {"-mtriple=aarch64-linux-gnu", mcpu, "-iterations=1000",
-                         source},
-                        log, 60))
-    return std::move(e);
-  Expected<std::unique_ptr<MemoryBuffer>> report = readFile(log);
-  if (!report)
-    return report.takeError();
-  StringRef r = (*report)->getBuffer();
-  double iterations = summaryValue(r, "Iterations:"),
-         cycles = summaryValue(r, "Total Cycles:"),
-         bound = summaryValue(r, "Block RThroughput:");
-  if (iterations <= 0 || cycles <= 0 || bound < 0)
-    return makeError("cannot read llvm-mca's summary:\n" + r.str());
-  LoopAnalysis out;
-  out.instructions = loop.size();
-  out.cyclesPerIteration = cycles / iterations;
-  out.throughputBound = bound;
-  return out;
+  std::string countsPath = dir->file("counts.txt"), logPath = dir->file("log");
+  Expected<std::string> plugin = markCountingPlugin(exe, countsPath);
+  if (!plugin)
+    return plugin.takeError();
+  std::vector<std::string> qemuArgs = qemuArguments(options);
+  qemuArgs.insert(qemuArgs.end(), {"-plugin", *plugin, exe.str()});
+  qemuArgs.insert(qemuArgs.end(), args.begin(), args.end());
+  SmallVector<StringRef, 16> runArgs(qemuArgs.begin(), qemuArgs.end());
+  if (Error err = runTool("running '" + sys::path::filename(exe) + "' (-cpu " +
+                              qemuArgs[1] + ")",
+                          *qemu, runArgs, logPath, options.timeoutSeconds))
+    return std::move(err);
+  CountedRun run;
+  Expected<std::unique_ptr<MemoryBuffer>> log = readFile(logPath);
+  if (!log)
+    return log.takeError();
+  run.output = (*log)->getBuffer().str();
+  Expected<std::vector<ExecutedCounts>> parts = readMarkedCounts(countsPath);
+  if (!parts)
+    return parts.takeError();
+  if (parts->empty())
+    return makeError("'" + exe + "' marked no part to count:\n" + run.output);
+  run.parts = std::move(*parts);
+  return std::move(run);
 }
 
 } // namespace aarch64

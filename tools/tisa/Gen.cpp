@@ -568,7 +568,9 @@ int runUnderQemu(const Options &o, const Runnable &r) {
                         100.0 * counts->tensor / std::max<uint64_t>(1, counts->total),
                         counts->minimum,
                         counts->tensor / std::max(1.0, counts->minimum));
-  os << "\n";
+  os << llvm::formatv("\n             one plain call (packing the weights "
+                      "itself) executed {0} ({1:f3} per multiply-accumulate)\n",
+                      counts->plainTotal, counts->plainTotal / macs);
   os << hotLoopReport(*kernel, r.target) << "\n";
   return 0;
 }

@@ -33,18 +33,23 @@ std::string checkUnderQemu(const GeneratedKernel &k, const KernelSpec &spec,
                            const aarch64::RunOptions &options, uint64_t seed,
                            int &runs);
 
-/// What one call of a kernel's pre-packed entry executed under qemu.
+/// What one call of a kernel's pre-packed entry executed under qemu, and
+/// one call of its plain entry (packing included).
 struct QemuCounts {
-  uint64_t total = 0;  ///< instructions executed inside the entry
+  uint64_t total = 0;  ///< instructions the pre-packed call executed
   uint64_t tensor = 0; ///< of them, the kernel's instruction
   /// The kernel's multiply-accumulates divided by one instruction's: the
   /// fewest tensor instructions that can do the work (0 for the fallback).
   double minimum = 0;
   std::map<std::string, uint64_t> executed; ///< per mnemonic
+  /// Instructions one call of the plain entry executed (it packs the
+  /// weights itself), and of them the kernel's instruction.
+  uint64_t plainTotal = 0, plainTensor = 0;
 };
 
-/// Packs the weights, then counts one call of the pre-packed entry (its own
-/// instructions; it calls nothing) on random data.
+/// Packs the weights, then counts one call of the pre-packed entry and one
+/// of the plain entry on random data: every instruction executed from the
+/// call to its return, in the entry and in whatever it calls.
 llvm::Expected<QemuCounts> countUnderQemu(const GeneratedKernel &k,
                                           const KernelSpec &spec,
                                           const aarch64::RunOptions &options,

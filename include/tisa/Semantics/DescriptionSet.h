@@ -9,6 +9,7 @@
 #define TISA_SEMANTICS_DESCRIPTIONSET_H
 
 #include "mlir/IR/BuiltinOps.h"
+#include "mlir/IR/MLIRContext.h"
 #include "mlir/IR/OwningOpRef.h"
 #include "tisa/Semantics/Description.h"
 #include "llvm/Support/SourceMgr.h"
@@ -69,6 +70,23 @@ private:
 /// (':'-separated), then the installed directory (or the source tree's when the
 /// installed one does not exist).
 std::vector<std::string> isaSearchPath(llvm::ArrayRef<std::string> extraDirs);
+
+/// Every description of isaSearchPath(extraDirs), loaded into a context of
+/// their own: what a program that generates kernels outside a pass (a
+/// benchmark, a test) needs.
+struct LoadedDescriptions {
+  explicit LoadedDescriptions(llvm::ArrayRef<std::string> extraDirs = {});
+  mlir::MLIRContext ctx;
+  /// The diagnostics of the files that failed to load.
+  std::string errors;
+  std::vector<const Description *> all;
+  /// False when a file failed to load (`errors` says which and why).
+  bool ok = true;
+
+private:
+  llvm::raw_string_ostream errorStream{errors};
+  DescriptionSet set{ctx, errorStream};
+};
 
 } // namespace tisa
 

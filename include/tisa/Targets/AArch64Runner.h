@@ -45,6 +45,19 @@ constexpr unsigned kMaxSveVectorBits = 2048;
 /// found", "no aarch64 static libc (install libc6-dev-arm64-cross)").
 std::string unavailableReason();
 
+/// What one counted part of a program executed, per mnemonic and in total
+/// (counted by tisa's TCG plugin: exact, the same run to run).
+struct ExecutedCounts {
+  std::map<std::string, uint64_t> executed;
+  uint64_t total = 0;
+};
+
+/// A program counted by parts calls a function of this name, defined by
+/// itself as `void tisa_count_mark(void)` and never inlined, before and
+/// after each part: everything it executes in between is counted, wherever
+/// the code lies (libraries, JIT-generated code).
+constexpr llvm::StringLiteral kCountMarkSymbol = "tisa_count_mark";
+
 struct ProbeResult {
   /// The buffers' contents after the call, same sizes as passed in.
   std::vector<std::vector<uint8_t>> buffers;
@@ -56,6 +69,8 @@ struct ProbeResult {
   /// run to run).
   std::map<std::string, uint64_t> executed;
   uint64_t executedTotal = 0;
+  /// With RunOptions::countParts: each part the program marked.
+  std::vector<ExecutedCounts> parts;
 };
 
 /// Links `object` (an ELF aarch64 relocatable defining
@@ -90,6 +105,11 @@ struct RunOptions {
   /// A function of the linked program whose executed instructions are
   /// counted (ProbeResult::executed); empty: none.
   std::string countFunction;
+  /// Count the parts the program marks with kCountMarkSymbol
+  /// (ProbeResult::parts); the adapter then defines that function.
+  bool countParts = false;
+  /// Environment variables for the program, "NAME=value" (qemu -E).
+  std::vector<std::string> environment;
   /// Generous for a probe (a handful of instructions: only a hang gets
   /// near it); a kernel on a large shape runs for seconds under qemu.
   unsigned timeoutSeconds = 60;
@@ -101,6 +121,22 @@ llvm::Expected<ProbeResult> runProgram(llvm::ArrayRef<uint8_t> object,
                                        llvm::StringRef symbol,
                                        std::vector<std::vector<uint8_t>> buffers,
                                        const RunOptions &options);
+
+/// A program's counted run: its parts and what it printed.
+struct CountedRun {
+  std::vector<ExecutedCounts> parts;
+  /// stdout and stderr together.
+  std::string output;
+};
+
+/// Runs the aarch64 executable `exe` (static, or dynamic against aarch64
+/// libraries the host has through multiarch) with `args` under qemu-aarch64
+/// as `options` say (CPU, SVE length, environment, timeout), counting the
+/// parts it marks (see kCountMarkSymbol). Fails with its output when it
+/// exits non-zero or marks no part.
+llvm::Expected<CountedRun> runCounted(llvm::StringRef exe,
+                                      llvm::ArrayRef<std::string> args,
+                                      const RunOptions &options);
 
 /// LLVM's machine-code analyzer (llvm-mca) on one loop of decoded aarch64
 /// code for a CPU model: the loop body (its closing branch back to its top)

@@ -441,6 +441,63 @@ TEST_F(AArch64RunnerTest, WritePastBufferEndIsReported) {
       << message;
 }
 
+// A probe that marks two parts: part 1 runs `n` sdot instructions in a
+// loop, part 2 none; outside the parts it runs 5 more.
+constexpr StringLiteral kMarkedSource = R"c(
+#include <arm_neon.h>
+#include <stdint.h>
+__attribute__((noinline)) void tisa_count_mark(void) { __asm__ volatile(""); }
+__attribute__((noinline)) static int32x4_t dots(int32x4_t acc, int8x16_t a, int n) {
+  for (int i = 0; i < n; ++i)
+    __asm__ volatile("sdot %0.4s, %1.16b, %1.16b" : "+w"(acc) : "w"(a));
+  return acc;
+}
+void marked_probe(int32_t *acc, const int8_t *a, const int32_t *times) {
+  int32x4_t v = vld1q_s32(acc);
+  v = dots(v, vld1q_s8(a), 5);
+  tisa_count_mark();
+  v = dots(v, vld1q_s8(a), times[0]);
+  tisa_count_mark();
+  tisa_count_mark();
+  tisa_count_mark();
+  for (int i = 1; i < times[1]; ++i)
+    tisa_count_mark();
+  vst1q_s32(acc, v);
+}
+)c";
+
+TEST_F(AArch64RunnerTest, MarkedPartsAreCountedApart) {
+  Expected<std::vector<uint8_t>> object =
+      compileC(kMarkedSource);
+  ASSERT_OK(object);
+  RunOptions options;
+  options.countParts = true;
+  std::vector<int32_t> acc(4, 0), times = {37, 1};
+  std::vector<int8_t> a(16, 1);
+  Expected<ProbeResult> result = runProgram(
+      *object, "marked_probe", {toBytes(acc), toBytes(a), toBytes(times)},
+      options);
+  ASSERT_OK(result);
+  ASSERT_EQ(result->parts.size(), 2u);
+  // Exactly the loop's 37 sdot in part 1 (the 5 before it are outside);
+  // none in part 2, which is only the mark's own call and return.
+  EXPECT_EQ(result->parts[0].executed["sdot"], 37u);
+  EXPECT_GT(result->parts[0].total, 37u);
+  EXPECT_EQ(result->parts[1].executed.count("sdot"), 0u);
+  EXPECT_LT(result->parts[1].total, 10u);
+  // 4 * (5 + 37) dot products of 16 ones, each 4 wide.
+  EXPECT_EQ(fromBytes<int32_t>(result->buffers[0])[0], 42 * 4);
+
+  // An odd number of marks leaves a part open: an error, not a count.
+  times = {3, 2};
+  result = runProgram(*object, "marked_probe",
+                      {toBytes(acc), toBytes(a), toBytes(times)}, options);
+  ASSERT_FALSE(static_cast<bool>(result));
+  std::string message = toString(result.takeError());
+  EXPECT_NE(message.find("'tisa_count_mark' ran 5 times"), std::string::npos)
+      << message;
+}
+
 // Argument checks come before any tool is needed: these run everywhere.
 TEST(AArch64RunnerArgsTest, RejectsBadArguments) {
   std::vector<uint8_t> noObject;

@@ -57,28 +57,8 @@ std::string armName(const testing::TestParamInfo<ArmCase> &info) {
   return target + "_" + testName({info.param.kernel, info.index});
 }
 
-/// The shipped descriptions, loaded once.
-struct Descriptions {
-  mlir::MLIRContext ctx;
-  std::string errors;
-  llvm::raw_string_ostream errs{errors};
-  DescriptionSet set{ctx, errs};
-  std::vector<const Description *> all;
-  bool ok = true;
-  Descriptions() {
-    mlir::DialectRegistry registry;
-    registerDescriptionDialects(registry);
-    ctx.appendDialectRegistry(registry);
-    for (const std::string &dir : isaSearchPath({}))
-      ok &= mlir::succeeded(set.loadDirectory(dir));
-    set.releaseDiagnostics();
-    for (const auto &d : set.descriptions())
-      all.push_back(d.get());
-  }
-};
-
-Descriptions &descriptions() {
-  static Descriptions d;
+LoadedDescriptions &descriptions() {
+  static LoadedDescriptions d;
   return d;
 }
 
@@ -89,7 +69,7 @@ TEST_P(ArmKernels, CorrectAndTensorized) {
     GTEST_SKIP() << "cannot run aarch64 code here: " << why;
   const KernelSpec &spec = GetParam().kernel.spec;
   expectOutputSize(GetParam().kernel);
-  Descriptions &d = descriptions();
+  LoadedDescriptions &d = descriptions();
   ASSERT_TRUE(d.ok) << d.errors;
   auto target = loadTarget(GetParam().target);
   ASSERT_TRUE(bool(target)) << llvm::toString(target.takeError());

@@ -1,0 +1,119 @@
+//===- Acl.cpp - the Arm Compute Library's GEMMs for tisa-arm-vendors -----===//
+
+#include "Vendor.h"
+
+#include "arm_compute/runtime/NEON/NEFunctions.h"
+#include "arm_compute/runtime/Tensor.h"
+
+#include <cstring>
+
+namespace armvendors {
+namespace {
+
+using namespace arm_compute;
+
+/// NEGEMMLowpMatrixMultiplyCore (8-bit, s32 result; zero offsets) or NEGEMM
+/// (bf16, f32). Pre-packed: B is reshaped on the first run only
+/// (GEMMInfo's reshape_b_only_on_first_run); plain: on every run.
+class AclCall : public Call {
+public:
+  AclCall(const Problem &p, const Data &d, std::string &why) : problem(p) {
+    DataType ta, tb, tc;
+    bool lowp = p.types == Types::S8S8S32 || p.types == Types::U8S8S32;
+    switch (p.types) {
+    case Types::S8S8S32:
+      ta = tb = DataType::QASYMM8_SIGNED, tc = DataType::S32;
+      break;
+    case Types::U8S8S32: // B as u8 = s8 + 128; ACL adds the offset
+      ta = tb = DataType::QASYMM8, tc = DataType::S32;
+      break;
+    case Types::BF16BF16F32:
+      ta = tb = DataType::BFLOAT16, tc = DataType::F32;
+      break;
+    default:
+      ta = tb = tc = DataType::F32;
+      break;
+    }
+    bool biasedB = p.types == Types::U8S8S32;
+    a.allocator()->init(
+        TensorInfo(TensorShape(p.k, p.m), 1, ta, QuantizationInfo(1.0f, 0)));
+    b.allocator()->init(TensorInfo(TensorShape(p.n, p.k), 1, tb,
+                                   QuantizationInfo(1.0f, biasedB ? -128 : 0)));
+    c.allocator()->init(TensorInfo(TensorShape(p.n, p.m), 1, tc));
+    GEMMInfo info(false, false, /*reshape_b_only_on_first_run=*/p.prePacked);
+    Status status =
+        lowp ? NEGEMMLowpMatrixMultiplyCore::validate(a.info(), b.info(),
+                                                      nullptr, c.info(), info)
+             : NEGEMM::validate(a.info(), b.info(), nullptr, c.info(), 1.0f,
+                                0.0f, info);
+    if (status.error_code() != ErrorCode::OK) {
+      why = status.error_description();
+      return;
+    }
+    if (lowp) {
+      auto g = std::make_unique<NEGEMMLowpMatrixMultiplyCore>();
+      g->configure(&a, &b, nullptr, &c, info);
+      function = std::move(g);
+      name = "NEGEMMLowpMatrixMultiplyCore";
+    } else {
+      auto g = std::make_unique<NEGEMM>();
+      g->configure(&a, &b, nullptr, &c, 1.0f, 0.0f, info);
+      function = std::move(g);
+      name = "NEGEMM";
+    }
+    a.allocator()->allocate();
+    b.allocator()->allocate();
+    c.allocator()->allocate();
+    std::memcpy(a.buffer(), d.a.data(), d.a.size());
+    std::memcpy(b.buffer(), d.b.data(), d.b.size());
+    if (biasedB)
+      for (size_t i = 0; i < d.b.size(); ++i)
+        b.buffer()[i] ^= 0x80; // s8 v -> u8 v + 128
+  }
+  bool ok() const { return function != nullptr; }
+  std::string implementation() const override {
+    return "ACL " + name + (problem.prePacked ? " (B reshaped on the first run)"
+                                              : " (B reshaped every run)");
+  }
+  void run() override { function->run(); }
+  void readOutput(Data &d) override {
+    size_t n = size_t(problem.m * problem.n);
+    // Rows may be padded: copy row by row.
+    size_t rowBytes = c.info()->strides_in_bytes()[1];
+    bool ints = problem.types == Types::S8S8S32 ||
+                problem.types == Types::U8S8S32;
+    if (ints)
+      d.outI32.resize(n);
+    else
+      d.outF32.resize(n);
+    uint8_t *base = c.buffer() + c.info()->offset_first_element_in_bytes();
+    for (int64_t row = 0; row < problem.m; ++row) {
+      void *to = ints ? (void *)&d.outI32[row * problem.n]
+                      : (void *)&d.outF32[row * problem.n];
+      std::memcpy(to, base + row * rowBytes, size_t(problem.n) * 4);
+    }
+  }
+
+private:
+  Problem problem;
+  Tensor a, b, c;
+  std::unique_ptr<IFunction> function;
+  std::string name;
+};
+
+} // namespace
+
+std::unique_ptr<Call> makeAcl(const Problem &p, const Data &d,
+                              std::string &why) {
+  if (p.conv) {
+    why = "ACL's 8-bit convolutions requantize to 8-bit outputs (no s32 "
+          "result); not the same work";
+    return nullptr;
+  }
+  auto call = std::make_unique<AclCall>(p, d, why);
+  if (!call->ok())
+    return nullptr;
+  return call;
+}
+
+} // namespace armvendors
