@@ -11,8 +11,10 @@
 //     tisa-arm-vendors under the same qemu CPU model on the same shape:
 //     oneDNN (matmul, convolution), the Arm Compute Library (GEMM),
 //     OpenBLAS (sgemm: f32, shown beside the bf16 rows). Pre-packed: the
-//     library's weights layout made once outside the count; plain: plain
-//     weights every call.
+//     library's weights layout made once outside the count; plain: the
+//     weights in their plain layout every call, packing included (oneDNN
+//     reorders them in the call, ACL reshapes B every run, OpenBLAS packs
+//     inside every sgemm).
 // Every vendor result is checked (sampled, exact) in the counted run; tisa's
 // kernel is checked against the reference before it is counted.
 //
@@ -58,7 +60,6 @@ std::vector<Workload> workloads(bool quick) {
             {"conv 8x8x16->16 3x3", K::makeConv2d(1, 8, 8, 16, 16, 3, 1, 1)}};
   return {{"gemm 256^3", K::makeGemm(256, 256, 256)},
           {"gemm 512^3", K::makeGemm(512, 512, 512)},
-          {"gemm 1024^3", K::makeGemm(1024, 1024, 1024)},
           {"bert 128x768x768", K::makeGemm(128, 768, 768)},
           {"bert 128x3072x768", K::makeGemm(128, 3072, 768)},
           {"bert 128x768x3072", K::makeGemm(128, 768, 3072)},

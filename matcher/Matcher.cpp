@@ -327,12 +327,21 @@ void estimateCost(const Contraction &c, const InstrModel &model,
 } // namespace detail
 
 namespace {
-/// The ranking: estimated cycles, then lanes used, bytes relaid out, and
-/// instructions issued.
+/// Whether `p` broadcasts into the register its instruction can take by
+/// element (one load per register of groups instead of per group).
+bool broadcastsByElement(const TensorizePlan &p) {
+  std::optional<unsigned> r = p.desc ? p.desc->lowering.byElement : std::nullopt;
+  return r && *r < p.operands.size() &&
+         p.operands[*r].access == OperandPlan::Access::Broadcast;
+}
+
+/// The ranking: estimated cycles, then lanes used, bytes relaid out,
+/// instructions issued, and a broadcast the instruction takes by element.
 bool ranksBefore(const TensorizePlan &a, const TensorizePlan &b) {
   auto key = [](const TensorizePlan &p) {
     return std::make_tuple(p.cost.cycles, -p.cost.utilization,
-                           p.cost.packBytes, p.cost.instructions);
+                           p.cost.packBytes, p.cost.instructions,
+                           !broadcastsByElement(p));
   };
   return key(a) < key(b);
 }

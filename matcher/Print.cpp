@@ -128,6 +128,9 @@ void printPlan(const Contraction &c, const TensorizePlan &p,
        << d.registers[op.instrOperand].type << "): " << op.detail;
     if (op.packBytes)
       os << " (" << op.packBytes << " bytes written)";
+    if (op.access == OperandPlan::Access::Broadcast &&
+        d.lowering.byElement == op.instrOperand)
+      os << ", read by element (a register of groups per load)";
     os << "\n";
   }
   if (p.repair)

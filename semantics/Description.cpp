@@ -363,13 +363,33 @@ LogicalResult parseRegisters(Operation *op, DictReader &r, Description &d) {
   return success();
 }
 
+/// `by_element = i`: an input register of a flat vector class.
+LogicalResult parseByElement(DictReader &lr, Description &d) {
+  FailureOr<std::optional<IntegerAttr>> i = lr.getOptional<IntegerAttr>(
+      "by_element", "the index of the input register with a by-element form");
+  if (failed(i))
+    return failure();
+  if (!*i)
+    return success();
+  int64_t r = (*i)->getInt();
+  if (r != 0 && r != 1)
+    return lr.error() << "by_element names register " << r
+                      << "; it must be an input register (0 or 1)";
+  const auto &reg = d.registers[r];
+  if (reg.cls != RegisterClass::Vector || reg.type.getRank() != 1)
+    return lr.error() << "by_element names register " << r
+                      << ", which is not a flat vector register";
+  d.lowering.byElement = unsigned(r);
+  return success();
+}
+
 LogicalResult parseLowering(Operation *op, DictReader &r, Description &d) {
   FailureOr<DictionaryAttr> dict = r.get<DictionaryAttr>(
       "lowering", "a dictionary {intrinsic = \"...\", operands = [...]}");
   if (failed(dict))
     return failure();
   DictReader lr(op, *dict, "'lowering'");
-  if (failed(lr.checkKeys({"intrinsic", "operands"})))
+  if (failed(lr.checkKeys({"intrinsic", "operands", "by_element"})))
     return failure();
   FailureOr<std::string> name = lr.getString("intrinsic");
   if (failed(name))
@@ -421,7 +441,7 @@ LogicalResult parseLowering(Operation *op, DictReader &r, Description &d) {
       return lr.error() << "operand " << i << " is passed to the intrinsic "
                         << uses[i]
                         << " times; each operand must be passed exactly once";
-  return success();
+  return parseByElement(lr, d);
 }
 
 /// `input_denormals`: "keep" or "zero" for every operand, or an array of

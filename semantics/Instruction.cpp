@@ -100,17 +100,8 @@ bool canSegment(const OperandRegister &r, int64_t rows, int64_t cols) {
 
 Value loadRegister(OpBuilder &b, Location loc, const OperandRegister &r,
                    Value ptr, Value rowBytes, int64_t rows) {
-  if (r.cls == RegisterClass::Vector && rows > 1) {
-    assert(r.type.getNumElements() % rows == 0 && rowBytes &&
-           "not a vector segment");
-    VectorType rowType = segmentRowType(r, rows);
-    SmallVector<Value> parts;
-    for (int64_t i = 0; i < rows; ++i)
-      parts.push_back(LLVM::LoadOp::create(
-          b, loc, rowType, rowPointer(b, loc, ptr, rowBytes, i),
-          /*alignment=*/1));
-    return concatenate(b, loc, std::move(parts));
-  }
+  if (r.cls == RegisterClass::Vector && rows > 1)
+    return loadSegments(b, loc, r, ptr, 1, rowBytes, rows).front();
   if (r.cls == RegisterClass::Vector)
     return LLVM::LoadOp::create(b, loc, r.type, ptr, /*alignment=*/1);
   if (!rowBytes)
@@ -125,17 +116,7 @@ Value loadRegister(OpBuilder &b, Location loc, const OperandRegister &r,
 void storeRegister(OpBuilder &b, Location loc, const OperandRegister &r,
                    Value ptr, Value v, Value rowBytes, int64_t rows) {
   if (r.cls == RegisterClass::Vector && rows > 1) {
-    assert(r.type.getNumElements() % rows == 0 && rowBytes &&
-           "not a vector segment");
-    int64_t n = segmentRowType(r, rows).getNumElements();
-    for (int64_t i = 0; i < rows; ++i) {
-      SmallVector<int32_t> mask(n);
-      for (int64_t e = 0; e < n; ++e)
-        mask[e] = int32_t(i * n + e);
-      Value row = LLVM::ShuffleVectorOp::create(b, loc, v, v, mask);
-      LLVM::StoreOp::create(b, loc, row, rowPointer(b, loc, ptr, rowBytes, i),
-                            /*alignment=*/1);
-    }
+    storeSegments(b, loc, r, ptr, v, rowBytes, rows);
     return;
   }
   if (r.cls == RegisterClass::Vector) {
@@ -147,6 +128,58 @@ void storeRegister(OpBuilder &b, Location loc, const OperandRegister &r,
   LLVM::CallIntrinsicOp::create(
       b, loc, TypeRange{}, b.getStringAttr("llvm.x86.tilestored64.internal"),
       tileOperands(b, loc, r, {ptr, rowBytes, v}), LLVM::FastmathFlagsAttr());
+}
+
+/// Elements [from, from + n) of `a` then, with `second`, [from, from + n) of
+/// `second`: one shuffle (zip1/zip2 for two 64-bit halves).
+Value pick(OpBuilder &b, Location loc, Value a, Value second, int64_t from,
+           int64_t n) {
+  int64_t len = cast<VectorType>(a.getType()).getNumElements();
+  SmallVector<int32_t> mask;
+  for (int64_t e = 0; e < n; ++e)
+    mask.push_back(int32_t(from + e));
+  if (second)
+    for (int64_t e = 0; e < n; ++e)
+      mask.push_back(int32_t(len + from + e));
+  return LLVM::ShuffleVectorOp::create(b, loc, a, second ? second : a, mask);
+}
+
+void storeSegments(OpBuilder &b, Location loc, const OperandRegister &r,
+                   Value ptr, ValueRange vs, Value rowBytes, int64_t rows) {
+  assert(r.cls == RegisterClass::Vector && rows > 1 && rowBytes &&
+         r.type.getNumElements() % rows == 0 && (vs.size() == 1 || vs.size() == 2) &&
+         "one or two vector segments");
+  int64_t n = segmentRowType(r, rows).getNumElements();
+  Value second = vs.size() == 2 ? vs[1] : Value();
+  for (int64_t i = 0; i < rows; ++i)
+    LLVM::StoreOp::create(b, loc, pick(b, loc, vs[0], second, i * n, n),
+                          rowPointer(b, loc, ptr, rowBytes, i),
+                          /*alignment=*/1);
+}
+
+SmallVector<Value> loadSegments(OpBuilder &b, Location loc,
+                                const OperandRegister &r, Value ptr,
+                                int64_t count, Value rowBytes, int64_t rows) {
+  assert(r.cls == RegisterClass::Vector && rows > 1 && rowBytes &&
+         r.type.getNumElements() % rows == 0 && (count == 1 || count == 2) &&
+         "one or two vector segments");
+  int64_t n = segmentRowType(r, rows).getNumElements();
+  auto joined = VectorType::get({n * count}, r.type.getElementType());
+  SmallVector<Value> rowValues;
+  for (int64_t i = 0; i < rows; ++i)
+    rowValues.push_back(LLVM::LoadOp::create(
+        b, loc, joined, rowPointer(b, loc, ptr, rowBytes, i), /*alignment=*/1));
+  if (count == 1)
+    return {concatenate(b, loc, std::move(rowValues))};
+  // Segment j: its part of every row; two rows in one shuffle.
+  SmallVector<Value> segments;
+  for (int64_t j = 0; j < count; ++j) {
+    SmallVector<Value> parts;
+    for (int64_t i = 0; i + 1 < rows; i += 2)
+      parts.push_back(pick(b, loc, rowValues[i], rowValues[i + 1], j * n, n));
+    segments.push_back(concatenate(b, loc, std::move(parts)));
+  }
+  return segments;
 }
 
 Value zeroRegister(OpBuilder &b, Location loc, const OperandRegister &r) {

@@ -141,10 +141,10 @@ LogicalResult TisaDialect::verifyOperationAttribute(Operation *op,
                              << attr.getValue();
     return success();
   }
-  if (attr.getName() == kUnrollAttr) {
+  if (attr.getName() == kUnrollAttr || attr.getName() == kByElementAttr) {
     auto factor = dyn_cast<IntegerAttr>(attr.getValue());
     if (!factor || factor.getValue().getSExtValue() < 1)
-      return op->emitError() << "'" << kUnrollAttr
+      return op->emitError() << "'" << attr.getName().getValue()
                              << "' must be a positive integer, not "
                              << attr.getValue();
     return success();
@@ -160,7 +160,8 @@ LogicalResult TisaDialect::verifyOperationAttribute(Operation *op,
                            << attr.getName().getValue()
                            << "' (the tisa dialect defines '"
                            << kInstructionAttrName << "', '" << kLoopAttr
-                           << "', '" << kUnrollAttr << "', '" << kPlanAttr
+                           << "', '" << kUnrollAttr << "', '"
+                           << kByElementAttr << "', '" << kPlanAttr
                            << "' and '" << kScheduleAttr << "')";
   auto func = dyn_cast<func::FuncOp>(op);
   if (!func)

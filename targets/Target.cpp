@@ -84,6 +84,7 @@ const CostKey kCostKeys[] = {
     {"max_match_unroll", nullptr, &CostModel::maxMatchUnroll},
     {"max_tile_registers", nullptr, &CostModel::maxTileRegisters},
     {"max_tile_rows", nullptr, &CostModel::maxTileRows},
+    {"reduction_unroll", nullptr, &CostModel::reductionUnroll},
     {"spare_registers_with_broadcasts", nullptr,
      &CostModel::spareRegistersWithBroadcasts},
     {"spare_registers_with_packed", nullptr,

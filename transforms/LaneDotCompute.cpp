@@ -109,6 +109,9 @@ private:
   SmallVector<Value> ivs;
   Value lane;  // first lane of the current register
   Value bcRow; // in place with a border: the broadcast row of this step
+  // The group loop being emitted runs a multiple of `lanes` full steps: its
+  // broadcast groups are tagged for -tisa-by-element.
+  bool byElementLoop = false;
 
   // Parallel loops: tile loops over each loop's span (offset by the
   // enclosing blocks).
@@ -294,6 +297,11 @@ Value LaneDotKernel::Impl::Compute::step(OpBuilder &b, Location loc, Value acc,
     g = vector::MaskedLoadOp::create(b, loc, groupVec, mem, at, mask, zeros);
   } else {
     g = vector::LoadOp::create(b, loc, groupVec, mem, at);
+    // The instruction takes this register by element: -tisa-by-element
+    // loads a register of groups at once where the loop allows.
+    if (byElementLoop)
+      g.getDefiningOp()->setAttr(kByElementAttr,
+                                 b.getI64IntegerAttr(m.lanes));
   }
   g = vector::BitCastOp::create(b, loc, VectorType::get({1}, groupInt), g);
   g = vector::ExtractOp::create(b, loc, g, ArrayRef<int64_t>{0});
@@ -351,6 +359,8 @@ Value LaneDotKernel::Impl::Compute::reduce(OpBuilder &b, Location loc,
   bool peel = l == m.groupLoop && maskLastGroup;
   if (peel)
     --trips;
+  byElementLoop = l == m.groupLoop && m.broadcastByElement() &&
+                  !tapLow[l] && !tapHigh[l] && trips % m.lanes == 0;
   if (trips > 0) {
     Value lb = tapLow[l] ? tapLow[l] : cIndex(b, loc, 0);
     Value ub = tapHigh[l] ? tapHigh[l] : cIndex(b, loc, trips);
@@ -364,6 +374,7 @@ Value LaneDotKernel::Impl::Compute::reduce(OpBuilder &b, Location loc,
     acc = loop.getResult(0);
   }
   if (peel) {
+    byElementLoop = false;
     assert(level + 1 == m.reductionLoops.size() && "the group loop is last");
     ivs[l] = cIndex(b, loc, trips);
     acc = step(b, loc, acc, /*partial=*/true);

@@ -144,6 +144,12 @@ struct LaneDotKernel::Impl {
   Type elementType(unsigned input) const {
     return c.operands[input].elementType;
   }
+  /// The instruction takes the broadcast register by element: a register of
+  /// `lanes` groups is loaded per `lanes` steps (-tisa-by-element), and the
+  /// rows' registers stay live across them.
+  bool broadcastByElement() const {
+    return d->lowering.byElement == bcInstr && lanes > 1;
+  }
   Type accType() const { return c.operands[2].elementType; }
   /// Lanes per packed panel and the number of panels under `s`.
   int64_t panelLanes(const Schedule &s) const {

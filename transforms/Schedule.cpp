@@ -20,6 +20,8 @@ std::string Schedule::text() const {
     out += ",fuse=1";
   if (edge)
     out += ",edge=" + std::to_string(edge);
+  if (reductionUnroll != 1)
+    out += ",kunroll=" + std::to_string(reductionUnroll);
   return out;
 }
 
@@ -65,6 +67,12 @@ FailureOr<Schedule> Schedule::parse(StringRef text, std::string &why) {
         why = "edge '" + value.str() + "' is not an integer in [0, 64]";
         return failure();
       }
+    } else if (key == "kunroll") {
+      if (value.getAsInteger(10, s.reductionUnroll) || s.reductionUnroll < 1 ||
+          s.reductionUnroll > 16) {
+        why = "kunroll '" + value.str() + "' is not an integer in [1, 16]";
+        return failure();
+      }
     } else if (key == "panel") {
       if (value.getAsInteger(10, s.panel) || s.panel < 0) {
         why = "panel '" + value.str() + "' is not a non-negative integer";
@@ -72,7 +80,7 @@ FailureOr<Schedule> Schedule::parse(StringRef text, std::string &why) {
       }
     } else {
       why = "unknown schedule field '" + key.str() +
-            "' (expected unroll, block, order, panel, fuse, edge)";
+            "' (expected unroll, block, order, panel, fuse, edge, kunroll)";
       return failure();
     }
   }
@@ -335,9 +343,13 @@ double LaneDotKernel::Impl::TileSearch::allRows(unsigned l) const {
 void LaneDotKernel::Impl::TileSearch::consider(const Candidate &c, int64_t b) {
   // And all a broadcasts live at once with a packed vector (LLVM loads the
   // broadcasts first).
+  // By element, the rows' registers live with a step's packed vectors.
+  int64_t packedWithRows = m.broadcastByElement() ? b : 0;
   auto fits = [&](int64_t rows) {
     return rows * b + b + cm.spareRegistersWithPacked <= registers &&
-           rows * b + rows + cm.spareRegistersWithBroadcasts <= registers;
+           rows * b + rows + packedWithRows +
+                   cm.spareRegistersWithBroadcasts <=
+               registers;
   };
   if (!fits(c.a) || (c.edge && !fits(c.edge)))
     return;
@@ -493,6 +505,11 @@ LogicalResult LaneDotKernel::verify(const Schedule &s, const Target &,
             "loops are unrolled into registers";
       return failure();
     }
+  if (s.reductionUnroll != 1) {
+    why = "kunroll applies to tile kernels (AMX tiles, matrix segments); a "
+          "lane-dot kernel's reduction is unrolled by -tisa-by-element";
+    return failure();
+  }
   int64_t accumulators = 1;
   for (int64_t u : s.unroll)
     accumulators *= u;

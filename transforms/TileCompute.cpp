@@ -15,12 +15,14 @@
 #include "tisa/Semantics/Instruction.h"
 #include "tisa/Transforms/TileKernel.h"
 
+
 #include "mlir/Dialect/Affine/Utils.h"
 #include "mlir/Dialect/Arith/IR/Arith.h"
 #include "mlir/Dialect/LLVMIR/LLVMDialect.h"
 #include "mlir/Dialect/Linalg/IR/Linalg.h"
 #include "mlir/Dialect/MemRef/IR/MemRef.h"
 #include "mlir/Dialect/SCF/IR/SCF.h"
+#include "mlir/Dialect/SCF/Utils/Utils.h"
 #include "mlir/Dialect/Vector/IR/VectorOps.h"
 
 namespace tisa {
@@ -422,10 +424,20 @@ void TileKernel::emitBlock(OpBuilder &b, Location loc, ArrayRef<Value> blockIvs,
     moveEdge(b, loc, blk, cBuf, edge, /*intoEdge=*/true);
   SmallVector<Value> acc;
   for (int64_t i = 0; i < tm; ++i)
-    for (int64_t j = 0; j < tn; ++j)
-      acc.push_back(overwrite ? zeroRegister(b, loc, cR)
-                              : loadRegister(b, loc, cR, cTile(b, loc, blk, i, j),
-                                             blk.rowBytes, segmentRows()));
+    for (int64_t j = 0; j < tn; j += cPairs(tn, j)) {
+      if (overwrite) {
+        for (int64_t p = 0; p < cPairs(tn, j); ++p)
+          acc.push_back(zeroRegister(b, loc, cR));
+      } else if (segments) {
+        llvm::append_range(acc, loadSegments(b, loc, cR,
+                                             cTile(b, loc, blk, i, j),
+                                             cPairs(tn, j), blk.rowBytes,
+                                             segmentRows()));
+      } else {
+        acc.push_back(loadRegister(b, loc, cR, cTile(b, loc, blk, i, j),
+                                   blk.rowBytes));
+      }
+    }
   // Every reduction loop, the k steps innermost, carrying the accumulators.
   SmallVector<Value> lbs, ubs, steps;
   for (unsigned l : outerReduction)
@@ -439,10 +451,22 @@ void TileKernel::emitBlock(OpBuilder &b, Location loc, ArrayRef<Value> blockIvs,
         return emitStep(b, loc, blockIvs, iv, carried, in, s);
       });
   for (int64_t i = 0; i < tm; ++i)
-    for (int64_t j = 0; j < tn; ++j)
-      storeRegister(b, loc, cR, cTile(b, loc, blk, i, j),
-                    nest.results[i * tn + j], blk.rowBytes, segmentRows());
+    for (int64_t j = 0; j < tn; j += cPairs(tn, j)) {
+      ValueRange tiles = ValueRange(nest.results).slice(i * tn + j, cPairs(tn, j));
+      if (segments)
+        storeSegments(b, loc, cR, cTile(b, loc, blk, i, j), tiles,
+                      blk.rowBytes, segmentRows());
+      else
+        storeRegister(b, loc, cR, cTile(b, loc, blk, i, j), tiles.front(),
+                      blk.rowBytes);
+    }
   moveEdge(b, loc, blk, cBuf, edge, /*intoEdge=*/false);
+  // Steps per iteration, the remainder in a loop of its own. After the
+  // stores: the unroll moves the uses of the loop's results to that loop.
+  if (s.reductionUnroll > 1 &&
+      failed(loopUnrollByFactor(nest.loops.back(), s.reductionUnroll)))
+    emitWarning(loc) << "the reduction loop could not be unrolled by "
+                     << s.reductionUnroll;
 }
 
 void TileKernel::copyEdge(OpBuilder &b, Location loc, ArrayRef<Value> ivs,

@@ -383,6 +383,10 @@ Schedule TileKernel::defaultSchedule(const Target &target, ArrayRef<int64_t>,
   s.unroll.assign(extent.size(), 1);
   s.unroll[mLoop] = tm;
   s.unroll[nLoop] = tn;
+  // A segment step is short (NEON: 16 mmla and 8 loads): the loop's own
+  // instructions count. An AMX step is long; its loop stays as it is.
+  if (segments)
+    s.reductionUnroll = target.cost.reductionUnroll;
   return s;
 }
 

@@ -22,6 +22,10 @@ namespace tisa {
 /// register tile's unroll factor.
 inline constexpr llvm::StringLiteral kLoopAttr = "tisa.loop";
 inline constexpr llvm::StringLiteral kUnrollAttr = "tisa.unroll";
+/// Set by -tisa-tensorize on the vector.load of one broadcast group whose
+/// register the instruction takes by element, read by -tisa-by-element: the
+/// number of groups in one register.
+inline constexpr llvm::StringLiteral kByElementAttr = "tisa.by_element";
 /// Set by -tisa-select-plan (or by hand) on a linalg contraction and read by
 /// -tisa-tensorize: the plan to apply (tisa::planKey: the instruction, its
 /// loop mapping and operand accesses) and the schedule (Schedule::text()).

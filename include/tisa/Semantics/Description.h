@@ -108,6 +108,11 @@ struct LoweringArg {
 struct Lowering {
   std::string intrinsic;
   llvm::SmallVector<LoweringArg> args;
+  /// The input register the instruction can take as one group of another
+  /// register (its by-element form, `sdot v0.4s, v1.16b, v2.4b[3]`): a
+  /// broadcast into it is then loaded once per register of groups instead
+  /// of once per group. A performance hint: the values are the same.
+  std::optional<unsigned> byElement;
 };
 
 /// Hardware shape limits (AMX: at most 16 rows of 64 bytes per tile).

@@ -55,6 +55,19 @@ mlir::Value loadRegister(mlir::OpBuilder &b, mlir::Location loc,
 void storeRegister(mlir::OpBuilder &b, mlir::Location loc,
                    const OperandRegister &r, mlir::Value ptr, mlir::Value v,
                    mlir::Value rowBytes = {}, int64_t rows = 1);
+/// Vector registers `vs` of class `r`, each a matrix segment of `rows` rows,
+/// side by side (the columns of vs[j + 1] follow those of vs[j] in memory),
+/// written at `ptr` one joined row per store: two 2x2 s32 segments of NEON
+/// smmla store as two 16-byte rows (zip1/zip2), not four 8-byte halves.
+void storeSegments(mlir::OpBuilder &b, mlir::Location loc,
+                   const OperandRegister &r, mlir::Value ptr,
+                   mlir::ValueRange vs, mlir::Value rowBytes, int64_t rows);
+/// `count` such segments side by side read from `ptr`, one load per row.
+llvm::SmallVector<mlir::Value> loadSegments(mlir::OpBuilder &b,
+                                            mlir::Location loc,
+                                            const OperandRegister &r,
+                                            mlir::Value ptr, int64_t count,
+                                            mlir::Value rowBytes, int64_t rows);
 /// Whether vector register `r` holds exactly a `rows` x `cols` matrix
 /// segment (a fixed-length vector, a power of two of rows).
 bool canSegment(const OperandRegister &r, int64_t rows, int64_t cols);

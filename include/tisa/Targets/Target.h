@@ -58,6 +58,10 @@ struct CostModel {
   double l2BlockFraction = 0.5;
   /// Largest unroll of one loop the matcher's register-tile estimate tries.
   int64_t maxMatchUnroll = 16;
+  /// Instruction steps per iteration of a tile kernel's reduction loop over
+  /// vector registers (NEON mmla segments): the loop's add, compare and
+  /// branch shared by that many steps (Schedule::reductionUnroll).
+  int64_t reductionUnroll = 1;
   /// Assumed where the target does not say: vector registers, AMX tiles,
   /// 32-bit registers per GPU thread (of which `gpuRegisterShare` may hold a
   /// register tile), L1d and L2 bytes per core.

@@ -145,6 +145,25 @@ def TisaRegisterTilePass : Pass<"tisa-register-tile", "::mlir::func::FuncOp"> {
   let dependentDialects = ["::mlir::arith::ArithDialect", "::mlir::scf::SCFDialect"];
 }
 
+def TisaByElementPass : Pass<"tisa-by-element", "::mlir::func::FuncOp"> {
+  let summary = "Load a register of broadcast groups at once where the instruction takes one by element";
+  let description = [{
+    For an instruction whose description gives `lowering.by_element` (NEON `sdot`/`udot`:
+    `sdot v0.4s, v1.16b, v2.4b[3]`), `-tisa-tensorize` tags the load of each broadcast group
+    (`tisa.by_element = U`, the groups in one register). In a loop whose trip count is a multiple
+    of U, this pass unrolls the loop by U and replaces the U group loads of each broadcast row by
+    one load of a whole register and an extract of group u in step u, which LLVM folds into the
+    instruction's by-element form: one load per U steps instead of one `ld1r` per step. Loops it
+    cannot rewrite (a trip count that is not a multiple of U, bounds known at run time only, a
+    group index other than `iv * G`) keep the group loads, with a remark.
+
+    Example: a 6 x 2 register tile of `sdot` on neoverse-n1 loads 6 broadcast groups and 2 B
+    vectors per step; after this pass, per 4 steps 6 rows of 16 bytes and 8 B vectors.
+  }];
+  let dependentDialects = ["::mlir::arith::ArithDialect", "::mlir::scf::SCFDialect",
+                           "::mlir::vector::VectorDialect"];
+}
+
 def TisaLegalizeInstructionsPass
     : Pass<"tisa-legalize-instructions", "::mlir::ModuleOp"> {
   let summary = "Replace each tisa.apply by its description's lowering intrinsic";

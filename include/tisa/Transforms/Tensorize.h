@@ -69,6 +69,10 @@ struct Schedule {
   /// taps its rows need; the other columns keep the register tile. Unfused
   /// rows only; without such a border it changes nothing.
   int64_t edge = 0;
+  /// Instruction steps per iteration of a tile kernel's innermost reduction
+  /// loop (1: none): its loop overhead shared by that many steps. Tile
+  /// kernels only.
+  int64_t reductionUnroll = 1;
 
   /// "unroll=1x5x1,block=240,order=lanes-inner,panel=80,fuse=1" text, stable
   /// (cache keys); parse() reads it back.
@@ -78,7 +82,8 @@ struct Schedule {
   bool operator==(const Schedule &o) const {
     return unroll == o.unroll && laneBlock == o.laneBlock &&
            lanesOuter == o.lanesOuter && panel == o.panel &&
-           fuse == o.fuse && edge == o.edge;
+           fuse == o.fuse && edge == o.edge &&
+           reductionUnroll == o.reductionUnroll;
   }
 };
 

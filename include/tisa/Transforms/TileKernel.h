@@ -85,6 +85,12 @@ private:
   /// Rows of A and C tiles as loads see them: a segment's rows are read one
   /// by one; an AMX tile load takes its rows from the tile (1 here).
   int64_t segmentRows() const { return segments ? mI : 1; }
+  /// Accumulators of one register-tile row stored (and loaded) together
+  /// from column tile j of tn: matrix segments in pairs, one row of both per
+  /// store; tiles one by one.
+  int64_t cPairs(int64_t tn, int64_t j) const {
+    return segments && j + 1 < tn ? 2 : 1;
+  }
   /// The register tile of `s`: accumulators along m and n.
   std::pair<int64_t, int64_t> registerTile(const Schedule &s) const;
   /// Extents of each program loop rounded up to whole register tiles (m, n)

@@ -13,7 +13,7 @@ func.func @neon_sdot(%a: tensor<4x4xi8>, %b: tensor<4x4xi8>, %acc: tensor<4xi32>
         {type = vector<16xi8>, layout = affine_map<(n, k) -> (n * 4 + k)>},
         {type = vector<4xi32>, layout = affine_map<(n) -> (n)>}],
       saturation = "none",
-      lowering = {intrinsic = "llvm.aarch64.neon.sdot.v4i32.v16i8", operands = [2, 0, 1]},
+      lowering = {intrinsic = "llvm.aarch64.neon.sdot.v4i32.v16i8", operands = [2, 0, 1], by_element = 1},
       reference = "Arm ARM (DDI 0487), A64 SDOT (vector): Dot Product signed arithmetic (vector)"}} {
   %r = linalg.generic {
       indexing_maps = [affine_map<(n, k) -> (n, k)>,

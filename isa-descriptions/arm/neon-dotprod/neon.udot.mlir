@@ -13,7 +13,7 @@ func.func @neon_udot(%a: tensor<4x4xi8>, %b: tensor<4x4xi8>, %acc: tensor<4xi32>
         {type = vector<16xi8>, layout = affine_map<(n, k) -> (n * 4 + k)>},
         {type = vector<4xi32>, layout = affine_map<(n) -> (n)>}],
       saturation = "none",
-      lowering = {intrinsic = "llvm.aarch64.neon.udot.v4i32.v16i8", operands = [2, 0, 1]},
+      lowering = {intrinsic = "llvm.aarch64.neon.udot.v4i32.v16i8", operands = [2, 0, 1], by_element = 1},
       reference = "Arm ARM (DDI 0487), A64 UDOT (vector): Dot Product unsigned arithmetic (vector)"}} {
   %r = linalg.generic {
       indexing_maps = [affine_map<(n, k) -> (n, k)>,

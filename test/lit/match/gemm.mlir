@@ -6,7 +6,7 @@
 // RUN: tisa match %s --target sm_80 | FileCheck %s --check-prefix=MMA
 
 // VNNI: target: znver4 (x86_64
-// VNNI: gemm.mlir:44:8: linalg.generic (m=128 n=768 k=768r; u8 x s8 -> s32)
+// VNNI: gemm.mlir:[[@LINE+36]]:8: linalg.generic (m=128 n=768 k=768r; u8 x s8 -> s32)
 // VNNI-NEXT: plan:
 // VNNI-NEXT: instruction: vpdpbusd.zmm (AVX512_VNNI, vpdpbusd)
 // VNNI-NEXT: loops: n(16) <- n(768); k(4) <- k(768);
@@ -32,7 +32,8 @@
 // ARM-DAG: sve.bfmmla: the program is integer (u8 x s8 -> s32), the instruction floating point (bf16 x bf16 -> f32)
 
 // DOT: instruction: neon.udot
-// DOT: ins1 -> operand 1 (vector<16xi8>): pack [K][N] -> [K/4][N][4]
+// DOT: ins1 -> operand 0 (vector<16xi8>): pack [K][N] -> [K/4][N][4]
+// DOT: ins0 -> operand 1 (vector<16xi8>): broadcast 4 bytes to the 16-byte register, read by element
 
 // MMA: instruction: mma.m16n8k32.s8s8s32
 // MMA: ins0 -> operand 0 (vector<32x16xi8>): per-lane fragment loads, 4 bytes per access
