@@ -15,6 +15,7 @@
 
 #include "mlir/Dialect/Utils/StaticValueUtils.h"
 #include "mlir/IR/IRMapping.h"
+#include "mlir/IR/Matchers.h"
 #include "llvm/Support/FormatVariadic.h"
 
 namespace tisa {
@@ -28,11 +29,17 @@ namespace tisa {
 namespace {
 
 /// One tagged group load and the scalar the step reads from it:
-/// load -> bitcast to one integer -> extract [0].
+/// load -> bitcast to one integer -> extract [0], and the sign flip of a
+/// repair when one follows (xor with a constant: applied to the whole
+/// register instead, once per its groups).
 struct GroupLoad {
   vector::LoadOp load;
   vector::BitCastOp cast;
   vector::ExtractOp scalar;
+  arith::XOrIOp flip;
+  IntegerAttr flipBits;
+  /// What the step reads.
+  Value value() { return flip ? flip.getResult() : scalar.getResult(); }
 };
 
 /// The chain of a tagged load inside `loop`, when it is the one this pass
@@ -65,7 +72,17 @@ std::optional<GroupLoad> groupLoad(vector::LoadOp load, scf::ForOp loop) {
   if (!scalar || scalar.getNumIndices() != 1 ||
       scalar.getStaticPosition()[0] != 0)
     return std::nullopt;
-  return GroupLoad{load, cast, scalar};
+  GroupLoad g{load, cast, scalar, {}, {}};
+  auto flip = scalar->hasOneUse()
+                  ? dyn_cast<arith::XOrIOp>(*scalar->getUsers().begin())
+                  : arith::XOrIOp();
+  if (flip) {
+    Value other = flip.getLhs() == scalar.getResult() ? flip.getRhs()
+                                                      : flip.getLhs();
+    if (matchPattern(other, m_Constant(&g.flipBits)))
+      g.flip = flip;
+  }
+  return g;
 }
 
 /// The loop's tagged group loads and their common group count U, or why the
@@ -117,10 +134,13 @@ void rewrite(scf::ForOp loop, MutableArrayRef<GroupLoad> loads,
   int64_t lb = *getConstantIntValue(loop.getLowerBound()),
           ub = *getConstantIntValue(loop.getUpperBound());
   DenseSet<Operation *> skipped;
-  for (GroupLoad g : loads)
+  for (GroupLoad g : loads) {
     for (Operation *op : {g.load.getOperation(), g.cast.getOperation(),
                           g.scalar.getOperation()})
       skipped.insert(op);
+    if (g.flip)
+      skipped.insert(g.flip);
+  }
   auto merged = scf::ForOp::create(
       b, loc, index(lb / groups), index(ub / groups), index(1),
       loop.getInitArgs(),
@@ -139,11 +159,17 @@ void rewrite(scf::ForOp loop, MutableArrayRef<GroupLoad> loads,
           Value wide = vector::LoadOp::create(
               b, loc, VectorType::get({width}, groupType.getElementType()),
               g.load.getBase(), at);
-          registers.push_back(vector::BitCastOp::create(
-              b, loc,
-              VectorType::get({groups},
-                              g.cast.getResultVectorType().getElementType()),
-              wide));
+          auto registerType = VectorType::get(
+              {groups}, g.cast.getResultVectorType().getElementType());
+          Value reg = vector::BitCastOp::create(b, loc, registerType, wide);
+          if (g.flip)
+            reg = arith::XOrIOp::create(
+                b, loc, reg,
+                arith::ConstantOp::create(
+                    b, loc, registerType,
+                    DenseElementsAttr::get(registerType,
+                                           Attribute(g.flipBits))));
+          registers.push_back(reg);
         }
         SmallVector<Value> carried(args);
         for (int64_t u = 0; u < groups; ++u) {
@@ -153,7 +179,7 @@ void rewrite(scf::ForOp loop, MutableArrayRef<GroupLoad> loads,
                   arith::AddIOp::create(b, loc, first, index(u)));
           map.map(loop.getRegionIterArgs(), carried);
           for (auto [g, r] : llvm::zip(loads, registers))
-            map.map(g.scalar.getResult(),
+            map.map(g.value(),
                     vector::ExtractOp::create(b, loc, r, ArrayRef<int64_t>{u}));
           for (Operation &op : loop.getBody()->without_terminator())
             if (!skipped.contains(&op))

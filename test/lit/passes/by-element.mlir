@@ -124,3 +124,41 @@ func.func @strided(%a: memref<1x32xi8>, %b: memref<4x16xi8>, %c: memref<4xi32>) 
   vector.store %acc, %c[%c0] : memref<4xi32>, vector<4xi32>
   return
 }
+
+// -----
+
+// A repair's sign flip of the broadcast group (u8 read as s8: xor 0x80 per
+// byte) applies to the whole register once per 4 steps, not per step.
+// CHECK-LABEL: func.func @flipped
+// CHECK:         %[[FLIP:.*]] = arith.constant dense<-2139062144> : vector<4xi32>
+// One iteration of 4 steps: canonicalization drops the loop.
+// CHECK:           %[[W:.*]] = vector.load %arg0[%c0, %c0] : memref<1x16xi8>, vector<16xi8>
+// CHECK:           %[[R:.*]] = vector.bitcast %[[W]] : vector<16xi8> to vector<4xi32>
+// CHECK:           %[[X:.*]] = arith.xori %[[R]], %[[FLIP]] : vector<4xi32>
+// CHECK-NOT:       arith.xori
+// CHECK:           vector.extract %[[X]][0]
+// CHECK:           vector.extract %[[X]][3]
+func.func @flipped(%a: memref<1x16xi8>, %b: memref<4x16xi8>, %c: memref<4xi32>) {
+  %c0 = arith.constant 0 : index
+  %c1 = arith.constant 1 : index
+  %c4 = arith.constant 4 : index
+  %flip = arith.constant -2139062144 : i32
+  %i0 = vector.load %c[%c0] : memref<4xi32>, vector<4xi32>
+  %acc = scf.for %k = %c0 to %c4 step %c1 iter_args(%x = %i0) -> (vector<4xi32>) {
+    %kk = arith.muli %k, %c4 : index
+    %g0 = vector.load %a[%c0, %kk] {tisa.by_element = 4 : i64} : memref<1x16xi8>, vector<4xi8>
+    %h0 = vector.bitcast %g0 : vector<4xi8> to vector<1xi32>
+    %s0 = vector.extract %h0[0] : i32 from vector<1xi32>
+    %f0 = arith.xori %s0, %flip : i32
+    %v0 = vector.broadcast %f0 : i32 to vector<4xi32>
+    %a0 = vector.bitcast %v0 : vector<4xi32> to vector<16xi8>
+    %bv = vector.load %b[%k, %c0] : memref<4x16xi8>, vector<16xi8>
+    %r0 = tisa.apply "neon.sdot"(%bv, %a0, %x) {accumulator = 2 : i64,
+           intrinsic = "llvm.aarch64.neon.sdot.v4i32.v16i8", order = array<i64: 2, 0, 1>,
+           signature = (vector<4xi32>, vector<16xi8>, vector<16xi8>) -> vector<4xi32>}
+         : (vector<16xi8>, vector<16xi8>, vector<4xi32>) -> vector<4xi32>
+    scf.yield %r0 : vector<4xi32>
+  } {tisa.loop = "reduction"}
+  vector.store %acc, %c[%c0] : memref<4xi32>, vector<4xi32>
+  return
+}
