@@ -298,8 +298,12 @@ llvm::Error LibraryBuilder::plan(ArrayRef<const Description *> descriptions,
   if (succeeded(planned)) {
     kernel = std::move(planned->kernel);
   } else {
-    std::string msg = "no instruction " + target.name +
-                      " executes applies to " + spec.describe() + ": " + why;
+    std::string msg =
+        options.isa == "auto"
+            ? "no instruction " + target.name + " executes applies to " +
+                  spec.describe() + ": " + why
+            : "--isa " + options.isa + " cannot generate " + spec.describe() +
+                  " for " + target.name + ": " + why;
     if (!options.allowFallback || options.isa != "auto")
       return llvm::createStringError(msg);
     out.warnings.push_back(msg + "; generating plain vector code");
