@@ -278,7 +278,8 @@ TileKernel::CBlock TileKernel::cBlock(OpBuilder &b, Location loc,
                                       ArrayRef<Value> blockIvs, Value cBuf,
                                       Value edge, const Schedule &s) const {
   auto [tm, tn] = registerTile(s);
-  CBlock blk{SmallVector<Value>(blockIvs), Addressing(b, loc, cBuf)};
+  CBlock blk{SmallVector<Value>(blockIvs), Addressing(b, loc, cBuf),
+             /*edge=*/std::nullopt, {}, {}, {}, {}};
   blk.at[nLoop] = arith::MulIOp::create(b, loc, blockIvs[nLoop],
                                         cIndex(b, loc, tn * nI));
   blk.rowBytes = blk.c.rowBytes(b, loc, c.operands[2].map, mLoop,
