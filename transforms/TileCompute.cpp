@@ -464,10 +464,10 @@ void TileKernel::emitBlock(OpBuilder &b, Location loc, ArrayRef<Value> blockIvs,
   moveEdge(b, loc, blk, cBuf, edge, /*intoEdge=*/false);
   // Steps per iteration, the remainder in a loop of its own. After the
   // stores: the unroll moves the uses of the loop's results to that loop.
-  if (s.reductionUnroll > 1 &&
-      failed(loopUnrollByFactor(nest.loops.back(), s.reductionUnroll)))
+  int64_t unroll = std::min(s.reductionUnroll, kSteps());
+  if (unroll > 1 && failed(loopUnrollByFactor(nest.loops.back(), unroll)))
     emitWarning(loc) << "the reduction loop could not be unrolled by "
-                     << s.reductionUnroll;
+                     << unroll;
 }
 
 void TileKernel::copyEdge(OpBuilder &b, Location loc, ArrayRef<Value> ivs,
