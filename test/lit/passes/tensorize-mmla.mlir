@@ -23,7 +23,7 @@
 // CHECK:         %[[ROW1:.*]] = llvm.load %[[P1]] {alignment = 1 : i64} : !llvm.ptr -> vector<4xi32>
 // CHECK:         %[[ACC0:.*]] = llvm.shufflevector %[[ROW0]], %[[ROW1]] [0, 1, 4, 5] : vector<4xi32>
 // CHECK:         %[[ACC1:.*]] = llvm.shufflevector %[[ROW0]], %[[ROW1]] [2, 3, 6, 7] : vector<4xi32>
-// The reduction's 2 k steps (neoverse-v2 runs up to four per iteration, kunroll=4: both here,
+// The reduction's 2 k steps (neoverse-v2 runs two per iteration, kunroll=2: one iteration here,
 // so no loop is left): per step one load per register, A's two (adjacent), then B's two.
 // CHECK-NOT:     scf.for
 // CHECK:         %[[AV:.*]] = llvm.load %{{.*}} : !llvm.ptr -> vector<16xi8>
