@@ -22,7 +22,7 @@
 //
 //===----------------------------------------------------------------------===//
 
-#include "RatioChart.h"
+#include "Report.h"
 
 #include "tisa/Kernels/Kernels.h"
 #include "tisa/Kernels/QemuCheck.h"
@@ -290,27 +290,6 @@ bench::RatioChart chart(const std::vector<Row> &rows,
   return c;
 }
 
-void writeReport(llvm::StringRef dir, const std::string &md,
-                 const std::string &svg) {
-  if (std::error_code ec = llvm::sys::fs::create_directories(dir)) {
-    llvm::errs() << "tisa-arm-counts: cannot create " << dir << ": "
-                 << ec.message() << "\n";
-    return;
-  }
-  for (auto [name, text] : {std::pair{"counts.md", &md}, {"chart.svg", &svg}}) {
-    llvm::SmallString<256> path(dir);
-    llvm::sys::path::append(path, name);
-    std::error_code ec;
-    llvm::raw_fd_ostream f(path, ec);
-    if (ec)
-      llvm::errs() << "tisa-arm-counts: cannot write " << path << "\n";
-    else
-      f << *text;
-  }
-  llvm::outs() << "tisa-arm-counts: wrote counts.md and chart.svg to " << dir
-               << "\n";
-}
-
 struct Settings {
   bool quick = false;
   std::string filter, reportDir;
@@ -405,6 +384,9 @@ int main(int argc, char **argv) {
   std::string md = table(rows);
   llvm::outs() << "\n" << md;
   if (!settings.reportDir.empty())
-    writeReport(settings.reportDir, md, bench::renderSvg(chart(rows, targetNames)));
+    bench::writeReportFiles(
+        "tisa-arm-counts", settings.reportDir,
+        {{"counts.md", md},
+         {"chart.svg", bench::renderSvg(chart(rows, targetNames))}});
   return failed ? 1 : 0;
 }

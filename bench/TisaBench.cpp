@@ -21,7 +21,7 @@
 //===----------------------------------------------------------------------===//
 
 #include "Peak.h"
-#include "RatioChart.h"
+#include "TisaBenchReport.h"
 #include "Vendors.h"
 
 #include "tisa/Config.h"
@@ -54,19 +54,6 @@ namespace {
 //===----------------------------------------------------------------------===//
 // Workloads
 //===----------------------------------------------------------------------===//
-
-struct Settings {
-  std::string reportDir;
-  std::string filter;
-  std::vector<int> threads = {1, 2};
-  int repetitions = 5;
-  double minTime = 0.05;
-};
-
-struct Workload {
-  std::string name; ///< "resnet50.conv2", "bert.qkv", "square"
-  KernelSpec spec;
-};
 
 KernelSpec gemm(int64_t m, int64_t n, int64_t k) {
   return KernelSpec::makeGemm(m, n, k);
@@ -156,14 +143,6 @@ Problem problemOf(const KernelSpec &s) {
 
 /// Google Benchmark names: "square_512x512x512_u8s8s32/t1/" + implementation.
 std::string benchmarkPrefix(const Workload &w, int threads);
-
-std::string label(const Workload &w) {
-  const KernelSpec &s = w.spec;
-  if (s.op == KernelSpec::Op::Gemm)
-    return llvm::formatv("{0} {1}x{2}x{3}", w.name, s.m, s.n, s.k);
-  return llvm::formatv("{0} {1}x{2}x{3}->{4} {5}x{5}/{6}p{7}", w.name, s.h, s.w,
-                       s.c, s.filters, s.r, s.stride, s.pad);
-}
 
 std::string benchmarkPrefix(const Workload &w, int threads) {
   std::string prefix = label(w) + " " + w.spec.types.text() + "/t" +
@@ -271,39 +250,6 @@ std::string agree(const KernelSpec &s, const KernelData &d, const Bytes &got,
 // Results
 //===----------------------------------------------------------------------===//
 
-struct Entry {
-  std::string impl;      ///< "tisa", "onednn.matmul.packed", ...
-  std::string detail;    ///< oneDNN's implementation, tisa's instruction
-  double seconds = 0;    ///< median; 0 when not timed
-  std::string note;      ///< why not timed
-};
-
-struct Row {
-  Workload workload;
-  int threads = 1;
-  double ops = 0;
-  PeakKind peak = PeakKind::Vpdpbusd;
-  std::vector<Entry> entries;
-
-  const Entry *find(llvm::StringRef impl) const {
-    for (const Entry &e : entries)
-      if (e.impl == impl)
-        return &e;
-    return nullptr;
-  }
-  /// The fastest timed oneDNN or libxsmm entry.
-  const Entry *bestVendor() const {
-    const Entry *best = nullptr;
-    for (const Entry &e : entries)
-      if (e.seconds > 0 &&
-          (llvm::StringRef(e.impl).starts_with("onednn") ||
-           llvm::StringRef(e.impl).starts_with("libxsmm")) &&
-          (!best || e.seconds < best->seconds))
-        best = &e;
-    return best;
-  }
-};
-
 /// Collects every run's seconds per iteration, by benchmark name.
 class RoundReporter : public benchmark::ConsoleReporter {
 public:
@@ -400,211 +346,6 @@ double measurePeak(PeakKind kind, int threads) {
     samples.push_back(std::accumulate(rate.begin(), rate.end(), 0.0));
   }
   return *std::max_element(samples.begin(), samples.end());
-}
-
-std::string cpuName() {
-  auto file = llvm::MemoryBuffer::getFile("/proc/cpuinfo");
-  if (file) {
-    llvm::SmallVector<llvm::StringRef> lines;
-    (*file)->getBuffer().split(lines, '\n');
-    for (llvm::StringRef l : lines)
-      if (l.starts_with("model name"))
-        return l.split(':').second.trim().str();
-  }
-  return llvm::sys::getHostCPUName().str();
-}
-
-/// Below this many multiply-accumulates a workload times a call, not
-/// arithmetic.
-constexpr int64_t kTinyMacs = 1000;
-
-double geomean(const std::vector<double> &v) {
-  if (v.empty())
-    return 0;
-  double s = 0;
-  for (double x : v)
-    s += std::log(x);
-  return std::exp(s / v.size());
-}
-
-void writeReport(const Settings &settings, const std::vector<Row> &rows,
-                 const std::map<int, std::map<PeakKind, double>> &peaks) {
-  if (auto ec = llvm::sys::fs::create_directories(settings.reportDir)) {
-    llvm::errs() << "tisa-bench: cannot create " << settings.reportDir << ": "
-                 << ec.message() << "\n";
-    return;
-  }
-  std::time_t now = std::time(nullptr);
-  char date[32];
-  std::strftime(date, sizeof date, "%Y-%m-%d %H:%M", std::localtime(&now));
-  std::string md;
-  llvm::raw_string_ostream os(md);
-  os << "# tisa-bench results\n\n"
-     << "- Machine: " << cpuName() << " (" << llvm::sys::getHostCPUName()
-     << "), " << std::thread::hardware_concurrency() << " hardware threads\n"
-     << "- Date: " << date << "\n"
-     << "- tisa " << TISA_VERSION << "; " << onednnVersion() << "; "
-     << libxsmmVersion() << "; " << openblasVersion() << "\n"
-     << "- Medians of " << settings.repetitions
-     << " rounds (Google Benchmark, real time); each round times every "
-        "implementation of a workload once, in alternating order. GOPS count 2 per "
-        "multiply-accumulate; convolutions exclude taps on padding.\n"
-     << "- tisa: pre-packed weights (as the vendors' packed variants); "
-        "before timing, tisa's output was checked against the reference "
-        "(4096 sampled outputs, each a whole reduction) and every "
-        "implementation's against tisa's.\n"
-     << "- Best vendor: the fastest of oneDNN (gemm API, matmul with plain "
-        "or packed weights, convolution) and libxsmm (BRGEMM) per shape.\n\n";
-  os << "Measured peak (independent chains, the best of this run):\n\n"
-     << "| threads | vpdpbusd (int8 GOPS) | vdpbf16ps (bf16 GFLOPS) | FMA "
-        "(f32 GFLOPS) |\n|---|---|---|---|\n";
-  for (auto &[t, p] : peaks)
-    os << llvm::formatv("| {0} | {1:f1} | {2:f1} | {3:f1} |\n", t,
-                        p.at(PeakKind::Vpdpbusd), p.at(PeakKind::Vdpbf16ps),
-                        p.at(PeakKind::Fma));
-  os << "\n";
-
-  std::map<int, std::map<std::string, std::vector<double>>> ratios;
-  for (int threads : settings.threads) {
-    os << "## " << threads << " thread" << (threads == 1 ? "" : "s") << "\n\n"
-       << "| workload | types | tisa GOPS | % peak | best vendor | vendor GOPS "
-          "| tisa / best |";
-    if (threads > 1)
-      os << " tisa scaling |";
-    os << "\n|---|---|---|---|---|---|---|" << (threads > 1 ? "---|" : "")
-       << "\n";
-    for (const Row &r : rows) {
-      if (r.threads != threads)
-        continue;
-      const Entry *t = r.find("tisa");
-      const Entry *v = r.bestVendor();
-      double peak = peaks.at(threads).at(r.peak);
-      double tg = t && t->seconds > 0 ? r.ops / t->seconds / 1e9 : 0;
-      double vg = v ? r.ops / v->seconds / 1e9 : 0;
-      os << "| " << label(r.workload) << " | " << r.workload.spec.types.text()
-         << " | " << (tg ? llvm::formatv("{0:f1}", tg).str() : "-") << " | "
-         << (tg && peak ? llvm::formatv("{0:f0}%", 100 * tg / peak).str()
-                        : "-")
-         << " | "
-         << (v ? v->impl + (v->detail.empty() ? "" : " (" + v->detail + ")")
-               : "-")
-         << " | " << (vg ? llvm::formatv("{0:f1}", vg).str() : "-") << " | ";
-      if (tg && vg) {
-        os << llvm::formatv("{0:f2}x", tg / vg);
-        std::string group = (r.workload.spec.op == KernelSpec::Op::Gemm
-                                 ? "GEMM "
-                                 : "conv2d ") +
-                            std::string(r.workload.spec.types.isFloat()
-                                            ? "bf16"
-                                            : "int8");
-        ratios[threads][group].push_back(tg / vg);
-        ratios[threads]["all"].push_back(tg / vg);
-        // 1x1x1 times a function call, not arithmetic (tisa's bare call
-        // against a library's dispatch: 8-100x), and would tilt the geomean.
-        if (r.ops >= 2 * kTinyMacs)
-          ratios[threads]["all but tiny"].push_back(tg / vg);
-      } else {
-        os << "-";
-      }
-      os << " |";
-      if (threads > 1) {
-        const Row *one = nullptr;
-        for (const Row &o : rows)
-          if (o.threads == 1 && label(o.workload) == label(r.workload) &&
-              o.workload.spec.types.text() == r.workload.spec.types.text())
-            one = &o;
-        const Entry *t1 = one ? one->find("tisa") : nullptr;
-        if (t && t->seconds > 0 && t1 && t1->seconds > 0)
-          os << llvm::formatv(" {0:f2}x |", t1->seconds / t->seconds);
-        else
-          os << " - |";
-      }
-      os << "\n";
-    }
-    os << "\nGeomean of tisa / best vendor:";
-    for (auto &[group, v] : ratios[threads])
-      os << llvm::formatv(" {0} {1:f3}x ({2} shapes);", group, geomean(v),
-                          v.size());
-    os << "\n\n\"all but tiny\" leaves out shapes of fewer than " << kTinyMacs
-       << " multiply-accumulates (odd 1x1x1), whose time is a function "
-          "call's.\n\n";
-  }
-
-  os << "## Every implementation\n\nGOPS per implementation (\"-\": not "
-        "applicable or not timed; reasons below).\n\n";
-  std::vector<std::string> impls;
-  for (const Row &r : rows)
-    for (const Entry &e : r.entries)
-      if (!llvm::is_contained(impls, e.impl))
-        impls.push_back(e.impl);
-  os << "| workload | types | threads |";
-  for (const std::string &i : impls)
-    os << " " << i << " |";
-  os << "\n|---|---|---|";
-  for (size_t i = 0; i < impls.size(); ++i)
-    os << "---|";
-  os << "\n";
-  std::vector<std::string> notes;
-  for (const Row &r : rows) {
-    os << "| " << label(r.workload) << " | " << r.workload.spec.types.text()
-       << " | " << r.threads << " |";
-    for (const std::string &i : impls) {
-      const Entry *e = r.find(i);
-      if (e && e->seconds > 0)
-        os << llvm::formatv(" {0:f1} |", r.ops / e->seconds / 1e9);
-      else
-        os << " - |";
-      if (e && !e->note.empty() &&
-          e->note.find("not a ") == std::string::npos)
-        notes.push_back(label(r.workload) + " " +
-                        r.workload.spec.types.text() + " " + i + ": " +
-                        e->note);
-    }
-    os << "\n";
-  }
-  if (!notes.empty()) {
-    os << "\nNot timed:\n\n";
-    llvm::sort(notes);
-    notes.erase(std::unique(notes.begin(), notes.end()), notes.end());
-    for (const std::string &n : notes)
-      os << "- " << n << "\n";
-  }
-
-  llvm::SmallString<256> mdPath(settings.reportDir), svgPath(settings.reportDir);
-  llvm::sys::path::append(mdPath, "results.md");
-  llvm::sys::path::append(svgPath, "chart.svg");
-  std::error_code ec;
-  {
-    llvm::raw_fd_ostream f(mdPath, ec);
-    if (!ec)
-      f << md;
-  }
-
-  // Chart: tisa / best vendor per workload, one bar per thread count.
-  bench::RatioChart chart;
-  chart.title = "tisa / best of oneDNN and libxsmm (log scale; right of 1x: "
-                "tisa faster)";
-  for (int64_t t : settings.threads)
-    chart.series.push_back(std::to_string(t) + " thread" +
-                           (t == 1 ? "" : "s"));
-  for (const Row &r : rows) {
-    std::string l = label(r.workload) + " " + r.workload.spec.types.text();
-    if (chart.bars.empty() || chart.bars.back().label != l)
-      chart.bars.push_back({l, std::vector<double>(settings.threads.size(), 0)});
-    const Entry *t = r.find("tisa");
-    const Entry *v = r.bestVendor();
-    auto it = llvm::find(settings.threads, r.threads);
-    if (t && t->seconds > 0 && v && it != settings.threads.end())
-      chart.bars.back().ratio[it - settings.threads.begin()] =
-          v->seconds / t->seconds;
-  }
-  std::string svg = bench::renderSvg(chart);
-  {
-    llvm::raw_fd_ostream f(svgPath, ec);
-    if (!ec)
-      f << svg;
-  }
-  llvm::outs() << "tisa-bench: wrote " << mdPath << " and " << svgPath << "\n";
 }
 
 int usage(const char *argv0) {

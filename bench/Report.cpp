@@ -1,6 +1,9 @@
-//===- RatioChart.cpp - an SVG bar chart of ratios on a log scale ---------===//
+//===- Report.cpp - what a benchmark writes to its report directory --------===//
 
-#include "RatioChart.h"
+#include "Report.h"
+
+#include "llvm/Support/FileSystem.h"
+#include "llvm/Support/Path.h"
 
 #include "llvm/Support/FormatVariadic.h"
 #include "llvm/Support/raw_ostream.h"
@@ -59,6 +62,28 @@ std::string renderSvg(const RatioChart &chart) {
   }
   sv << "</svg>\n";
   return svg;
+}
+
+void writeReportFiles(llvm::StringRef tool, llvm::StringRef dir,
+                      llvm::ArrayRef<std::pair<std::string, std::string>> files) {
+  if (std::error_code ec = llvm::sys::fs::create_directories(dir)) {
+    llvm::errs() << tool << ": cannot create " << dir << ": " << ec.message()
+                 << "\n";
+    return;
+  }
+  for (const auto &[name, text] : files) {
+    llvm::SmallString<256> path(dir);
+    llvm::sys::path::append(path, name);
+    std::error_code ec;
+    llvm::raw_fd_ostream f(path, ec);
+    if (ec) {
+      llvm::errs() << tool << ": cannot write " << path << ": " << ec.message()
+                   << "\n";
+      continue;
+    }
+    f << text;
+    llvm::outs() << tool << ": wrote " << path << "\n";
+  }
 }
 
 } // namespace bench
