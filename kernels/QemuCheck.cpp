@@ -98,7 +98,6 @@ llvm::Expected<QemuCounts> countUnderQemu(const GeneratedKernel &k,
   counts.plainTotal = plain.total;
   if (!k.mnemonic.empty()) {
     counts.tensor = prePacked.executed[k.mnemonic];
-    counts.plainTensor = plain.executed[k.mnemonic];
     counts.minimum = double(spec.ops()) / 2 / double(k.macsPerInstruction);
   }
   return counts;

@@ -33,25 +33,32 @@ missing_of() { # PACKAGE...: those not installed
 SUDO=""
 [ "$(id -u)" -eq 0 ] || SUDO="sudo"
 mapfile -t missing < <(missing_of "${PACKAGES[@]}")
-mapfile -t missing_arm64 < <(missing_of "${ARM64_PACKAGES[@]}")
-if ((${#missing_arm64[@]})) && ! dpkg --print-foreign-architectures | grep -qx arm64; then
-  $SUDO dpkg --add-architecture arm64
-fi
-if ((${#missing[@]} + ${#missing_arm64[@]})); then
-  $SUDO apt-get update
-fi
 if ((${#missing[@]})); then
   echo "setup: installing ${missing[*]}"
+  $SUDO apt-get update
   DEBIAN_FRONTEND=noninteractive $SUDO apt-get install -y --no-install-recommends "${missing[@]}"
 fi
+# The optional arm64 packages after the required ones: nothing here may fail the setup.
+mapfile -t missing_arm64 < <(missing_of "${ARM64_PACKAGES[@]}")
+arm64_installed=0
 if ((${#missing_arm64[@]})); then
   echo "setup: installing ${missing_arm64[*]}"
-  DEBIAN_FRONTEND=noninteractive $SUDO apt-get install -y --no-install-recommends "${missing_arm64[@]}" ||
+  added=0
+  if ! dpkg --print-foreign-architectures | grep -qx arm64; then
+    $SUDO dpkg --add-architecture arm64 && added=1
+  fi
+  if $SUDO apt-get update && DEBIAN_FRONTEND=noninteractive \
+      $SUDO apt-get install -y --no-install-recommends "${missing_arm64[@]}"; then
+    arm64_installed=1
+  else
     echo "setup: warning: the arm64 vendor libraries did not install; tisa-arm-counts will count tisa alone"
+    if ((added)); then $SUDO dpkg --remove-architecture arm64 || true; fi
+  fi
 fi
 
 BUILD_DIR="${BUILD_DIR:-build}"
-if [ ! -f "$BUILD_DIR/build.ninja" ]; then
+# A reused build directory looks for the arm64 vendor libraries again once they are installed.
+if [ ! -f "$BUILD_DIR/build.ninja" ] || ((arm64_installed)); then
   # TISA_CMAKE_ARGS: extra configuration (scripts/sanitize.sh passes the
   # sanitizers through it).
   cmake -G Ninja -S . -B "$BUILD_DIR" -DCMAKE_BUILD_TYPE=Release ${TISA_CMAKE_ARGS:-}

@@ -172,6 +172,7 @@ SmallVector<Value> loadSegments(OpBuilder &b, Location loc,
   if (count == 1)
     return {concatenate(b, loc, std::move(rowValues))};
   // Segment j: its part of every row; two rows in one shuffle.
+  assert(rows % 2 == 0 && "side-by-side segments of an even number of rows");
   SmallVector<Value> segments;
   for (int64_t j = 0; j < count; ++j) {
     SmallVector<Value> parts;

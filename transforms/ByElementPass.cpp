@@ -16,6 +16,7 @@
 #include "mlir/Dialect/Utils/StaticValueUtils.h"
 #include "mlir/IR/IRMapping.h"
 #include "mlir/IR/Matchers.h"
+#include "mlir/Interfaces/SideEffectInterfaces.h"
 #include "llvm/Support/FormatVariadic.h"
 
 namespace tisa {
@@ -98,9 +99,13 @@ collect(scf::ForOp loop, std::string &why) {
     if (!tag)
       continue;
     std::optional<GroupLoad> g = groupLoad(load, loop);
-    if (!g || (groups && groups != tag.getInt())) {
+    if (!g) {
       why = "a broadcast group is not read as iv * group from outside the "
             "loop";
+      return failure();
+    }
+    if (groups && groups != tag.getInt()) {
+      why = "the loop's broadcast groups disagree on the groups per register";
       return failure();
     }
     groups = tag.getInt();
@@ -108,10 +113,28 @@ collect(scf::ForOp loop, std::string &why) {
   }
   if (loads.empty())
     return failure();
+  // The register loads read the next steps' groups early: nothing in the
+  // loop may write memory.
+  WalkResult writes = loop.getBody()->walk([](Operation *op) {
+    auto effects = dyn_cast<MemoryEffectOpInterface>(op);
+    if (effects ? effects.hasEffect<MemoryEffects::Write>()
+                : !op->hasTrait<OpTrait::HasRecursiveMemoryEffects>() &&
+                      !isPure(op) && op->getNumRegions() == 0)
+      return WalkResult::interrupt();
+    return WalkResult::advance();
+  });
+  if (writes.wasInterrupted()) {
+    why = "the loop writes memory";
+    return failure();
+  }
+  if (groups < 2) {
+    why = "a register holds one group";
+    return failure();
+  }
   std::optional<int64_t> lb = getConstantIntValue(loop.getLowerBound()),
                          ub = getConstantIntValue(loop.getUpperBound()),
                          step = getConstantIntValue(loop.getStep());
-  if (!lb || !ub || step != 1 || groups < 2 || *lb % groups ||
+  if (!lb || !ub || step != 1 || *lb % groups ||
       (*ub - *lb) % groups || *ub <= *lb) {
     why = llvm::formatv("the trip count is not a known multiple of {0}; the "
                         "groups are loaded one per step",
@@ -172,9 +195,9 @@ void rewrite(scf::ForOp loop, MutableArrayRef<GroupLoad> loads,
           registers.push_back(reg);
         }
         SmallVector<Value> carried(args);
+        Value first = arith::MulIOp::create(b, loc, j, index(groups));
         for (int64_t u = 0; u < groups; ++u) {
           IRMapping map;
-          Value first = arith::MulIOp::create(b, loc, j, index(groups));
           map.map(loop.getInductionVar(),
                   arith::AddIOp::create(b, loc, first, index(u)));
           map.map(loop.getRegionIterArgs(), carried);

@@ -18,6 +18,9 @@ using namespace arm_compute;
 class AclCall : public Call {
 public:
   AclCall(const Problem &p, const Data &d, std::string &why) : problem(p) {
+    // One thread, as every count here (ACL's scheduler otherwise starts one
+    // per host core, and the counting plugin's counters are not atomic).
+    Scheduler::get().set_num_threads(1);
     DataType ta, tb, tc;
     bool lowp = p.types == Types::S8S8S32 || p.types == Types::U8S8S32;
     switch (p.types) {
@@ -64,11 +67,12 @@ public:
     a.allocator()->allocate();
     b.allocator()->allocate();
     c.allocator()->allocate();
-    std::memcpy(a.buffer(), d.a.data(), d.a.size());
-    std::memcpy(b.buffer(), d.b.data(), d.b.size());
-    if (biasedB)
-      for (size_t i = 0; i < d.b.size(); ++i)
-        b.buffer()[i] ^= 0x80; // s8 v -> u8 v + 128
+    copyIn(a, d.a, p.k * elementBytes(), p.m);
+    copyIn(b, d.b, p.n * elementBytes(), p.k);
+    if (biasedB) // s8 v -> u8 v + 128
+      for (int64_t row = 0; row < p.k; ++row)
+        for (int64_t col = 0; col < p.n; ++col)
+          rowStart(b, row)[col] ^= 0x80;
   }
   bool ok() const { return function != nullptr; }
   std::string implementation() const override {
@@ -79,22 +83,38 @@ public:
   void readOutput(Data &d) override {
     size_t n = size_t(problem.m * problem.n);
     // Rows may be padded: copy row by row.
-    size_t rowBytes = c.info()->strides_in_bytes()[1];
     bool ints = problem.types == Types::S8S8S32 ||
                 problem.types == Types::U8S8S32;
     if (ints)
       d.outI32.resize(n);
     else
       d.outF32.resize(n);
-    uint8_t *base = c.buffer() + c.info()->offset_first_element_in_bytes();
     for (int64_t row = 0; row < problem.m; ++row) {
       void *to = ints ? (void *)&d.outI32[row * problem.n]
                       : (void *)&d.outF32[row * problem.n];
-      std::memcpy(to, base + row * rowBytes, size_t(problem.n) * 4);
+      std::memcpy(to, rowStart(c, row), size_t(problem.n) * 4);
     }
   }
 
 private:
+  /// Row `row` of a 2-D tensor, past any padding ACL gave it.
+  static uint8_t *rowStart(Tensor &t, int64_t row) {
+    return t.buffer() + t.info()->offset_first_element_in_bytes() +
+           row * t.info()->strides_in_bytes()[1];
+  }
+  static void copyIn(Tensor &t, const std::vector<uint8_t> &from,
+                     int64_t rowBytes, int64_t rows) {
+    for (int64_t row = 0; row < rows; ++row)
+      std::memcpy(rowStart(t, row), from.data() + row * rowBytes,
+                  size_t(rowBytes));
+  }
+  size_t elementBytes() const {
+    return problem.types == Types::BF16BF16F32 ? 2
+           : problem.types == Types::F32      ? 4
+                                              : 1;
+  }
+
+
   Problem problem;
   Tensor a, b, c;
   std::unique_ptr<IFunction> function;

@@ -417,14 +417,6 @@ Expected<ProbeResult> runProgram(ArrayRef<uint8_t> object, StringRef symbol,
 
   std::vector<std::string> qemuArgs = qemuArguments(options);
   std::string countsPath = dir->file("counts.txt");
-  std::vector<DecodedInst> counted;
-  if (!options.countFunction.empty()) {
-    Expected<std::string> plugin = functionCountingPlugin(
-        exePath, options.countFunction, countsPath, counted);
-    if (!plugin)
-      return plugin.takeError();
-    qemuArgs.insert(qemuArgs.end(), {"-plugin", *plugin});
-  }
   if (options.countParts) {
     Expected<std::string> plugin = markCountingPlugin(exePath, countsPath);
     if (!plugin)
@@ -445,9 +437,6 @@ Expected<ProbeResult> runProgram(ArrayRef<uint8_t> object, StringRef symbol,
   result.buffers = std::move(buffers);
   if (Error err = decodeOutput((*output)->getBuffer(), result))
     return std::move(err);
-  if (!options.countFunction.empty())
-    if (Error err = readFunctionCounts(countsPath, counted, result))
-      return std::move(err);
   if (options.countParts) {
     Expected<std::vector<ExecutedCounts>> parts = readMarkedCounts(countsPath);
     if (!parts)

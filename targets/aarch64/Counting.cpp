@@ -73,45 +73,6 @@ Expected<std::vector<DecodedInst>> functionOf(StringRef exe,
 
 } // namespace
 
-Expected<std::string> functionCountingPlugin(StringRef exe, StringRef function,
-                                             StringRef countsPath,
-                                             std::vector<DecodedInst> &insts) {
-  Expected<std::string> plugin = pluginPath();
-  if (!plugin)
-    return plugin.takeError();
-  Expected<std::vector<DecodedInst>> decoded = functionOf(exe, function);
-  if (!decoded)
-    return decoded.takeError();
-  insts = std::move(*decoded);
-  uint64_t lo = insts.front().address,
-           hi = insts.back().address + insts.back().size;
-  return (*plugin + ",lo=0x" + utohexstr(lo) + ",hi=0x" + utohexstr(hi) +
-          ",out=" + countsPath)
-      .str();
-}
-
-Error readFunctionCounts(StringRef countsPath, ArrayRef<DecodedInst> insts,
-                         ProbeResult &result) {
-  Expected<std::unique_ptr<MemoryBuffer>> text = readFile(countsPath);
-  if (!text)
-    return text.takeError();
-  std::map<uint64_t, StringRef> mnemonicAt;
-  for (const DecodedInst &inst : insts)
-    mnemonicAt[inst.address] = inst.mnemonic;
-  SmallVector<StringRef> lines;
-  (*text)->getBuffer().split(lines, '\n', -1, false);
-  for (StringRef line : lines) {
-    auto [addressText, countText] = line.split(' ');
-    uint64_t address = 0, count = 0;
-    if (addressText.getAsInteger(16, address) ||
-        countText.getAsInteger(10, count) || !mnemonicAt.count(address))
-      return makeError("bad line in the instruction counts: '" + line + "'");
-    result.executed[mnemonicAt[address].str()] += count;
-    result.executedTotal += count;
-  }
-  return Error::success();
-}
-
 Expected<std::string> markCountingPlugin(StringRef exe, StringRef countsPath) {
   Expected<std::string> plugin = pluginPath();
   if (!plugin)

@@ -1,7 +1,7 @@
 //===- Counting.h - the counting plugin's arguments and output --*- C++ -*-===//
 //
-// Internal to targets/aarch64: the two modes of tisa's TCG plugin
-// (count-plugin/CountPlugin.c) as qemu arguments, and its output read back.
+// Internal to targets/aarch64: tisa's TCG plugin (count-plugin/CountPlugin.c)
+// as a qemu argument, and its output read back.
 //
 //===----------------------------------------------------------------------===//
 
@@ -12,19 +12,6 @@
 
 namespace tisa {
 namespace aarch64 {
-
-/// The -plugin argument that counts each instruction of `function` of the
-/// program `exe` into `countsPath`; `insts` receives the function's
-/// instructions.
-llvm::Expected<std::string> functionCountingPlugin(
-    llvm::StringRef exe, llvm::StringRef function, llvm::StringRef countsPath,
-    std::vector<DecodedInst> &insts);
-
-/// Adds the function counts in `countsPath` to `result` by the mnemonic of
-/// the instruction at each address.
-llvm::Error readFunctionCounts(llvm::StringRef countsPath,
-                               llvm::ArrayRef<DecodedInst> insts,
-                               ProbeResult &result);
 
 /// The -plugin argument that counts everything the program `exe` executes
 /// between calls of its kCountMarkSymbol into `countsPath`.

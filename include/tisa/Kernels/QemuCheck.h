@@ -43,8 +43,8 @@ struct QemuCounts {
   double minimum = 0;
   std::map<std::string, uint64_t> executed; ///< per mnemonic
   /// Instructions one call of the plain entry executed (it packs the
-  /// weights itself), and of them the kernel's instruction.
-  uint64_t plainTotal = 0, plainTensor = 0;
+  /// weights itself).
+  uint64_t plainTotal = 0;
 };
 
 /// Packs the weights, then counts one call of the pre-packed entry and one

@@ -64,11 +64,6 @@ struct ProbeResult {
   /// SVE vector length in bits measured inside the process with RDVL; 0 when
   /// the process has no SVE.
   unsigned sveVectorBits = 0;
-  /// With RunOptions::countFunction: executions inside that function, per
-  /// mnemonic and in total (counted by tisa's TCG plugin: exact, the same
-  /// run to run).
-  std::map<std::string, uint64_t> executed;
-  uint64_t executedTotal = 0;
   /// With RunOptions::countParts: each part the program marked.
   std::vector<ExecutedCounts> parts;
 };
@@ -102,9 +97,6 @@ struct RunOptions {
   /// example an adapter that gives a generated kernel's entry the probe
   /// signature `void symbol(void *b0, ...)`; empty: none.
   std::string adapterSource;
-  /// A function of the linked program whose executed instructions are
-  /// counted (ProbeResult::executed); empty: none.
-  std::string countFunction;
   /// Count the parts the program marks with kCountMarkSymbol
   /// (ProbeResult::parts); the adapter then defines that function.
   bool countParts = false;

@@ -2,12 +2,8 @@
  *
  * A TCG plugin for qemu-aarch64 (plugin API v1, as Debian's qemu-user 7.2
  * loads it; Debian ships no plugin header, so the few functions used are
- * declared here). Two modes, each writing its counts to the file `out` when
- * the program exits:
+ * declared here):
  *
- *   -plugin libtisa-qemu-count.so,lo=0x...,hi=0x...,out=FILE
- *       how often each instruction in [lo, hi) executed: "address count"
- *       lines (hex, decimal) for those that ran;
  *   -plugin libtisa-qemu-count.so,mark=0x...,out=FILE
  *       every instruction the process executes between the 1st and 2nd
  *       execution of the instruction at `mark` (and the 3rd and 4th, ...),
@@ -16,9 +12,8 @@
  *       word, decimal); last a line "marks N". The program calls a function
  *       at `mark` around each part to count.
  *
- * Counting is by inline addition into one slot per translated instruction
- * (range mode: per 4-byte address), so the counts are exact and the same run
- * to run. A program counted by marks must run its counted parts on one
+ * Counting is by inline addition into one slot per translated instruction,
+ * so the counts are exact and the same run to run. A program counted by marks must run its counted parts on one
  * thread; the calls to the mark function are counted too (a few
  * instructions per part).
  *
@@ -65,30 +60,7 @@ __attribute__((visibility("default"))) int qemu_plugin_version = 1;
 
 static char outPath[4096];
 
-/*--- range mode: a slot per address of [lo, hi) ---------------------------*/
-
-static uint64_t lo, hi;
-static uint64_t *counts;
-
-static void onTranslateRange(qemu_plugin_id_t id, struct qemu_plugin_tb *tb) {
-  (void)id;
-  size_t n = qemu_plugin_tb_n_insns(tb);
-  for (size_t i = 0; i < n; ++i) {
-    struct qemu_plugin_insn *insn = qemu_plugin_tb_get_insn(tb, i);
-    uint64_t pc = qemu_plugin_insn_vaddr(insn);
-    if (pc >= lo && pc < hi)
-      qemu_plugin_register_vcpu_insn_exec_inline(
-          insn, QEMU_PLUGIN_INLINE_ADD_U64, &counts[(pc - lo) / 4], 1);
-  }
-}
-
-static void writeRange(FILE *f) {
-  for (uint64_t i = 0; i < (hi - lo) / 4; ++i)
-    if (counts[i])
-      fprintf(f, "%" PRIx64 " %" PRIu64 "\n", lo + 4 * i, counts[i]);
-}
-
-/*--- mark mode: a slot per translated instruction -------------------------*/
+/*--- a slot per translated instruction -------------------------------------*/
 
 /* Slots live in chunks that never move: translated code adds into them. */
 enum { kChunkSlots = 1 << 16, kMaxChunks = 1 << 12, kOpcodeBuckets = 1 << 18 };
@@ -205,15 +177,12 @@ static void writeMarked(FILE *f) {
 static void onExit(qemu_plugin_id_t id, void *userdata) {
   (void)id;
   (void)userdata;
-  FILE *f = fopen(outPath, mark ? "a" : "w");
+  FILE *f = fopen(outPath, "a");
   if (!f) {
     qemu_plugin_outs("tisa-qemu-count: cannot write the counts\n");
     return;
   }
-  if (mark)
-    writeMarked(f);
-  else
-    writeRange(f);
+  writeMarked(f);
   fclose(f);
 }
 
@@ -222,11 +191,7 @@ qemu_plugin_install(qemu_plugin_id_t id, const qemu_info_t *info, int argc,
                     char **argv) {
   (void)info;
   for (int i = 0; i < argc; ++i) {
-    if (strncmp(argv[i], "lo=", 3) == 0)
-      lo = strtoull(argv[i] + 3, 0, 0);
-    else if (strncmp(argv[i], "hi=", 3) == 0)
-      hi = strtoull(argv[i] + 3, 0, 0);
-    else if (strncmp(argv[i], "mark=", 5) == 0)
+    if (strncmp(argv[i], "mark=", 5) == 0)
       mark = strtoull(argv[i] + 5, 0, 0);
     else if (strncmp(argv[i], "out=", 4) == 0 &&
              strlen(argv[i] + 4) < sizeof outPath)
@@ -234,25 +199,14 @@ qemu_plugin_install(qemu_plugin_id_t id, const qemu_info_t *info, int argc,
     else
       return -1;
   }
-  if (!outPath[0])
+  if (!outPath[0] || !mark)
     return -1;
-  if (mark) {
-    if (lo || hi)
-      return -1;
-    /* Parts are appended as they close: start from an empty file. */
-    FILE *f = fopen(outPath, "w");
-    if (!f)
-      return -1;
-    fclose(f);
-    qemu_plugin_register_vcpu_tb_trans_cb(id, onTranslateMarked);
-  } else {
-    if (hi <= lo || (hi - lo) % 4)
-      return -1;
-    counts = calloc((hi - lo) / 4, sizeof *counts);
-    if (!counts)
-      return -1;
-    qemu_plugin_register_vcpu_tb_trans_cb(id, onTranslateRange);
-  }
+  /* Parts are appended as they close: start from an empty file. */
+  FILE *f = fopen(outPath, "w");
+  if (!f)
+    return -1;
+  fclose(f);
+  qemu_plugin_register_vcpu_tb_trans_cb(id, onTranslateMarked);
   qemu_plugin_register_atexit_cb(id, onExit, 0);
   return 0;
 }
