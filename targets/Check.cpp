@@ -619,48 +619,55 @@ private:
   }
 
   /// The evaluator against the independent warp-level reference, through the
-  /// description's fragment layouts.
+  /// description's fragment layouts: a layout that disagrees with the PTX
+  /// fragment rules fails here.
   void checkWarpReference() {
-    std::optional<nvptx::MmaShape> shape;
-    for (nvptx::MmaShape s :
-         {nvptx::MmaShape::M16N8K16_F16_F32, nvptx::MmaShape::M16N8K16_BF16_F32,
-          nvptx::MmaShape::M16N8K32_S8_S32})
-      if (nvptx::ptxMnemonic(s) == d.mnemonic)
-        shape = s;
-    if (!shape)
+    auto form = nvptx::parseMma(d.mnemonic);
+    if (!form)
       return add("differential", CheckStatus::Skipped,
-                 "no independent warp-level reference for '" + d.mnemonic +
-                     "'");
-    std::vector<TestCase> cases = makeTestCases(d, 1, options.seed);
-    auto toElements = [&](unsigned op, ArrayRef<uint8_t> img) {
-      unsigned bytes = d.registers[op].type.getElementTypeBitWidth() / 8;
-      std::vector<uint32_t> out(img.size() / bytes);
-      for (size_t k = 0; k < out.size(); ++k)
-        for (unsigned b = 0; b < bytes; ++b)
-          out[k] |= uint32_t(img[k * bytes + b]) << (8 * b);
-      return out;
-    };
-    std::vector<uint8_t> results;
-    unsigned acc = d.accumulatorOperand();
-    unsigned accBytes = d.registers[acc].type.getElementTypeBitWidth() / 8;
-    for (const TestCase &c : cases) {
-      std::vector<uint8_t> ia = packOperand(d, 0, c.operands[0]);
-      std::vector<uint8_t> ib = packOperand(d, 1, c.operands[1]);
-      std::vector<uint8_t> ic = packOperand(d, 2, c.operands[2]);
-      std::vector<uint32_t> out = nvptx::warpMma(
-          *shape, toElements(0, ia), toElements(1, ib), toElements(2, ic));
-      if (out.size() * accBytes != ic.size())
+                 "no warp-level reference: " +
+                     llvm::toString(form.takeError()));
+    nvptx::FragmentSizes sizes = nvptx::fragmentSizes(*form);
+    unsigned perLane[3] = {sizes.a, sizes.b, sizes.c};
+    for (unsigned op = 0; op < 3; ++op) {
+      int64_t have = d.registers[op].type.getDimSize(1);
+      if (have != perLane[op])
         return add("differential", CheckStatus::Failed,
-                   "the description's accumulator fragment has " +
-                       std::to_string(ic.size()) +
-                       " bytes; the warp reference produced " +
-                       std::to_string(out.size()) + " elements");
-      for (uint32_t v : out)
-        for (unsigned b = 0; b < accBytes; ++b)
-          results.push_back(static_cast<uint8_t>(v >> (8 * b)));
+                   "registers[" + std::to_string(op) + "] holds " +
+                       std::to_string(have) + " elements per lane; '" +
+                       d.mnemonic + "' has " + std::to_string(perLane[op]));
     }
-    compare(cases, results, 1,
-            "warp-level mma reference (PTX fragment tables)");
+    std::vector<TestCase> cases = makeTestCases(d, 1, options.seed);
+    std::vector<uint8_t> results;
+    for (const TestCase &c : cases) {
+      std::vector<uint64_t> fragments[3];
+      for (unsigned op = 0; op < 3; ++op)
+        fragments[op] = toElements(op, packOperand(d, op, c.operands[op]));
+      for (uint64_t v : nvptx::warpMma(*form, fragments[0], fragments[1],
+                                       fragments[2]))
+        appendElement(results, v, elementBytes(d.accumulatorOperand()));
+    }
+    compare(cases, results, 1, "warp-level mma reference (PTX fragment rules)");
+  }
+
+  unsigned elementBytes(unsigned op) const {
+    return d.registers[op].type.getElementTypeBitWidth() / 8;
+  }
+
+  /// A register image as its elements' bits, little-endian.
+  std::vector<uint64_t> toElements(unsigned op, ArrayRef<uint8_t> image) const {
+    unsigned bytes = elementBytes(op);
+    std::vector<uint64_t> out(image.size() / bytes);
+    for (size_t k = 0; k < out.size(); ++k)
+      for (unsigned b = 0; b < bytes; ++b)
+        out[k] |= uint64_t(image[k * bytes + b]) << (8 * b);
+    return out;
+  }
+
+  static void appendElement(std::vector<uint8_t> &image, uint64_t v,
+                            unsigned bytes) {
+    for (unsigned b = 0; b < bytes; ++b)
+      image.push_back(static_cast<uint8_t>(v >> (8 * b)));
   }
 
   const Description &d;

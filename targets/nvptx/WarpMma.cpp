@@ -1,11 +1,9 @@
 //===- WarpMma.cpp - CPU reference of PTX mma.sync fragments --------------===//
 //
-// Fragment layouts come from the PTX ISA, section "Warp Level Matrix Multiply-
-// Accumulate Instructions", subsections "Matrix Fragments for mma.m16n8k16
-// with floating point type" and "Matrix Fragments for mma.m16n8k32" (the .s8 /
-// .u8 tables). Both use
-//   groupID           = %laneid >> 2
-//   threadID_in_group = %laneid % 4
+// The fragment rules and the floating-point model are stated in WarpMma.h.
+// They come from the PTX ISA, section "Warp Level Matrix Multiply-Accumulate
+// Instructions", the "Matrix Fragments for mma.m16n8k*" and "mma.m8n8k*"
+// subsections, and the form list of "mma" (9.7.14.5.14).
 //
 // This file must be compiled with -ffp-contract=off (set in CMakeLists.txt):
 // the model rounds every product and every add separately, and a fused
@@ -15,146 +13,237 @@
 
 #include "tisa/Targets/WarpMma.h"
 
+#include "llvm/ADT/STLExtras.h"
+#include "llvm/ADT/SmallVector.h"
+#include "llvm/ADT/StringSwitch.h"
 #include "llvm/ADT/bit.h"
 #include "llvm/Support/ErrorHandling.h"
 
+#include <algorithm>
 #include <cassert>
+#include <optional>
 
 using namespace llvm;
 
 namespace tisa {
 namespace nvptx {
 
-MmaDims mmaDims(MmaShape shape) {
-  switch (shape) {
-  case MmaShape::M16N8K16_F16_F32:
-  case MmaShape::M16N8K16_BF16_F32:
-    return {16, 8, 16};
-  case MmaShape::M16N8K32_S8_S32:
-    return {16, 8, 32};
-  }
-  llvm_unreachable("unknown MmaShape");
-}
-
-FragmentSizes fragmentSizes(MmaShape shape) {
-  switch (shape) {
-  // A: four .f16x2 registers (a0..a7); B: two .f16x2 registers (b0..b3);
-  // C/D: four .f32 registers (c0..c3).
-  case MmaShape::M16N8K16_F16_F32:
-  case MmaShape::M16N8K16_BF16_F32:
-    return {8, 4, 4};
-  // A: four .b32 registers of four .s8 (a0..a15); B: two .b32 registers of
-  // four .s8 (b0..b7); C/D: four .s32 registers (c0..c3).
-  case MmaShape::M16N8K32_S8_S32:
-    return {16, 8, 4};
-  }
-  llvm_unreachable("unknown MmaShape");
-}
-
-unsigned multiplicandBits(MmaShape shape) {
-  switch (shape) {
-  case MmaShape::M16N8K16_F16_F32:
-  case MmaShape::M16N8K16_BF16_F32:
-    return 16;
-  case MmaShape::M16N8K32_S8_S32:
+unsigned registerBits(PtxType t) {
+  switch (t) {
+  case PtxType::S4:
+  case PtxType::U4:
+    return 4;
+  case PtxType::S8:
+  case PtxType::U8:
     return 8;
+  case PtxType::F16:
+  case PtxType::BF16:
+    return 16;
+  case PtxType::S32:
+  case PtxType::TF32:
+  case PtxType::F32:
+    return 32;
+  case PtxType::F64:
+    return 64;
   }
-  llvm_unreachable("unknown MmaShape");
+  llvm_unreachable("unknown PtxType");
 }
 
-StringRef ptxMnemonic(MmaShape shape) {
-  switch (shape) {
-  case MmaShape::M16N8K16_F16_F32:
-    return "mma.sync.aligned.m16n8k16.row.col.f32.f16.f16.f32";
-  case MmaShape::M16N8K16_BF16_F32:
-    return "mma.sync.aligned.m16n8k16.row.col.f32.bf16.bf16.f32";
-  case MmaShape::M16N8K32_S8_S32:
-    return "mma.sync.aligned.m16n8k32.row.col.s32.s8.s8.s32";
+bool isFloat(PtxType t) {
+  return t == PtxType::F16 || t == PtxType::BF16 || t == PtxType::TF32 ||
+         t == PtxType::F32 || t == PtxType::F64;
+}
+
+bool isSigned(PtxType t) {
+  return t == PtxType::S4 || t == PtxType::S8 || t == PtxType::S32;
+}
+
+StringRef ptxName(PtxType t) {
+  switch (t) {
+  case PtxType::S4:
+    return "s4";
+  case PtxType::U4:
+    return "u4";
+  case PtxType::S8:
+    return "s8";
+  case PtxType::U8:
+    return "u8";
+  case PtxType::S32:
+    return "s32";
+  case PtxType::F16:
+    return "f16";
+  case PtxType::BF16:
+    return "bf16";
+  case PtxType::TF32:
+    return "tf32";
+  case PtxType::F32:
+    return "f32";
+  case PtxType::F64:
+    return "f64";
   }
-  llvm_unreachable("unknown MmaShape");
+  llvm_unreachable("unknown PtxType");
+}
+
+std::string MmaForm::mnemonic() const {
+  std::string s = "mma.sync.aligned.m" + std::to_string(m) + "n" +
+                  std::to_string(n) + "k" + std::to_string(k) + ".row.col";
+  if (satfinite)
+    s += ".satfinite";
+  for (PtxType t : {d, a, b, c})
+    s += "." + ptxName(t).str();
+  return s;
 }
 
 namespace {
 
-using Coord = std::pair<unsigned, unsigned>;
-
-/// PTX ISA, "Matrix Fragments for mma.m16n8k16 with floating point type"
-/// (.f16 / .bf16 multiplicands, .f32 accumulators).
-Coord coordM16N8K16Float(char which, unsigned groupID, unsigned threadIDInGroup,
-                         unsigned i) {
-  switch (which) {
-  case 'a': {
-    // Multiplicand A, a0..a7 (four .f16x2 registers):
-    //   row = groupID      for ai where 0 <= i < 2 || 4 <= i < 6
-    //         groupID + 8  Otherwise
-    //   col = (threadID_in_group * 2) + (i & 0x1)      for ai where i <  4
-    //         (threadID_in_group * 2) + (i & 0x1) + 8  for ai where i >= 4
-    assert(i < 8 && "f16/bf16 A fragment has 8 elements");
-    unsigned row = (i < 2 || (i >= 4 && i < 6)) ? groupID : groupID + 8;
-    unsigned col = threadIDInGroup * 2 + (i & 0x1) + (i < 4 ? 0 : 8);
-    return {row, col};
-  }
-  case 'b': {
-    // Multiplicand B, b0..b3 (two .f16x2 registers):
-    //   row = (threadID_in_group * 2) + (i & 0x1)      for bi where i <  2
-    //         (threadID_in_group * 2) + (i & 0x1) + 8  for bi where i >= 2
-    //   col = groupID
-    assert(i < 4 && "f16/bf16 B fragment has 4 elements");
-    unsigned row = threadIDInGroup * 2 + (i & 0x1) + (i < 2 ? 0 : 8);
-    return {row, groupID};
-  }
-  case 'c':
-  case 'd': {
-    // Accumulators C or D, c0..c3 (four .f32 registers):
-    //   row = groupID      for ci where i <  2
-    //         groupID + 8  for ci where i >= 2
-    //   col = (threadID_in_group * 2) + (i & 0x1)  for ci where i = {0,..,3}
-    assert(i < 4 && "f32 C/D fragment has 4 elements");
-    unsigned row = i < 2 ? groupID : groupID + 8;
-    return {row, threadIDInGroup * 2 + (i & 0x1)};
-  }
-  }
-  llvm_unreachable("fragment must be 'a', 'b', 'c' or 'd'");
+std::optional<PtxType> parseType(StringRef s) {
+  return StringSwitch<std::optional<PtxType>>(s)
+      .Case("s4", PtxType::S4)
+      .Case("u4", PtxType::U4)
+      .Case("s8", PtxType::S8)
+      .Case("u8", PtxType::U8)
+      .Case("s32", PtxType::S32)
+      .Case("f16", PtxType::F16)
+      .Case("bf16", PtxType::BF16)
+      .Case("tf32", PtxType::TF32)
+      .Case("f32", PtxType::F32)
+      .Case("f64", PtxType::F64)
+      .Default(std::nullopt);
 }
 
-/// PTX ISA, "Matrix Fragments for mma.m16n8k32", the .s8 / .u8 tables (.s32
-/// accumulators).
-Coord coordM16N8K32Int8(char which, unsigned groupID, unsigned threadIDInGroup,
-                        unsigned i) {
-  switch (which) {
-  case 'a': {
-    // Multiplicand A, a0..a15 (four .b32 registers of four .s8 each):
-    //   row = groupID      for ai where 0 <= i < 4 || 8 <= i < 12
-    //         groupID + 8  otherwise
-    //   col = (threadID_in_group * 4) + (i & 0x3)       for ai where i < 8
-    //         (threadID_in_group * 4) + (i & 0x3) + 16  for ai where i >= 8
-    assert(i < 16 && "s8 A fragment has 16 elements");
-    unsigned row = (i < 4 || (i >= 8 && i < 12)) ? groupID : groupID + 8;
-    unsigned col = threadIDInGroup * 4 + (i & 0x3) + (i < 8 ? 0 : 16);
-    return {row, col};
-  }
-  case 'b': {
-    // Multiplicand B, b0..b7 (two .b32 registers of four .s8 each):
-    //   row = (threadID_in_group * 4) + (i & 0x3)       for bi where i < 4
-    //         (threadID_in_group * 4) + (i & 0x3) + 16  for bi where i >= 4
-    //   col = groupID
-    assert(i < 8 && "s8 B fragment has 8 elements");
-    unsigned row = threadIDInGroup * 4 + (i & 0x3) + (i < 4 ? 0 : 16);
-    return {row, groupID};
-  }
-  case 'c':
-  case 'd': {
-    // Accumulators C or D, c0..c3 (four .s32 registers):
-    //   row = groupID      for ci where i <  2
-    //         groupID + 8  for ci where i >= 2
-    //   col = (threadID_in_group * 2) + (i & 0x1)  for ci where i = {0,..,3}
-    assert(i < 4 && "s32 C/D fragment has 4 elements");
-    unsigned row = i < 2 ? groupID : groupID + 8;
-    return {row, threadIDInGroup * 2 + (i & 0x1)};
-  }
-  }
-  llvm_unreachable("fragment must be 'a', 'b', 'c' or 'd'");
+/// "m16n8k32" -> {16, 8, 32}.
+bool parseShape(StringRef s, MmaForm &form) {
+  auto number = [&](char letter, unsigned &out) {
+    if (!s.consume_front(StringRef(&letter, 1)))
+      return false;
+    size_t digits = s.find_first_not_of("0123456789");
+    StringRef text = s.take_front(digits);
+    s = s.drop_front(text.size());
+    return !text.empty() && !text.getAsInteger(10, out);
+  };
+  return number('m', form.m) && number('n', form.n) && number('k', form.k) &&
+         s.empty();
 }
+
+/// The K extents PTX defines for each multiplicand family; an empty list
+/// when the family is not modelled.
+SmallVector<std::pair<unsigned, unsigned>, 4> shapesOf(PtxType a) {
+  switch (a) {
+  case PtxType::F16:
+  case PtxType::BF16:
+    return {{16, 8}, {16, 16}};
+  case PtxType::TF32:
+    return {{16, 4}, {16, 8}};
+  case PtxType::F64:
+    return {{8, 4}, {16, 4}, {16, 8}, {16, 16}};
+  case PtxType::S8:
+  case PtxType::U8:
+    return {{8, 16}, {16, 16}, {16, 32}};
+  case PtxType::S4:
+  case PtxType::U4:
+    return {{8, 32}, {16, 32}, {16, 64}};
+  default:
+    return {};
+  }
+}
+
+/// The accumulator type of a multiplicand family.
+PtxType accumulatorOf(PtxType a) {
+  if (a == PtxType::F64)
+    return PtxType::F64;
+  return isFloat(a) ? PtxType::F32 : PtxType::S32;
+}
+
+/// Why `form` is not a form the reference models ("" when it is).
+std::string unmodelledReason(const MmaForm &form) {
+  bool intA = !isFloat(form.a), intB = !isFloat(form.b);
+  bool sameFamily =
+      intA && intB ? registerBits(form.a) == registerBits(form.b)
+                   : form.a == form.b;
+  if (!sameFamily)
+    return "multiplicands ." + ptxName(form.a).str() + " and ." +
+           ptxName(form.b).str() + " do not form one PTX mma type";
+  if (form.n != 8 || !llvm::is_contained(shapesOf(form.a),
+                                         std::make_pair(form.m, form.k)))
+    return (form.m == 8 && form.n == 8 && form.k == 4 && form.a == PtxType::F16
+                ? std::string("the m8n8k4 .f16 form (sm_70) has quad-pair "
+                              "fragments the reference does not model")
+                : "m" + std::to_string(form.m) + "n" + std::to_string(form.n) +
+                      "k" + std::to_string(form.k) + " is not a PTX shape of ." +
+                      ptxName(form.a).str() + " multiplicands");
+  PtxType acc = accumulatorOf(form.a);
+  if (form.c != acc || form.d != acc)
+    return "." + ptxName(form.a).str() + " multiplicands with ." +
+           ptxName(form.d).str() + " D and ." + ptxName(form.c).str() +
+           " C: the reference models ." + ptxName(acc).str() +
+           " accumulators only";
+  if (form.satfinite && isFloat(form.a))
+    return ".satfinite on floating-point multiplicands is not modelled";
+  return "";
+}
+
+} // namespace
+
+Expected<MmaForm> parseMma(StringRef mnemonic) {
+  auto error = [&](const Twine &why) {
+    return createStringError("'" + mnemonic + "': " + why);
+  };
+  SmallVector<StringRef, 12> parts;
+  mnemonic.split(parts, '.');
+  if (parts.size() < 10 || parts[0] != "mma" || parts[1] != "sync" ||
+      parts[2] != "aligned")
+    return error("not a PTX mma.sync.aligned mnemonic "
+                 "(mma.sync.aligned.SHAPE.row.col[.satfinite].D.A.B.C)");
+  MmaForm form;
+  if (!parseShape(parts[3], form))
+    return error("'" + parts[3] + "' is not a shape mMnNkK");
+  if (parts[4] != "row" || parts[5] != "col")
+    return error("the reference models the .row.col layouts only");
+  unsigned next = 6;
+  if (parts[next] == "satfinite") {
+    form.satfinite = true;
+    ++next;
+  }
+  if (parts.size() != next + 4)
+    return error("expected four types D.A.B.C after the layouts");
+  PtxType *slots[] = {&form.d, &form.a, &form.b, &form.c};
+  for (unsigned i = 0; i < 4; ++i) {
+    std::optional<PtxType> t = parseType(parts[next + i]);
+    if (!t)
+      return error("'." + parts[next + i] + "' is not a PTX mma type");
+    *slots[i] = *t;
+  }
+  if (std::string why = unmodelledReason(form); !why.empty())
+    return error(why);
+  return form;
+}
+
+FragmentSizes fragmentSizes(const MmaForm &form) {
+  return {form.m * form.k / kWarpSize, form.k * form.n / kWarpSize,
+          form.m * form.n / kWarpSize};
+}
+
+std::pair<unsigned, unsigned> fragmentCoord(const MmaForm &form, char which,
+                                            unsigned lane, unsigned i) {
+  assert(lane < kWarpSize && "lane out of range");
+  unsigned g = lane / 4, t = lane % 4;
+  if (which == 'c' || which == 'd') {
+    assert(i < fragmentSizes(form).c && "C/D element out of range");
+    return {g + 8 * (i / 2), 2 * t + i % 2};
+  }
+  PtxType type = which == 'a' ? form.a : form.b;
+  unsigned p = std::max(1u, 32 / registerBits(type));
+  unsigned r = i / p, j = i % p;
+  if (which == 'a') {
+    assert(i < fragmentSizes(form).a && "A element out of range");
+    return {g + 8 * (r % 2), p * t + j + 4 * p * (r / 2)};
+  }
+  assert(which == 'b' && "fragment must be 'a', 'b', 'c' or 'd'");
+  assert(i < fragmentSizes(form).b && "B element out of range");
+  return {p * t + j + 4 * p * r, g};
+}
+
+namespace {
 
 /// IEEE binary16 bits to the binary32 bits of the same value (always exact).
 /// NaN payloads are kept in the top mantissa bits, so a NaN stays a NaN.
@@ -178,122 +267,110 @@ uint32_t f16BitsToF32Bits(uint32_t h) {
   return (sign << 31) | (uint32_t(unbiased + 127) << 23) | (mantissa << 13);
 }
 
-/// bfloat16 is the top half of a binary32.
-uint32_t bf16BitsToF32Bits(uint32_t h) { return (h & 0xffff) << 16; }
+/// The value a multiplicand's bits stand for, as fp32 bits (exact for f16,
+/// bf16 and tf32; tf32 is read from the top 19 bits of its register).
+uint32_t multiplicandF32Bits(uint64_t bits, PtxType t) {
+  switch (t) {
+  case PtxType::F16:
+    return f16BitsToF32Bits(bits & 0xffff);
+  case PtxType::BF16: // the top half of a binary32
+    return (bits & 0xffff) << 16;
+  case PtxType::TF32:
+    return bits & 0xffffe000u;
+  default:
+    llvm_unreachable("not a 16- or 19-bit float multiplicand");
+  }
+}
+
+/// An integer multiplicand's value.
+int64_t integerValue(uint64_t bits, PtxType t) {
+  unsigned w = registerBits(t);
+  uint64_t v = bits & ((uint64_t(1) << w) - 1);
+  if (isSigned(t) && (v >> (w - 1)))
+    return static_cast<int64_t>(v) - (int64_t(1) << w);
+  return static_cast<int64_t>(v);
+}
 
 /// Row-major matrices of raw element bits.
 struct Matrices {
-  std::vector<uint32_t> a, b, c;
+  std::vector<uint64_t> a, b, c;
 };
 
+/// D[m][n] of an integer form: exact products and an exact sum from C, then
+/// wrapped modulo 2^32 or, with .satfinite, clamped to the s32 range.
+uint64_t dotInteger(const MmaForm &f, const Matrices &x, unsigned m,
+                    unsigned n) {
+  int64_t sum = static_cast<int32_t>(x.c[m * f.n + n]);
+  for (unsigned k = 0; k < f.k; ++k)
+    sum += integerValue(x.a[m * f.k + k], f.a) *
+           integerValue(x.b[k * f.n + n], f.b);
+  if (f.satfinite)
+    sum = std::clamp<int64_t>(sum, INT32_MIN, INT32_MAX);
+  return static_cast<uint32_t>(sum);
+}
+
+/// D[m][n] with f32 accumulators: fp32 products, then fp32 adds in ascending
+/// k from C, each rounded to nearest even (separate statements and
+/// -ffp-contract=off: two roundings, no FMA).
+uint64_t dotF32(const MmaForm &f, const Matrices &x, unsigned m, unsigned n) {
+  float acc = bit_cast<float>(static_cast<uint32_t>(x.c[m * f.n + n]));
+  for (unsigned k = 0; k < f.k; ++k) {
+    float p = bit_cast<float>(multiplicandF32Bits(x.a[m * f.k + k], f.a));
+    float q = bit_cast<float>(multiplicandF32Bits(x.b[k * f.n + n], f.b));
+    float product = p * q;
+    acc = acc + product;
+  }
+  return bit_cast<uint32_t>(acc);
+}
+
+/// D[m][n] of the f64 forms: the same model in binary64.
+uint64_t dotF64(const MmaForm &f, const Matrices &x, unsigned m, unsigned n) {
+  double acc = bit_cast<double>(x.c[m * f.n + n]);
+  for (unsigned k = 0; k < f.k; ++k) {
+    double product = bit_cast<double>(x.a[m * f.k + k]) *
+                     bit_cast<double>(x.b[k * f.n + n]);
+    acc = acc + product;
+  }
+  return bit_cast<uint64_t>(acc);
+}
+
 /// Scatters one operand's fragments into its row-major matrix.
-void unpack(MmaShape shape, char which, ArrayRef<uint32_t> fragment,
-            unsigned perLane, unsigned cols, uint32_t elementMask,
-            std::vector<uint32_t> &matrix) {
+std::vector<uint64_t> unpack(const MmaForm &form, char which,
+                             ArrayRef<uint64_t> fragment, unsigned perLane,
+                             unsigned cols, unsigned rows) {
+  std::vector<uint64_t> matrix(rows * cols);
   for (unsigned lane = 0; lane < kWarpSize; ++lane)
     for (unsigned i = 0; i < perLane; ++i) {
-      auto [row, col] = fragmentCoord(shape, which, lane, i);
-      matrix[row * cols + col] = fragment[lane * perLane + i] & elementMask;
+      auto [row, col] = fragmentCoord(form, which, lane, i);
+      matrix[row * cols + col] = fragment[lane * perLane + i];
     }
-}
-
-/// D = A * B + C under the project's floating-point model (see WarpMma.h):
-/// PTX says "the accumulation order, rounding and handling of subnormal inputs
-/// is unspecified"; tisa models it as fp32 products, then fp32 adds in
-/// ascending k starting from C, each rounded to nearest even, no flushing.
-/// Products of two f16 values (11-bit significands, exponents >= -24) are
-/// exact in fp32; bf16 products are exact unless they leave fp32's range.
-std::vector<uint32_t> matmulFloat(const Matrices &mats, MmaDims dims,
-                                  uint32_t (*toF32Bits)(uint32_t)) {
-  std::vector<uint32_t> d(dims.m * dims.n);
-  for (unsigned m = 0; m < dims.m; ++m)
-    for (unsigned n = 0; n < dims.n; ++n) {
-      float acc = bit_cast<float>(mats.c[m * dims.n + n]);
-      for (unsigned k = 0; k < dims.k; ++k) {
-        float x = bit_cast<float>(toF32Bits(mats.a[m * dims.k + k]));
-        float y = bit_cast<float>(toF32Bits(mats.b[k * dims.n + n]));
-        // Separate statements and -ffp-contract=off: two roundings, no FMA.
-        float product = x * y;
-        acc = acc + product;
-      }
-      d[m * dims.n + n] = bit_cast<uint32_t>(acc);
-    }
-  return d;
-}
-
-/// D = A * B + C for .s8 x .s8 -> .s32 without .satfinite: each product is
-/// exact (|p| <= 2^14) and the sum wraps modulo 2^32, done in uint32_t to stay
-/// clear of signed overflow.
-std::vector<uint32_t> matmulS8(const Matrices &mats, MmaDims dims) {
-  std::vector<uint32_t> d(dims.m * dims.n);
-  for (unsigned m = 0; m < dims.m; ++m)
-    for (unsigned n = 0; n < dims.n; ++n) {
-      uint32_t acc = mats.c[m * dims.n + n];
-      for (unsigned k = 0; k < dims.k; ++k) {
-        int32_t x = static_cast<int8_t>(mats.a[m * dims.k + k]);
-        int32_t y = static_cast<int8_t>(mats.b[k * dims.n + n]);
-        acc += static_cast<uint32_t>(x * y);
-      }
-      d[m * dims.n + n] = acc;
-    }
-  return d;
+  return matrix;
 }
 
 } // namespace
 
-std::pair<unsigned, unsigned> fragmentCoord(MmaShape shape, char which,
-                                            unsigned lane, unsigned i) {
-  assert(lane < kWarpSize && "lane out of range");
-  unsigned groupID = lane >> 2;
-  unsigned threadIDInGroup = lane % 4;
-  switch (shape) {
-  case MmaShape::M16N8K16_F16_F32:
-  case MmaShape::M16N8K16_BF16_F32:
-    return coordM16N8K16Float(which, groupID, threadIDInGroup, i);
-  case MmaShape::M16N8K32_S8_S32:
-    return coordM16N8K32Int8(which, groupID, threadIDInGroup, i);
-  }
-  llvm_unreachable("unknown MmaShape");
-}
-
-std::vector<uint32_t> warpMma(MmaShape shape, ArrayRef<uint32_t> a,
-                              ArrayRef<uint32_t> b, ArrayRef<uint32_t> c) {
-  FragmentSizes sizes = fragmentSizes(shape);
+std::vector<uint64_t> warpMma(const MmaForm &form, ArrayRef<uint64_t> a,
+                              ArrayRef<uint64_t> b, ArrayRef<uint64_t> c) {
+  assert(unmodelledReason(form).empty() && "form not modelled");
+  FragmentSizes sizes = fragmentSizes(form);
   if (a.size() != kWarpSize * sizes.a || b.size() != kWarpSize * sizes.b ||
       c.size() != kWarpSize * sizes.c) {
-    assert(false && "fragment sizes do not match the mma shape");
+    assert(false && "fragment sizes do not match the mma form");
     return {};
   }
-  MmaDims dims = mmaDims(shape);
-  uint32_t elementMask = (uint32_t(1) << multiplicandBits(shape)) - 1;
-
-  Matrices mats;
-  mats.a.resize(dims.m * dims.k);
-  mats.b.resize(dims.k * dims.n);
-  mats.c.resize(dims.m * dims.n);
-  unpack(shape, 'a', a, sizes.a, dims.k, elementMask, mats.a);
-  unpack(shape, 'b', b, sizes.b, dims.n, elementMask, mats.b);
-  unpack(shape, 'c', c, sizes.c, dims.n, ~uint32_t(0), mats.c);
-
-  std::vector<uint32_t> d;
-  switch (shape) {
-  case MmaShape::M16N8K16_F16_F32:
-    d = matmulFloat(mats, dims, f16BitsToF32Bits);
-    break;
-  case MmaShape::M16N8K16_BF16_F32:
-    d = matmulFloat(mats, dims, bf16BitsToF32Bits);
-    break;
-  case MmaShape::M16N8K32_S8_S32:
-    d = matmulS8(mats, dims);
-    break;
-  }
-
+  Matrices x;
+  x.a = unpack(form, 'a', a, sizes.a, form.k, form.m);
+  x.b = unpack(form, 'b', b, sizes.b, form.n, form.k);
+  x.c = unpack(form, 'c', c, sizes.c, form.n, form.m);
+  auto dot = !isFloat(form.a)        ? dotInteger
+             : form.a == PtxType::F64 ? dotF64
+                                      : dotF32;
   // D has C's fragment layout.
-  std::vector<uint32_t> result(kWarpSize * sizes.c);
+  std::vector<uint64_t> result(kWarpSize * sizes.c);
   for (unsigned lane = 0; lane < kWarpSize; ++lane)
     for (unsigned i = 0; i < sizes.c; ++i) {
-      auto [row, col] = fragmentCoord(shape, 'c', lane, i);
-      result[lane * sizes.c + i] = d[row * dims.n + col];
+      auto [row, col] = fragmentCoord(form, 'c', lane, i);
+      result[lane * sizes.c + i] = dot(form, x, row, col);
     }
   return result;
 }

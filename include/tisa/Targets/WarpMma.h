@@ -1,21 +1,36 @@
 //===- WarpMma.h - CPU reference of PTX mma.sync fragments ------*- C++ -*-===//
 //
-// A warp-level CPU reference of NVIDIA `mma.sync.aligned` for the shapes tisa
-// describes, written from the PTX ISA fragment tables ("Matrix Fragments for
-// mma.m16n8k16 with floating point type" and "Matrix Fragments for
-// mma.m16n8k32"). It lets instruction descriptions be checked without a GPU:
-// the reference takes the 32 lanes' register fragments, unpacks them to
-// matrices with the PTX tables, computes D = A * B + C and packs D back into
-// per-lane fragments.
+// A warp-level CPU reference of NVIDIA `mma.sync.aligned ... .row.col`, for
+// every form of the PTX ISA whose fragments follow the ISA's regular rules:
+// m16n8k{4,8,16,32,64} and m8n8k{16,32} with .f16/.bf16/.tf32 (f32
+// accumulators) and .s8/.u8/.s4/.u4 (s32 accumulators, optionally
+// .satfinite), and .f64. It is written from the ISA's fragment figures
+// ("Matrix Fragments for mma.m16n8k4/k8/k16/k32/k64" and "for mma.m8n8k16/
+// k32"), which all follow one rule per operand (groupID g = lane / 4,
+// threadID_in_group t = lane % 4, p = elements per 32-bit register, at least
+// 1; element i of a lane is element j = i % p of register r = i / p):
+//   A (m x k): row g + 8 * (r % 2),   column p * t + j + 4p * (r / 2)
+//   B (k x n): row p * t + j + 4p * r, column g
+//   C, D (m x n): row g + 8 * (i / 2), column 2t + i % 2
+// (an m8 A has one register row, so r % 2 is always 0 there). The m8n8k4 f16
+// form of sm_70, whose quad-pair layout is different, and forms with f16
+// accumulators are refused.
+//
+// It lets instruction descriptions be checked without a GPU: `tisa isa verify`
+// packs random operands into the 32 lanes' fragments through the
+// description's own layout maps, runs this reference on them and compares
+// with the description's semantics, so a description whose layout disagrees
+// with the ISA fails, for any shape.
 //
 // Floating-point model (PTX leaves accumulation order, rounding and subnormal
 // handling unspecified; this is the project's documented model, not a claim
-// about the hardware): each product is computed in fp32 and rounded to nearest
-// even (exact for f16 x f16, and for bf16 x bf16 unless it over- or
-// underflows fp32); D[m][n] starts from C[m][n] and adds the products in
-// ascending k, each add in fp32 rounded to nearest even; subnormals are kept,
-// never flushed. Integer (.s8 x .s8 -> .s32, no .satfinite): exact products,
-// sums wrap modulo 2^32.
+// about the hardware): .tf32 multiplicands are the top 19 bits of their
+// 32-bit register (the low 13 bits are ignored); each product is computed in
+// the accumulator's format and rounded to nearest even (exact for f16, tf32,
+// and bf16 unless it over- or underflows fp32); D[m][n] starts from C[m][n]
+// and adds the products in ascending k, each add rounded to nearest even;
+// subnormals are kept, never flushed. Integers: exact products; sums wrap
+// modulo 2^32, or with .satfinite the exact sum is clamped to the s32 range.
 //
 //===----------------------------------------------------------------------===//
 
@@ -24,8 +39,10 @@
 
 #include "llvm/ADT/ArrayRef.h"
 #include "llvm/ADT/StringRef.h"
+#include "llvm/Support/Error.h"
 
 #include <cstdint>
+#include <string>
 #include <utility>
 #include <vector>
 
@@ -35,59 +52,57 @@ namespace nvptx {
 /// Lanes in a warp; every lane holds a fragment of every operand.
 constexpr unsigned kWarpSize = 32;
 
-/// The `mma.sync.aligned` forms the reference models (all `.row.col`).
-enum class MmaShape {
-  /// mma.sync.aligned.m16n8k16.row.col.f32.f16.f16.f32
-  M16N8K16_F16_F32,
-  /// mma.sync.aligned.m16n8k16.row.col.f32.bf16.bf16.f32
-  M16N8K16_BF16_F32,
-  /// mma.sync.aligned.m16n8k32.row.col.s32.s8.s8.s32
-  M16N8K32_S8_S32,
+/// Element types of mma operands, as PTX spells them (".s8", ".tf32", ...).
+enum class PtxType { S4, U4, S8, U8, S32, F16, BF16, TF32, F32, F64 };
+
+/// Bits of one element in its register: 4, 8, 16, 32 (tf32 too) or 64.
+unsigned registerBits(PtxType t);
+bool isFloat(PtxType t);
+bool isSigned(PtxType t);
+llvm::StringRef ptxName(PtxType t); ///< "s8", "tf32", ...
+
+/// One `mma.sync.aligned.mMnNkK.row.col[.satfinite].D.A.B.C` form.
+struct MmaForm {
+  unsigned m = 0, n = 0, k = 0;
+  PtxType d = PtxType::F32, a = PtxType::F16, b = PtxType::F16,
+          c = PtxType::F32;
+  bool satfinite = false;
+
+  /// The full PTX mnemonic, e.g.
+  /// "mma.sync.aligned.m16n8k16.row.col.f32.f16.f16.f32".
+  std::string mnemonic() const;
 };
 
-/// Matrix dimensions: A is m x k, B is k x n, C and D are m x n.
-struct MmaDims {
-  unsigned m, n, k;
-};
-MmaDims mmaDims(MmaShape shape);
+/// Parses a PTX mnemonic into a form the reference models; an error names
+/// what is not a PTX mma.sync form or not modelled.
+llvm::Expected<MmaForm> parseMma(llvm::StringRef mnemonic);
 
-/// Elements per lane of each fragment, e.g. f16 A: 8 halves (4 x .f16x2 regs),
-/// B: 4, C/D: 4 floats; s8 A: 16 bytes (4 x .b32), B: 8, C/D: 4.
+/// Elements per lane of each fragment, e.g. m16n8k16 f16 A: 8 halves (4 x
+/// .f16x2 registers), B: 4, C/D: 4 floats; m16n8k32 s8 A: 16 bytes (4 x
+/// .b32), B: 8, C/D: 4.
 struct FragmentSizes {
   unsigned a, b, c;
 };
-FragmentSizes fragmentSizes(MmaShape shape);
+FragmentSizes fragmentSizes(const MmaForm &form);
 
-/// Bits of one element of A and B (16 for f16/bf16, 8 for s8); C and D
-/// elements are always 32 bits (.f32 or .s32).
-unsigned multiplicandBits(MmaShape shape);
-
-/// The full PTX mnemonic, e.g.
-/// "mma.sync.aligned.m16n8k16.row.col.f32.f16.f16.f32".
-llvm::StringRef ptxMnemonic(MmaShape shape);
+/// (row, col) in the operand's matrix of element i of lane `lane`, for
+/// `which` = 'a' (m x k), 'b' (k x n) or 'c' (m x n, also D), by the PTX
+/// fragment rules above.
+std::pair<unsigned, unsigned> fragmentCoord(const MmaForm &form, char which,
+                                            unsigned lane, unsigned i);
 
 /// Computes the warp's D = A * B + C.
 ///
-/// Fragments hold raw element bits zero-extended to uint32_t, lane-major:
+/// Fragments hold raw element bits zero-extended to uint64_t, lane-major:
 /// element i of lane l is at [l * perLane + i], where element i is the PTX
-/// table's a_i / b_i / c_i. In registers the elements are packed low to high,
-/// so element i of A lives in register i / (32 / multiplicandBits) at bit
-/// offset (i % (32 / multiplicandBits)) * multiplicandBits. Bits above the
-/// element width are ignored. The result is D's fragment in the layout of C:
-/// fp32 bit patterns or two's-complement s32.
+/// figure's a_i / b_i / c_i. Bits above the element width are ignored. The
+/// result is D's fragment in the layout of C.
 ///
-/// Precondition: a.size() == 32 * fragmentSizes(shape).a, likewise b and c;
+/// Precondition: a.size() == 32 * fragmentSizes(form).a, likewise b and c;
 /// otherwise asserts (returns an empty vector when assertions are off).
-std::vector<uint32_t> warpMma(MmaShape shape, llvm::ArrayRef<uint32_t> a,
-                              llvm::ArrayRef<uint32_t> b,
-                              llvm::ArrayRef<uint32_t> c);
-
-/// (row, col) in the operand's matrix of element i of lane `lane`, for
-/// `which` = 'a' (m x k), 'b' (k x n) or 'c' (m x n, also D), as given by the
-/// PTX fragment tables. Exposed so tests can check that each table is a
-/// bijection onto its matrix.
-std::pair<unsigned, unsigned> fragmentCoord(MmaShape shape, char which,
-                                            unsigned lane, unsigned i);
+std::vector<uint64_t> warpMma(const MmaForm &form, llvm::ArrayRef<uint64_t> a,
+                              llvm::ArrayRef<uint64_t> b,
+                              llvm::ArrayRef<uint64_t> c);
 
 } // namespace nvptx
 } // namespace tisa

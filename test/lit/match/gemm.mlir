@@ -4,9 +4,10 @@
 // RUN: tisa match %s --target neoverse-v1 --all | FileCheck %s --check-prefix=ARM
 // RUN: tisa match %s --target neoverse-n1 | FileCheck %s --check-prefix=DOT
 // RUN: tisa match %s --target sm_80 | FileCheck %s --check-prefix=MMA
+// RUN: tisa match %s --target sm_80 --all | FileCheck %s --check-prefix=MMA-ALL
 
 // VNNI: target: znver4 (x86_64
-// VNNI: gemm.mlir:[[@LINE+36]]:8: linalg.generic (m=128 n=768 k=768r; u8 x s8 -> s32)
+// VNNI: gemm.mlir:[[@LINE+39]]:8: linalg.generic (m=128 n=768 k=768r; u8 x s8 -> s32)
 // VNNI-NEXT: plan:
 // VNNI-NEXT: instruction: vpdpbusd.zmm (AVX512_VNNI, vpdpbusd)
 // VNNI-NEXT: loops: n(16) <- n(768); k(4) <- k(768);
@@ -35,9 +36,12 @@
 // DOT: ins1 -> operand 0 (vector<16xi8>): pack [K][N] -> [K/4][N][4]
 // DOT: ins0 -> operand 1 (vector<16xi8>): broadcast 4 bytes to the 16-byte register, read by element
 
-// MMA: instruction: mma.m16n8k32.s8s8s32
+// u8 x s8 runs on the native mixed-signedness form; s8 x s8 would need a repair.
+// MMA: instruction: mma.m16n8k32.u8s8s32
 // MMA: ins0 -> operand 0 (vector<32x16xi8>): per-lane fragment loads, 4 bytes per access
-// MMA: repair: ins0 is u8, the instruction takes s8: add -128 to ins0 (xor 0x80)
+// MMA-NOT: repair:
+// MMA: candidate plans
+// MMA-ALL: mma.m16n8k32.s8s8s32   m<-m(16) n<-n(8) k<-k(32) | {{.*}}, repair
 #A = affine_map<(m, n, k) -> (m, k)>
 #B = affine_map<(m, n, k) -> (k, n)>
 #C = affine_map<(m, n, k) -> (m, n)>
