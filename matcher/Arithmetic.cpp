@@ -6,7 +6,9 @@
 // everything wraps modulo 2^32 on both sides); saturating instructions admit
 // no repair. Floating-point instructions whose accumulation order, rounding,
 // denormal or NaN handling differ from the program's sequential sum are
-// relaxations, listed in the plan, or rejected with --strict-fp.
+// relaxations, listed in the plan, or rejected with --strict-fp. An instruction
+// that reads float inputs in a narrower format (tf32 for f32) matches only
+// with --allow-reduced-precision, and the plan lists it as a relaxation.
 //
 //===----------------------------------------------------------------------===//
 
@@ -96,7 +98,26 @@ matchArithmetic(const Contraction &c, const Description &d,
                                 "instruction in {1}",
                                 typeText(p.accType, true),
                                 typeText(in.accType, true)));
-  if (!p.exactProduct)
+  // An instruction that reads a factor in a narrower format than the program
+  // multiplies it (tf32 for f32) computes something else: only on request.
+  std::optional<unsigned> narrowed;
+  for (unsigned j = 0; j < 2; ++j)
+    if (in.factorNarrowing[j] && !p.factorNarrowing[0] && !p.factorNarrowing[1])
+      narrowed = j;
+  bool narrowsProgram = narrowed.has_value();
+  if (narrowsProgram && !options.allowReducedPrecision)
+    return reject(llvm::formatv(
+        "the instruction reads its {0} inputs as {1}, the program multiplies "
+        "them in full {0} (--allow-reduced-precision accepts this)",
+        typeText(in.factorType[*narrowed], true),
+        detail::narrowingText(*in.factorNarrowing[*narrowed])));
+  // Differently typed factors are named below, in the instruction's terms.
+  bool sameFactorTypes =
+      (p.factorType[0] == in.factorType[0] &&
+       p.factorType[1] == in.factorType[1]) ||
+      (p.factorType[0] == in.factorType[1] &&
+       p.factorType[1] == in.factorType[0]);
+  if (!p.exactProduct && !narrowsProgram && sameFactorTypes)
     return reject("the program's product is " +
                   std::string(p.isFloat ? "rounded" : "wrapped") +
                   " before it is accumulated (" + p.text +
@@ -124,6 +145,16 @@ matchArithmetic(const Contraction &c, const Description &d,
                                "needs {3}",
                                name, typeText(pt, p.factorSigned[pi]), j,
                                typeText(it, in.factorSigned[j]));
+        continue;
+      }
+      if (p.factorNarrowing[pi] && p.factorNarrowing[pi] != in.factorNarrowing[j]) {
+        reason = llvm::formatv("{0} is read as {1}, the instruction's operand "
+                               "{2} reads {3}",
+                               name, detail::narrowingText(*p.factorNarrowing[pi]),
+                               j,
+                               in.factorNarrowing[j]
+                                   ? detail::narrowingText(*in.factorNarrowing[j])
+                                   : typeText(it, true));
         continue;
       }
       if (p.isFloat || p.factorSigned[pi] == in.factorSigned[j])
@@ -184,6 +215,15 @@ matchArithmetic(const Contraction &c, const Description &d,
         return reject("the instruction's floating-point arithmetic differs "
                       "from the program's sequential sum (" +
                       m.relaxations.front() + ") and --strict-fp is set");
+      for (unsigned j = 0; j < 2; ++j) {
+        unsigned pi = m.programInputOf[j];
+        if (in.factorNarrowing[j] && !p.factorNarrowing[pi])
+          m.relaxations.push_back(
+              llvm::formatv("{0} ({1}) read as {2}, allowed by "
+                            "--allow-reduced-precision",
+                            c.operands[pi].name, typeText(p.factorType[pi], true),
+                            detail::narrowingText(*in.factorNarrowing[j])));
+      }
     }
     matches.push_back(m);
   }

@@ -77,6 +77,31 @@ std::string detail::typeText(Type t, bool isSigned) {
   return s;
 }
 
+std::string detail::narrowingText(const MulAcc::Narrowing &n) {
+  std::string rounding;
+  switch (n.rounding) {
+  case llvm::RoundingMode::TowardZero:
+    rounding = "truncated";
+    break;
+  case llvm::RoundingMode::NearestTiesToEven:
+    rounding = "rounded to nearest even";
+    break;
+  case llvm::RoundingMode::NearestTiesToAway:
+    rounding = "rounded to nearest, ties away";
+    break;
+  case llvm::RoundingMode::TowardPositive:
+    rounding = "rounded up";
+    break;
+  case llvm::RoundingMode::TowardNegative:
+    rounding = "rounded down";
+    break;
+  default:
+    rounding = "rounded";
+    break;
+  }
+  return typeText(n.type, true) + " (" + rounding + ")";
+}
+
 NormalArith normalizeArith(const MulAcc &m) {
   NormalArith n;
   n.isFloat = m.isFloat;
@@ -84,6 +109,8 @@ NormalArith normalizeArith(const MulAcc &m) {
   n.factorType[1] = m.lhsInput == 0 ? m.rhsType : m.lhsType;
   MulAcc::Ext ext0 = m.lhsInput == 0 ? m.lhsExt : m.rhsExt;
   MulAcc::Ext ext1 = m.lhsInput == 0 ? m.rhsExt : m.lhsExt;
+  n.factorNarrowing[0] = m.lhsInput == 0 ? m.lhsNarrowing : m.rhsNarrowing;
+  n.factorNarrowing[1] = m.lhsInput == 0 ? m.rhsNarrowing : m.lhsNarrowing;
   n.factorSigned[0] = ext0 != MulAcc::Ext::Zero;
   n.factorSigned[1] = ext1 != MulAcc::Ext::Zero;
   n.accType = m.accType;
@@ -101,19 +128,27 @@ NormalArith normalizeArith(const MulAcc &m) {
         (m.productExt == MulAcc::Ext::Zero && !anySigned);
     n.exactProduct = wm >= w0 + w1 && wa >= wm && productExtOk;
   } else {
-    // Exact when the multiplication's significand holds both factors'.
+    // Exact when the multiplication's significand holds both factors' (as
+    // read: a narrowed factor has the narrower significand).
     auto sig = [](Type t) {
       return APFloat::semanticsPrecision(cast<FloatType>(t).getFloatSemantics());
     };
+    auto factorSig = [&](unsigned i) {
+      return sig(n.factorNarrowing[i] ? Type(n.factorNarrowing[i]->type)
+                                      : n.factorType[i]);
+    };
     bool productExtOk = m.productExt == MulAcc::Ext::None ||
                         m.productExt == MulAcc::Ext::Float;
-    n.exactProduct = sig(m.mulType) >= sig(n.factorType[0]) +
-                                           sig(n.factorType[1]) &&
+    n.exactProduct = sig(m.mulType) >= factorSig(0) + factorSig(1) &&
                      wa >= wm && productExtOk;
   }
-  n.text = llvm::formatv("{0} x {1} -> {2}",
-                         detail::typeText(n.factorType[0], n.factorSigned[0]),
-                         detail::typeText(n.factorType[1], n.factorSigned[1]),
+  auto factorText = [&](unsigned i) {
+    std::string t = detail::typeText(n.factorType[i], n.factorSigned[i]);
+    if (n.factorNarrowing[i])
+      t += " read as " + detail::narrowingText(*n.factorNarrowing[i]);
+    return t;
+  };
+  n.text = llvm::formatv("{0} x {1} -> {2}", factorText(0), factorText(1),
                          detail::typeText(n.accType, true));
   if (!n.exactProduct)
     n.text += llvm::formatv(" (product rounded or wrapped in {0})",

@@ -63,6 +63,9 @@ void estimateCost(const Contraction &c, const InstrModel &model,
 /// Short spelling of an element type with its signedness: u8, s8, bf16.
 std::string typeText(mlir::Type t, bool isSigned);
 
+/// "tf32 (truncated)": the format a narrowed factor is read in.
+std::string narrowingText(const MulAcc::Narrowing &n);
+
 /// "m", "kw.c": a fused run of program loops as one name.
 std::string unitName(const Contraction &c, llvm::ArrayRef<unsigned> loops);
 

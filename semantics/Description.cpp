@@ -80,6 +80,36 @@ std::pair<Value, MulAcc::Ext> peelExt(Value v) {
     return {op.getIn(), MulAcc::Ext::Float};
   return {v, MulAcc::Ext::None};
 }
+
+llvm::RoundingMode toLLVM(arith::RoundingMode mode) {
+  switch (mode) {
+  case arith::RoundingMode::to_nearest_even:
+    return llvm::RoundingMode::NearestTiesToEven;
+  case arith::RoundingMode::downward:
+    return llvm::RoundingMode::TowardNegative;
+  case arith::RoundingMode::upward:
+    return llvm::RoundingMode::TowardPositive;
+  case arith::RoundingMode::toward_zero:
+    return llvm::RoundingMode::TowardZero;
+  case arith::RoundingMode::to_nearest_away:
+    return llvm::RoundingMode::NearestTiesToAway;
+  }
+  llvm_unreachable("unknown arith::RoundingMode");
+}
+
+/// Peels a narrowing `arith.truncf` off a factor that is widened again by
+/// arith.extf (`ext`): the factor is read in the truncation's format.
+std::optional<MulAcc::Narrowing> peelNarrowing(Value &v, MulAcc::Ext ext) {
+  auto trunc = v.getDefiningOp<arith::TruncFOp>();
+  if (ext != MulAcc::Ext::Float || !trunc)
+    return std::nullopt;
+  MulAcc::Narrowing n;
+  n.type = cast<FloatType>(trunc.getType());
+  if (std::optional<arith::RoundingMode> mode = trunc.getRoundingmode())
+    n.rounding = toLLVM(*mode);
+  v = trunc.getIn();
+  return n;
+}
 } // namespace
 
 FailureOr<MulAcc> readMulAcc(linalg::LinalgOp op) {
@@ -127,6 +157,8 @@ FailureOr<MulAcc> readMulAcc(linalg::LinalgOp op) {
 
   auto [lhs, lhsExt] = peelExt(mul->getOperand(0));
   auto [rhs, rhsExt] = peelExt(mul->getOperand(1));
+  result.lhsNarrowing = peelNarrowing(lhs, lhsExt);
+  result.rhsNarrowing = peelNarrowing(rhs, rhsExt);
   auto lhsArg = dyn_cast<BlockArgument>(lhs);
   auto rhsArg = dyn_cast<BlockArgument>(rhs);
   if (!lhsArg || !rhsArg || lhsArg.getOwner() != &block ||
@@ -136,7 +168,8 @@ FailureOr<MulAcc> readMulAcc(linalg::LinalgOp op) {
     return mul->emitError(
         "the body is not a multiply-accumulate: each factor must be one of the "
         "two "
-        "inputs, optionally widened by arith.extsi/extui/extf");
+        "inputs, optionally widened by arith.extsi/extui/extf (a float "
+        "input optionally narrowed by arith.truncf first)");
   result.lhsInput = lhsArg.getArgNumber();
   result.rhsInput = rhsArg.getArgNumber();
   result.lhsExt = lhsExt;
@@ -148,6 +181,8 @@ FailureOr<MulAcc> readMulAcc(linalg::LinalgOp op) {
   // the matcher.
   unsigned expected = 2 + (lhsExt != MulAcc::Ext::None) +
                       (rhsExt != MulAcc::Ext::None) +
+                      result.lhsNarrowing.has_value() +
+                      result.rhsNarrowing.has_value() +
                       (productExt != MulAcc::Ext::None) + 1;
   if (block.getOperations().size() != expected) {
     for (Operation &other : block.without_terminator())

@@ -147,6 +147,14 @@ APInt extendInt(const APInt &v, MulAcc::Ext ext, unsigned width) {
   return ext == MulAcc::Ext::Sign ? v.sext(width) : v.zext(width);
 }
 
+/// A factor read in a narrower format (arith.truncf with its rounding mode).
+/// A NaN stays a NaN (quiet), whatever its payload.
+APFloat narrow(APFloat x, const MulAcc::Narrowing &n) {
+  bool losesInfo = false;
+  x.convert(n.type.getFloatSemantics(), n.rounding, &losesInfo);
+  return x;
+}
+
 } // namespace
 
 TensorValue evaluate(const Description &d, ArrayRef<TensorValue> operands) {
@@ -194,16 +202,21 @@ TensorValue evaluate(const Description &d, ArrayRef<TensorValue> operands) {
         return;
       }
       auto operand = [&](unsigned index, uint64_t bits, Type t,
-                         MulAcc::Ext ext) {
+                         MulAcc::Ext ext,
+                         const std::optional<MulAcc::Narrowing> &narrowing) {
         APFloat x = fm->input(
             APFloat(semanticsOf(t), APInt(t.getIntOrFloatBitWidth(), bits)),
             index);
+        if (narrowing)
+          x = narrow(x, *narrowing);
         if (ext == MulAcc::Ext::Float)
           x = fm->extend(x, semanticsOf(m.mulType));
         return x;
       };
-      APFloat lhs = operand(m.lhsInput, lhsBits, m.lhsType, m.lhsExt);
-      APFloat rhs = operand(m.rhsInput, rhsBits, m.rhsType, m.rhsExt);
+      APFloat lhs =
+          operand(m.lhsInput, lhsBits, m.lhsType, m.lhsExt, m.lhsNarrowing);
+      APFloat rhs =
+          operand(m.rhsInput, rhsBits, m.rhsType, m.rhsExt, m.rhsNarrowing);
       if (d.fp->accumulation == Accumulation::EvenOddFused) {
         floatFactors[out].push_back({lhs, rhs});
         return;

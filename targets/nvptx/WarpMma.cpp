@@ -268,15 +268,20 @@ uint32_t f16BitsToF32Bits(uint32_t h) {
 }
 
 /// The value a multiplicand's bits stand for, as fp32 bits (exact for f16,
-/// bf16 and tf32; tf32 is read from the top 19 bits of its register).
+/// bf16 and tf32; tf32 is read from the top 19 bits of its register, a NaN
+/// staying a NaN).
 uint32_t multiplicandF32Bits(uint64_t bits, PtxType t) {
   switch (t) {
   case PtxType::F16:
     return f16BitsToF32Bits(bits & 0xffff);
   case PtxType::BF16: // the top half of a binary32
     return (bits & 0xffff) << 16;
-  case PtxType::TF32:
-    return bits & 0xffffe000u;
+  case PtxType::TF32: {
+    uint32_t top = bits & 0xffffe000u;
+    bool isNaN = (bits & 0x7f800000u) == 0x7f800000u && (bits & 0x7fffffu);
+    // A NaN whose payload lies in the ignored bits stays a (quiet) NaN.
+    return isNaN && !(top & 0x7fffffu) ? top | 0x400000u : top;
+  }
   default:
     llvm_unreachable("not a 16- or 19-bit float multiplicand");
   }

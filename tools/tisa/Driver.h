@@ -28,6 +28,7 @@ struct Options {
   std::string targetDir;
   bool all = false;
   bool strictFp = false;
+  bool allowReducedPrecision = false;
   bool noFuse = false;
   bool emitIr = false; ///< 'gen gemm|conv2d': also write NAME.mlir
   /// gen/run: kernel options (--m 512, --types u8,s8,s32, -o DIR, ...) by

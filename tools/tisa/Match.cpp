@@ -1,6 +1,7 @@
 //===- Match.cpp - tisa match, tisa target --------------------------------===//
 //
 //   tisa match FILE.mlir [--target T] [--features F] [--all] [--strict-fp]
+//               [--allow-reduced-precision]
 //
 // Per linalg contraction of the files: the best plan for the target, in full;
 // with --all every candidate (one line each, best first) and the reason each
@@ -112,6 +113,7 @@ int match(const Options &o) {
   MatchOptions options;
   options.target = *target ? &**target : nullptr;
   options.strictFloat = o.strictFp;
+  options.allowReducedPrecision = o.allowReducedPrecision;
   options.fuseLoops = !o.noFuse;
 
   auto &os = llvm::outs();

@@ -107,6 +107,9 @@ options:
                            description was rejected
   --strict-fp              'match': reject floating-point instructions whose accumulation
                            order, rounding or denormal handling differ from the program's
+  --allow-reduced-precision
+                           'match': let an instruction read f32 inputs in a narrower format
+                           (tf32 on Tensor Cores), listed in the plan as a relaxation
   --no-fuse                'match': never fuse adjacent program loops (no im2col-style plans)
   --emit-ir                'gen gemm|conv2d': also write NAME.mlir, the kernel after
                            tensorization and register tiling (before lowering to LLVM)
@@ -342,9 +345,11 @@ int main(int argc, char **argv) {
       return 0;
     }
     if (a == "--all" || a == "--strict-fp" || a == "--no-fuse" ||
-        a == "--emit-ir" || a == "--allow-skipped") {
-      (a == "--all"             ? o.all
-       : a == "--strict-fp"     ? o.strictFp
+        a == "--emit-ir" || a == "--allow-skipped" ||
+        a == "--allow-reduced-precision") {
+      (a == "--all"                         ? o.all
+       : a == "--strict-fp"                 ? o.strictFp
+       : a == "--allow-reduced-precision"   ? o.allowReducedPrecision
        : a == "--no-fuse"       ? o.noFuse
        : a == "--allow-skipped" ? o.allowSkipped
                                 : o.emitIr) = true;

@@ -64,6 +64,8 @@ struct NormalArith {
   bool isFloat = false;
   mlir::Type factorType[2]; ///< element types of input 0 and 1 (as stored)
   bool factorSigned[2] = {true, true}; ///< integers: extended by extsi
+  /// Floats read in a narrower format first (tf32 held in f32).
+  std::optional<MulAcc::Narrowing> factorNarrowing[2];
   mlir::Type accType;
   /// The product is computed exactly in the accumulator's type (widening
   /// before the multiplication, and wide enough).
@@ -198,6 +200,10 @@ struct MatchOptions {
   /// Reject floating-point instructions whose arithmetic differs from the
   /// program's sequential sum instead of listing the relaxation.
   bool strictFloat = false;
+  /// Let an instruction read float inputs in a narrower format than the
+  /// program multiplies (tf32 for f32), listed as a relaxation; without it
+  /// such instructions are rejected.
+  bool allowReducedPrecision = false;
   /// Consider fusing adjacent program loops into one instruction loop.
   bool fuseLoops = true;
 };

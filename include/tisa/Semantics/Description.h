@@ -14,6 +14,7 @@
 #include "mlir/Dialect/Linalg/IR/Linalg.h"
 #include "mlir/IR/AffineMap.h"
 #include "mlir/IR/BuiltinTypes.h"
+#include "llvm/ADT/FloatingPointMode.h"
 #include "llvm/ADT/STLExtras.h"
 #include "llvm/ADT/SmallVector.h"
 #include <array>
@@ -126,11 +127,23 @@ struct ShapeBounds {
 ///   variants)
 struct MulAcc {
   enum class Ext { None, Sign, Zero, Float };
+  /// A float factor read in a narrower format than its register holds, before
+  /// it is widened for the multiplication: `arith.truncf %x toward_zero : f32
+  /// to tf32` then `arith.extf` (tf32 values held in f32 registers).
+  struct Narrowing {
+    mlir::FloatType type;
+    llvm::RoundingMode rounding = llvm::RoundingMode::NearestTiesToEven;
+    bool operator==(const Narrowing &o) const {
+      return type == o.type && rounding == o.rounding;
+    }
+    bool operator!=(const Narrowing &o) const { return !(*this == o); }
+  };
   /// Index of the `ins` operands that feed the multiplication's left and right
   /// sides.
   unsigned lhsInput = 0, rhsInput = 1;
   Ext lhsExt = Ext::None, rhsExt = Ext::None, productExt = Ext::None;
   mlir::Type lhsType, rhsType; ///< element types of the inputs
+  std::optional<Narrowing> lhsNarrowing, rhsNarrowing;
   mlir::Type mulType;          ///< type of the multiplication
   mlir::Type accType;          ///< type of the accumulator / result
   bool isFloat = false;

@@ -25,7 +25,8 @@
 // Floating-point model (PTX leaves accumulation order, rounding and subnormal
 // handling unspecified; this is the project's documented model, not a claim
 // about the hardware): .tf32 multiplicands are the top 19 bits of their
-// 32-bit register (the low 13 bits are ignored); each product is computed in
+// 32-bit register (the low 13 bits are ignored, i.e. truncated toward zero;
+// a NaN stays a NaN); each product is computed in
 // the accumulator's format and rounded to nearest even (exact for f16, tf32,
 // and bf16 unless it over- or underflows fp32); D[m][n] starts from C[m][n]
 // and adds the products in ascending k, each add rounded to nearest even;

@@ -120,12 +120,16 @@ Matrix unpackD(const MmaForm &f, const std::vector<uint64_t> &fragment) {
 APFloat multiplicand(PtxType t, uint64_t bits) {
   if (t == PtxType::F64)
     return APFloat(APFloat::IEEEdouble(), APInt(64, bits));
-  APFloat value = t == PtxType::TF32
-                      ? APFloat(APFloat::IEEEsingle(),
-                                APInt(32, bits & 0xffffe000u))
-                      : APFloat(t == PtxType::F16 ? APFloat::IEEEhalf()
-                                                  : APFloat::BFloat(),
-                                APInt(16, bits & 0xffff));
+  if (t == PtxType::TF32) { // truncated toward zero by APFloat itself
+    APFloat value(APFloat::IEEEsingle(), APInt(32, bits & 0xffffffffu));
+    bool losesInfo = false;
+    value.convert(APFloat::FloatTF32(), APFloat::rmTowardZero, &losesInfo);
+    value.convert(APFloat::IEEEsingle(), APFloat::rmNearestTiesToEven,
+                  &losesInfo);
+    return value;
+  }
+  APFloat value(t == PtxType::F16 ? APFloat::IEEEhalf() : APFloat::BFloat(),
+                APInt(16, bits & 0xffff));
   bool losesInfo = false;
   value.convert(APFloat::IEEEsingle(), APFloat::rmNearestTiesToEven,
                 &losesInfo);
@@ -716,7 +720,9 @@ TEST(WarpMma, Tf32IgnoresTheLow13BitsOfItsRegister) {
   b[0] = 0x3f800000u;
   a[1 * f.k] = 0x3f802000u; // 1 + 2^-10: tf32's last bit, kept
   b[0 * f.n + 1] = 0x3f800000u;
+  a[2 * f.k] = 0x7f800001u; // a NaN whose payload is all in the low bits
   Matrix d = checkAgainstReference(f, a, b, c, "tf32");
+  EXPECT_TRUE(isF32NaN(d[2 * f.n])) << std::hex << d[2 * f.n];
   EXPECT_EQ(d[0], 0x3f800000u);
   EXPECT_EQ(d[1 * f.n + 0], 0x3f802000u);
   EXPECT_EQ(d[0 * f.n + 1], 0x3f801fffu & 0xffffe000u);
