@@ -21,16 +21,15 @@ loweringSignature(const Description &d, MLIRContext *ctx,
       resolveLoweringIntrinsic(d, llvmCtx, emitError);
   if (failed(intrinsic))
     return failure();
+  ctx->loadDialect<LLVM::LLVMDialect>(); // struct results are LLVM types
   LLVM::TypeFromLLVMIRTranslator fromLLVM(*ctx);
+  // A warp fragment (one lane's elements) may spread over several
+  // consecutive parameters; buildApply and lowerApply split it.
   SmallVector<Type> params;
-  for (auto [first, last] : intrinsic->params) {
-    if (last != first + 1)
-      return emitError() << d.name
-                         << ": a register spreads over several intrinsic "
-                            "parameters";
-    params.push_back(
-        fromLLVM.translateType(intrinsic->type->getParamType(first)));
-  }
+  for (auto [first, last] : intrinsic->params)
+    for (unsigned p = first; p < last; ++p)
+      params.push_back(
+          fromLLVM.translateType(intrinsic->type->getParamType(p)));
   return FunctionType::get(
       ctx, params, fromLLVM.translateType(intrinsic->type->getReturnType()));
 }
@@ -71,6 +70,13 @@ Value rowPointer(OpBuilder &b, Location loc, Value ptr, Value rowBytes,
   Value offset = LLVM::MulOp::create(b, loc, rowBytes, i64Constant(b, loc, row));
   return LLVM::GEPOp::create(b, loc, ptr.getType(), b.getI8Type(), ptr,
                              ValueRange{offset});
+}
+
+/// Bits of a scalar or fixed vector type (0 for anything else).
+int64_t bitsOf(Type t) {
+  if (auto v = dyn_cast<VectorType>(t))
+    return v.isScalable() ? 0 : v.getNumElements() * v.getElementTypeBitWidth();
+  return t.isIntOrFloat() ? t.getIntOrFloatBitWidth() : 0;
 }
 
 /// The concatenation of `parts` (equal vector types, a power of two of
@@ -203,13 +209,23 @@ ApplyOp buildApply(OpBuilder &b, Location loc, const Description &d,
                    FunctionType signature, ValueRange registers) {
   SmallVector<int64_t> order, immediates;
   bool anyImmediate = false;
+  unsigned next = 0;
   for (const LoweringArg &a : d.lowering.args) {
     const OperandRegister &r = d.registers[a.operand];
     bool isRegister = a.kind == LoweringArg::Operand;
-    order.push_back(isRegister ? int64_t(a.operand) : -1);
-    immediates.push_back(isRegister                       ? 0
-                         : a.kind == LoweringArg::Rows ? tileRows(r)
-                                                          : tileBytesPerRow(r));
+    // A warp fragment names its operand once per parameter it fills.
+    unsigned params = 1;
+    if (isRegister && r.cls == RegisterClass::WarpFragment) {
+      int64_t need = bitsOf(registers[a.operand].getType()), got = 0;
+      for (params = 0; got < need; ++params)
+        got += bitsOf(signature.getInput(next + params));
+    }
+    for (unsigned p = 0; p < params; ++p, ++next) {
+      order.push_back(isRegister ? int64_t(a.operand) : -1);
+      immediates.push_back(isRegister                    ? 0
+                           : a.kind == LoweringArg::Rows ? tileRows(r)
+                                                         : tileBytesPerRow(r));
+    }
     anyImmediate |= !isRegister;
   }
   unsigned acc = d.accumulatorOperand();
@@ -241,23 +257,79 @@ Value castTo(OpBuilder &b, Location loc, Value v, Type t) {
 
 } // namespace
 
+namespace {
+
+/// The parameters register `j` fills: [first, first + count).
+std::pair<unsigned, unsigned> paramsOf(ApplyOp op, int64_t j) {
+  ArrayRef<int64_t> order = op.getOrder();
+  unsigned first = llvm::find(order, j) - order.begin();
+  unsigned count = 0;
+  while (first + count < order.size() && order[first + count] == j)
+    ++count;
+  return {first, count};
+}
+
+/// Whether `have` splits into `count` equal parts, part `i` of which becomes
+/// `param` (a warp fragment over several parameters: vector<8xf16> as four
+/// vector<2xf16>, vector<16xi8> as four i32).
+bool splits(Type have, unsigned count, Type param) {
+  auto v = dyn_cast<VectorType>(have);
+  return v && !v.isScalable() && v.getRank() == 1 &&
+         v.getNumElements() % count == 0 &&
+         bitsOf(have) == int64_t(count) * bitsOf(param) && bitsOf(param) > 0;
+}
+
+/// A struct of scalars or vectors that together make `acc` (an mma's D).
+bool joins(Type result, Type acc) {
+  auto st = dyn_cast<LLVM::LLVMStructType>(result);
+  if (!st || st.getBody().empty())
+    return false;
+  Type first = st.getBody().front();
+  return llvm::all_equal(st.getBody()) &&
+         splits(acc, st.getBody().size(), first);
+}
+
+/// Part `index` of `count` of vector `v`, bitcast to `t`.
+Value part(OpBuilder &b, Location loc, Value v, unsigned index, unsigned count,
+           Type t) {
+  auto vt = cast<VectorType>(v.getType());
+  int64_t n = vt.getNumElements() / count;
+  SmallVector<int32_t> mask;
+  for (int64_t e = 0; e < n; ++e)
+    mask.push_back(int32_t(index * n + e));
+  Value slice = LLVM::ShuffleVectorOp::create(b, loc, v, v, mask);
+  return castTo(b, loc, slice, t);
+}
+
+} // namespace
+
 std::string whyNotLowered(ApplyOp op) {
   FunctionType signature = op.getSignature();
   for (auto [k, t] : llvm::enumerate(signature.getInputs())) {
-    if (op.getOrder()[k] < 0) {
+    int64_t j = op.getOrder()[k];
+    if (j < 0) {
       if (!isa<IntegerType>(t))
         return llvm::formatv("parameter {0} takes an immediate but is {1}", k,
                              t);
       continue;
     }
-    Type have = op.getRegisters()[op.getOrder()[k]].getType();
-    if (have != t && !bitcastable(have, t))
+    Type have = op.getRegisters()[j].getType();
+    unsigned count = paramsOf(op, j).second;
+    // One register as one parameter of the same size (vector<4xi8> as an
+    // i32) bitcasts too.
+    if (count > 1 ? !splits(have, count, t)
+                  : have != t && !bitcastable(have, t) && !splits(have, 1, t))
       return llvm::formatv("register {0} is {1}, which does not bitcast to "
-                           "the intrinsic's parameter {2} ({3})",
-                           op.getOrder()[k], have, k, t);
+                           "the intrinsic's parameter {2} ({3}){4}",
+                           j, have, k, t,
+                           count > 1 ? llvm::formatv(" as one of {0} equal "
+                                                     "parts", count)
+                                             .str()
+                                     : "");
   }
   Type result = signature.getResult(0);
-  if (result != op.getType() && !bitcastable(result, op.getType()))
+  if (result != op.getType() && !bitcastable(result, op.getType()) &&
+      !joins(result, op.getType()))
     return llvm::formatv("the intrinsic returns {0}, which does not bitcast "
                          "to the accumulator's {1}",
                          result, op.getType());
@@ -273,13 +345,29 @@ Value lowerApply(OpBuilder &b, ApplyOp op) {
     if (j < 0)
       args.push_back(LLVM::ConstantOp::create(
           b, loc, t, b.getIntegerAttr(t, (*op.getImmediates())[k])));
+    else if (auto [first, count] = paramsOf(op, j); count > 1)
+      args.push_back(
+          part(b, loc, op.getRegisters()[j], k - first, count, t));
     else
       args.push_back(castTo(b, loc, op.getRegisters()[j], t));
   }
   Value r = LLVM::CallIntrinsicOp::create(b, loc, signature.getResult(0),
                                           op.getIntrinsicAttr(), args)
                 .getResult(0);
-  return castTo(b, loc, r, op.getType());
+  if (!joins(r.getType(), op.getType()))
+    return castTo(b, loc, r, op.getType());
+  // An mma's D fields, in order, make the accumulator fragment.
+  auto fields = cast<LLVM::LLVMStructType>(r.getType()).getBody();
+  auto acc = cast<VectorType>(op.getType());
+  auto partType = VectorType::get({acc.getNumElements() / int64_t(fields.size())},
+                                  acc.getElementType());
+  SmallVector<Value> parts;
+  for (auto [i, t] : llvm::enumerate(fields))
+    parts.push_back(castTo(
+        b, loc,
+        LLVM::ExtractValueOp::create(b, loc, r, ArrayRef<int64_t>{int64_t(i)}),
+        partType));
+  return concatenate(b, loc, std::move(parts));
 }
 
 } // namespace tisa

@@ -149,6 +149,12 @@ LogicalResult TisaDialect::verifyOperationAttribute(Operation *op,
                              << attr.getValue();
     return success();
   }
+  if (attr.getName() == kPtxAttr) {
+    if (!isa<ApplyOp>(op) || !isa<StringAttr>(attr.getValue()))
+      return op->emitError() << "'" << kPtxAttr
+                             << "' is a PTX mnemonic (a string) on a tisa.apply";
+    return success();
+  }
   if (attr.getName() == kPlanAttr || attr.getName() == kScheduleAttr) {
     if (!isa<StringAttr>(attr.getValue()))
       return op->emitError() << "'" << attr.getName().getValue()
@@ -161,8 +167,9 @@ LogicalResult TisaDialect::verifyOperationAttribute(Operation *op,
                            << "' (the tisa dialect defines '"
                            << kInstructionAttrName << "', '" << kLoopAttr
                            << "', '" << kUnrollAttr << "', '"
-                           << kByElementAttr << "', '" << kPlanAttr
-                           << "' and '" << kScheduleAttr << "')";
+                           << kByElementAttr << "', '" << kPtxAttr << "', '"
+                           << kPlanAttr << "' and '" << kScheduleAttr
+                           << "')";
   auto func = dyn_cast<func::FuncOp>(op);
   if (!func)
     return op->emitError() << "'" << kInstructionAttrName

@@ -7,6 +7,7 @@
 #include "mlir/InitAllPasses.h"
 #include "mlir/Pass/PassManager.h"
 #include "mlir/Pass/PassRegistry.h"
+#include "llvm/ExecutionEngine/Orc/AbsoluteSymbols.h"
 #include "llvm/ExecutionEngine/Orc/LLJIT.h"
 #include "llvm/ExecutionEngine/Orc/ThreadSafeModule.h"
 #include "llvm/IR/LLVMContext.h"
@@ -126,7 +127,8 @@ llvm::Error linkSharedLibrary(llvm::MemoryBufferRef object,
 JitObject::~JitObject() = default;
 
 llvm::Expected<std::unique_ptr<JitObject>>
-JitObject::load(std::unique_ptr<llvm::MemoryBuffer> object) {
+JitObject::load(std::unique_ptr<llvm::MemoryBuffer> object,
+                 llvm::ArrayRef<std::pair<llvm::StringRef, void *>> symbols) {
   // A kernel from the disk cache is loaded without compiling anything: the
   // native target may not be initialized yet.
   static bool initialized = [] {
@@ -145,6 +147,16 @@ JitObject::load(std::unique_ptr<llvm::MemoryBuffer> object) {
   if (!generator)
     return generator.takeError();
   (*jit)->getMainJITDylib().addGenerator(std::move(*generator));
+  if (!symbols.empty()) {
+    llvm::orc::SymbolMap map;
+    for (auto [name, address] : symbols)
+      map[(*jit)->mangleAndIntern(name)] = {
+          llvm::orc::ExecutorAddr::fromPtr(address),
+          llvm::JITSymbolFlags::Exported | llvm::JITSymbolFlags::Callable};
+    if (auto err = (*jit)->getMainJITDylib().define(
+            llvm::orc::absoluteSymbols(std::move(map))))
+      return std::move(err);
+  }
   std::unique_ptr<JitObject> out(new JitObject);
   out->copy = llvm::MemoryBuffer::getMemBufferCopy(object->getBuffer(),
                                                    object->getBufferIdentifier());

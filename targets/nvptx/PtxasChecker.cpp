@@ -68,7 +68,63 @@ std::string ptxasUnavailableReason() {
   return "";
 }
 
+namespace {
+/// ptxas on `ptx` for `arch` with `extra` options; its output in `log`.
+Error runPtxasWith(StringRef ptx, StringRef arch, ArrayRef<StringRef> extra,
+                   std::string &log);
+} // namespace
+
 Error runPtxas(StringRef ptx, StringRef arch) {
+  std::string log;
+  return runPtxasWith(ptx, arch, {}, log);
+}
+
+Expected<std::vector<KernelResources>> ptxasResources(StringRef ptx,
+                                                      StringRef arch) {
+  std::string log;
+  if (Error e = runPtxasWith(ptx, arch, {"-v"}, log))
+    return std::move(e);
+  return parsePtxasVerbose(log);
+}
+
+std::vector<KernelResources> parsePtxasVerbose(StringRef log) {
+  std::vector<KernelResources> out;
+  SmallVector<StringRef> lines;
+  log.split(lines, '\n');
+  auto numberBefore = [](StringRef line, StringRef what) -> int64_t {
+    size_t at = line.find(what);
+    if (at == StringRef::npos)
+      return 0;
+    StringRef head = line.take_front(at).rtrim();
+    StringRef digits = head.substr(head.find_last_not_of("0123456789") + 1);
+    int64_t v = 0;
+    return digits.getAsInteger(10, v) ? 0 : v;
+  };
+  for (StringRef line : lines) {
+    if (line.contains("Compiling entry function '")) {
+      KernelResources r;
+      r.name = line.split("function '").second.split('\'').first.str();
+      out.push_back(r);
+      continue;
+    }
+    if (out.empty())
+      continue;
+    KernelResources &r = out.back();
+    if (line.contains("bytes stack frame")) {
+      r.stackBytes = numberBefore(line, " bytes stack frame");
+      r.spillStoreBytes = numberBefore(line, " bytes spill stores");
+      r.spillLoadBytes = numberBefore(line, " bytes spill loads");
+    } else if (line.contains("registers")) {
+      r.registers = numberBefore(line, " registers");
+      r.sharedBytes = numberBefore(line, " bytes smem");
+    }
+  }
+  return out;
+}
+
+namespace {
+Error runPtxasWith(StringRef ptx, StringRef arch, ArrayRef<StringRef> extra,
+                   std::string &log) {
   std::string reason = ptxasUnavailableReason();
   if (!reason.empty())
     return makeError(reason);
@@ -105,8 +161,9 @@ Error runPtxas(StringRef ptx, StringRef arch) {
 
   std::string program = ptxasPath();
   std::string archFlag = ("-arch=" + arch).str();
-  SmallVector<StringRef, 8> args = {program, archFlag, "-o", cubinFile,
-                                    ptxFile};
+  SmallVector<StringRef, 8> args = {program, archFlag};
+  args.append(extra.begin(), extra.end());
+  args.append({"-o", cubinFile, ptxFile});
   // stdin from /dev/null; ptxas prints its diagnostics on stderr, stdout goes
   // to the same file in case a version prints there.
   std::optional<StringRef> redirects[] = {StringRef(""), StringRef(logFile),
@@ -119,7 +176,6 @@ Error runPtxas(StringRef ptx, StringRef arch) {
   if (execFailed)
     return makeError("cannot run '" + program + "': " + execError);
 
-  std::string log;
   if (ErrorOr<std::unique_ptr<MemoryBuffer>> buffer =
           MemoryBuffer::getFile(logFile))
     log = (*buffer)->getBuffer().rtrim().str();
@@ -132,6 +188,7 @@ Error runPtxas(StringRef ptx, StringRef arch) {
   return makeError("ptxas " + archFlag + " rejected the PTX (exit code " +
                    Twine(rc) + "):\n" + log);
 }
+} // namespace
 
 } // namespace nvptx
 } // namespace tisa

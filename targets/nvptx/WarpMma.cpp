@@ -380,5 +380,78 @@ std::vector<uint64_t> warpMma(const MmaForm &form, ArrayRef<uint64_t> a,
   return result;
 }
 
+int64_t encodeMma(const MmaForm &f) {
+  auto t = [](PtxType x) { return int64_t(x); };
+  return int64_t(f.m) | int64_t(f.n) << 8 | int64_t(f.k) << 16 |
+         t(f.d) << 24 | t(f.a) << 28 | t(f.b) << 32 | t(f.c) << 36 |
+         int64_t(f.satfinite) << 40;
+}
+
+MmaForm decodeMma(int64_t code) {
+  MmaForm f;
+  f.m = code & 0xff;
+  f.n = (code >> 8) & 0xff;
+  f.k = (code >> 16) & 0xff;
+  f.d = PtxType((code >> 24) & 0xf);
+  f.a = PtxType((code >> 28) & 0xf);
+  f.b = PtxType((code >> 32) & 0xf);
+  f.c = PtxType((code >> 36) & 0xf);
+  f.satfinite = (code >> 40) & 1;
+  return f;
+}
+
+namespace {
+
+/// f32 -> bf16, rounded to nearest even (NaN stays NaN): the libcall LLVM's
+/// x86 back end emits for a bf16 value it keeps in an f32 register.
+__bf16 truncateToBF16(float x) {
+  uint32_t bits = bit_cast<uint32_t>(x);
+  uint16_t h;
+  if ((bits & 0x7f800000u) == 0x7f800000u && (bits & 0x7fffffu))
+    h = uint16_t((bits >> 16) | 0x40);
+  else
+    h = uint16_t((bits + 0x7fffu + ((bits >> 16) & 1)) >> 16);
+  return bit_cast<__bf16>(h);
+}
+
+} // namespace
+
+std::vector<std::pair<StringRef, void *>> hostRuntimeSymbols() {
+  return {{"tisa_emulate_mma", reinterpret_cast<void *>(&tisa_emulate_mma)},
+          {"__truncsfbf2", reinterpret_cast<void *>(&truncateToBF16)}};
+}
+
+namespace {
+
+/// The 32 lanes' `perLane` elements of `bits` each, from packed bytes.
+std::vector<uint64_t> readFragment(const void *p, unsigned perLane,
+                                   unsigned bits) {
+  const auto *bytes = static_cast<const uint8_t *>(p);
+  unsigned width = bits / 8;
+  std::vector<uint64_t> out(kWarpSize * perLane);
+  for (size_t e = 0; e < out.size(); ++e)
+    for (unsigned b = 0; b < width; ++b)
+      out[e] |= uint64_t(bytes[e * width + b]) << (8 * b);
+  return out;
+}
+
+} // namespace
+
 } // namespace nvptx
 } // namespace tisa
+
+extern "C" void tisa_emulate_mma(int64_t code, const void *a, const void *b,
+                                 const void *c, void *d) {
+  using namespace tisa::nvptx;
+  MmaForm f = decodeMma(code);
+  FragmentSizes sizes = fragmentSizes(f);
+  std::vector<uint64_t> out =
+      warpMma(f, readFragment(a, sizes.a, registerBits(f.a)),
+              readFragment(b, sizes.b, registerBits(f.b)),
+              readFragment(c, sizes.c, registerBits(f.c)));
+  unsigned width = registerBits(f.d) / 8;
+  auto *bytes = static_cast<uint8_t *>(d);
+  for (size_t e = 0; e < out.size(); ++e)
+    for (unsigned byte = 0; byte < width; ++byte)
+      bytes[e * width + byte] = uint8_t(out[e] >> (8 * byte));
+}

@@ -26,6 +26,10 @@ inline constexpr llvm::StringLiteral kUnrollAttr = "tisa.unroll";
 /// register the instruction takes by element, read by -tisa-by-element: the
 /// number of groups in one register.
 inline constexpr llvm::StringLiteral kByElementAttr = "tisa.by_element";
+/// On a warp-level tisa.apply: the instruction's PTX mnemonic, from which the
+/// host lowering of a GPU kernel (-tisa-gpu-to-host) runs it on the
+/// warp-level reference.
+inline constexpr llvm::StringLiteral kPtxAttr = "tisa.ptx";
 /// Set by -tisa-select-plan (or by hand) on a linalg contraction and read by
 /// -tisa-tensorize: the plan to apply (tisa::planKey: the instruction, its
 /// loop mapping and operand accesses) and the schedule (Schedule::text()).

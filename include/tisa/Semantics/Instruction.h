@@ -18,9 +18,11 @@
 
 namespace tisa {
 
-/// The MLIR signature of `d`'s lowering intrinsic when every register is one
-/// parameter (vectors, AMX tiles with their shape parameters; not warp
-/// fragments spread over several). Reports why not through `emitError`.
+/// The MLIR signature of `d`'s lowering intrinsic: one parameter per vector
+/// register or AMX tile (with its shape parameters), and for a warp fragment
+/// (one lane's elements, vector<perLane x T>) the consecutive parameters it
+/// fills (mma's A: four vector<2xf16>); an mma returns a struct of D's parts.
+/// Reports why not through `emitError`.
 mlir::FailureOr<mlir::FunctionType>
 loweringSignature(const Description &d, mlir::MLIRContext *ctx,
                   llvm::function_ref<mlir::InFlightDiagnostic()> emitError);

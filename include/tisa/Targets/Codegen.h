@@ -49,8 +49,12 @@ llvm::Error linkSharedLibrary(llvm::MemoryBufferRef object,
 class JitObject {
 public:
   ~JitObject();
+  /// `symbols` resolve names the object calls to addresses in this process
+  /// that the process does not export (a runtime function of a library
+  /// linked into it).
   static llvm::Expected<std::unique_ptr<JitObject>>
-  load(std::unique_ptr<llvm::MemoryBuffer> object);
+  load(std::unique_ptr<llvm::MemoryBuffer> object,
+       llvm::ArrayRef<std::pair<llvm::StringRef, void *>> symbols = {});
   /// The address of a function the object defines.
   llvm::Expected<void *> lookup(llvm::StringRef symbol);
   /// The object file itself (for disassembly).

@@ -15,7 +15,9 @@
 #include "llvm/ADT/StringRef.h"
 #include "llvm/Support/Error.h"
 
+#include <cstdint>
 #include <string>
+#include <vector>
 
 namespace tisa {
 namespace nvptx {
@@ -32,6 +34,22 @@ std::string ptxasUnavailableReason();
 /// ptxas exits with 0; otherwise the Error holds ptxas's stderr (or why ptxas
 /// could not be run). Temporary files are removed either way.
 llvm::Error runPtxas(llvm::StringRef ptx, llvm::StringRef arch);
+
+/// What `ptxas -v` reports for one entry function.
+struct KernelResources {
+  std::string name;
+  int64_t registers = 0;   ///< per thread
+  int64_t sharedBytes = 0; ///< static shared memory per block
+  int64_t stackBytes = 0, spillStoreBytes = 0, spillLoadBytes = 0;
+};
+
+/// Assembles `ptx` for `arch` with `ptxas -v` and reads the figures of every
+/// entry function.
+llvm::Expected<std::vector<KernelResources>>
+ptxasResources(llvm::StringRef ptx, llvm::StringRef arch);
+
+/// The entry functions of a `ptxas -v` log.
+std::vector<KernelResources> parsePtxasVerbose(llvm::StringRef log);
 
 } // namespace nvptx
 } // namespace tisa

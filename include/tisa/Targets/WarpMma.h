@@ -105,7 +105,24 @@ std::vector<uint64_t> warpMma(const MmaForm &form, llvm::ArrayRef<uint64_t> a,
                               llvm::ArrayRef<uint64_t> b,
                               llvm::ArrayRef<uint64_t> c);
 
+/// The functions host-lowered GPU kernels call that a JIT must be given
+/// (tisa_emulate_mma, and the f32 -> bf16 truncation x86 code generation
+/// calls where the CPU has no bf16 conversion).
+std::vector<std::pair<llvm::StringRef, void *>> hostRuntimeSymbols();
+
+/// A form as one integer (for generated code that calls the reference) and
+/// back.
+int64_t encodeMma(const MmaForm &form);
+MmaForm decodeMma(int64_t code);
+
 } // namespace nvptx
 } // namespace tisa
+
+/// The warp-level reference as generated host code calls it (the host
+/// lowering of a GPU kernel, -tisa-gpu-to-host): D = A * B + C for one warp of
+/// the form encodeMma gave `form`; each fragment is the 32 lanes' elements
+/// packed lane-major at their register width (4 bytes for tf32).
+extern "C" void tisa_emulate_mma(int64_t form, const void *a, const void *b,
+                                 const void *c, void *d);
 
 #endif // TISA_TARGETS_WARPMMA_H

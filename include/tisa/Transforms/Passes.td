@@ -181,4 +181,29 @@ def TisaLegalizeInstructionsPass
   let dependentDialects = ["::mlir::LLVM::LLVMDialect"];
 }
 
+def TisaGpuToHostPass : Pass<"tisa-gpu-to-host", "::mlir::ModuleOp"> {
+  let summary = "Lower GPU kernels for the host: blocks and threads as loops, mma by the warp reference";
+  let description = [{
+    The second lowering of a GPU kernel (the first is to PTX): each `gpu.func` kernel of a
+    `gpu.module` becomes `func.func @NAME_host(args..., %grid_x: index, %grid_y: index)` that runs
+    every block in turn. Within a block the threads run phase by phase: the kernel body is cut at
+    each `gpu.barrier`, at each warp-level `tisa.apply` (an mma: all 32 lanes' fragments at once)
+    and at each `scf.for` that contains either; the ops between two cuts run for thread 0, 1, ...
+    in a loop, so every thread finishes a phase before any starts the next, as a barrier demands.
+    A value one phase computes and a later one uses lives in a per-thread buffer; loop-carried
+    values of a cut loop too. Ops that do not depend on the thread (block ids, constants, the
+    grid) run once per block. Workgroup memory is one buffer per block. Each mma runs once per
+    warp as a call of `tisa_emulate_mma(form, a, b, c, d)` (the warp-level reference of
+    targets/nvptx/WarpMma.h on the 32 lanes' fragments; `form` from the op's `tisa.ptx`
+    mnemonic), so the host run checks the kernel's fragment addressing and data movement against
+    the PTX ISA's fragment rules.
+
+    Supported: kernels whose barriers, mma ops and cut loops stand at the top level of the body or
+    of a cut loop's body, with one-dimensional thread blocks of a known size; anything else is an
+    error on the op.
+  }];
+  let dependentDialects = ["::mlir::func::FuncDialect", "::mlir::memref::MemRefDialect",
+                           "::mlir::scf::SCFDialect", "::mlir::arith::ArithDialect"];
+}
+
 #endif // TISA_TRANSFORMS_PASSES_TD

@@ -1,0 +1,67 @@
+//===- WarpMmaKernel.h - GEMM kernels on warp-fragment instructions -*- C++ -*-===//
+//
+// Code generation for instructions whose registers are warp fragments (PTX
+// mma.sync): a GEMM plan becomes a `gpu.module` holding one `gpu.func`
+// kernel. A thread block computes a BM x BN tile of C; it stages A's BM x BK
+// and B's BK x BN slices of each reduction step in shared memory (zero past
+// the edges: remainders by predication), and each warp multiplies a WM x WN
+// warp tile of instruction fragments out of it. Every lane reads its
+// fragment elements through per-lane offset tables derived from the
+// description's own layout maps, so any mma description (any shape, any
+// element type) is generated with no code change. The instruction is a
+// tisa.apply on per-lane fragments (vector<perLane x T>).
+//
+// The same kernel IR is lowered two ways: to PTX (tisa::nvptx::emitPtx) and
+// for the host by -tisa-gpu-to-host, where blocks and threads become loops
+// and each mma runs on the warp-level reference (targets/nvptx/WarpMma.h).
+//
+//===----------------------------------------------------------------------===//
+
+#ifndef TISA_TRANSFORMS_WARPMMAKERNEL_H
+#define TISA_TRANSFORMS_WARPMMAKERNEL_H
+
+#include "tisa/Matcher/Matcher.h"
+
+#include "mlir/IR/BuiltinOps.h"
+
+#include <string>
+
+namespace tisa {
+
+/// The thread-block and warp tiling of a warp-fragment GEMM kernel.
+struct WarpMmaSchedule {
+  int64_t warpsM = 2, warpsN = 2; ///< warps of a block along m and n
+  int64_t tileM = 2, tileN = 4;   ///< instruction fragments per warp
+  int64_t kSteps = 2;             ///< instruction k steps per staged slice
+};
+
+/// The default tiling for a problem: two by two warps of 2 x 4 fragments
+/// and two k steps per slice, each cut down to what the problem fills (a
+/// 1 x 1 x 1 GEMM gets one warp of one fragment).
+WarpMmaSchedule defaultWarpMmaSchedule(const Contraction &c,
+                                       const TensorizePlan &plan);
+
+/// What a launch needs to know about a generated kernel.
+struct WarpMmaLaunch {
+  std::string kernel;     ///< the gpu.func's name
+  std::string module;     ///< the gpu.module's name
+  int64_t blockThreads = 0;
+  int64_t gridX = 0, gridY = 0; ///< blocks along n and m
+  int64_t sharedBytes = 0;      ///< static shared memory per block
+};
+
+/// Why `plan` cannot be generated as a warp-fragment GEMM ("" when it can).
+std::string whyNotWarpMmaGemm(const Contraction &c, const TensorizePlan &plan);
+
+/// Appends to `module` a gpu.module `<name>_kernels` holding the kernel
+/// `name`(A, B, C) for the GEMM contraction `c` under `plan` (the memref
+/// types of its operands, row-major and static). C is accumulated into, as
+/// the linalg op does.
+mlir::FailureOr<WarpMmaLaunch>
+buildWarpMmaKernel(mlir::ModuleOp module, llvm::StringRef name,
+                   const Contraction &c, const TensorizePlan &plan,
+                   const WarpMmaSchedule &schedule, std::string &why);
+
+} // namespace tisa
+
+#endif // TISA_TRANSFORMS_WARPMMAKERNEL_H

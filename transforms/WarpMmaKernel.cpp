@@ -1,0 +1,644 @@
+//===- WarpMmaKernel.cpp - GEMM kernels on warp-fragment instructions -----===//
+//
+// See WarpMmaKernel.h. The kernel, for a block (bm, bn), warp (wm, wn) and
+// lane:
+//
+//   acc[i][j] = C fragments (0 past the edges)
+//   for k0 in 0..K step BK:
+//     sA[BM][BK] = A slice, sB[BK][BN] = B slice  (all threads; 0 past edges)
+//     barrier
+//     for kk, i, j (unrolled): a = sA fragment, b = sB fragment,
+//                              acc[i][j] = mma(a, b, acc[i][j])
+//     barrier
+//   C fragments = acc[i][j] (inside the edges only)
+//
+// Shared memory holds the slices in the instruction's orientation (rows m,
+// columns k for A; rows k, columns n for B), whatever the program's operand
+// layouts are: the staging copy reads the program operands through their
+// indexing maps.
+//
+//===----------------------------------------------------------------------===//
+
+#include "tisa/Transforms/WarpMmaKernel.h"
+#include "tisa/Semantics/Instruction.h"
+
+#include "mlir/Dialect/Arith/IR/Arith.h"
+#include "mlir/Dialect/GPU/IR/GPUDialect.h"
+#include "mlir/Dialect/MemRef/IR/MemRef.h"
+#include "mlir/Dialect/SCF/IR/SCF.h"
+#include "mlir/Dialect/Vector/IR/VectorOps.h"
+#include "llvm/Support/FormatVariadic.h"
+
+using namespace mlir;
+
+namespace tisa {
+
+namespace {
+
+/// The instruction's loops by role (indices into the description's loops).
+struct Roles {
+  unsigned m = 0, n = 0, k = 0;
+};
+
+/// The problem as the kernel sees it.
+struct Geometry {
+  Roles instr;
+  int64_t im = 0, in = 0, ik = 0; ///< instruction extents
+  unsigned pm = 0, pn = 0, pk = 0; ///< the program loops they map to
+  int64_t M = 0, N = 0, K = 0;     ///< and their extents
+};
+
+/// The instruction loop of semantic dimension `dim` of operand `op`.
+unsigned instrLoopOf(const Description &d, unsigned op, unsigned dim) {
+  return d.body.getIndexingMapsArray()[op].getDimPosition(dim);
+}
+
+/// m: read by A only, n: by B only, k: the reduction.
+FailureOr<Roles> rolesOf(const Description &d) {
+  SmallVector<AffineMap> maps = d.body.getIndexingMapsArray();
+  auto iters = d.body.getIteratorTypesArray();
+  if (iters.size() != 3)
+    return failure();
+  Roles r;
+  bool seen[3] = {false, false, false};
+  for (unsigned l = 0; l < 3; ++l) {
+    bool inA = maps[0].isFunctionOfDim(l), inB = maps[1].isFunctionOfDim(l);
+    unsigned &slot = iters[l] == utils::IteratorType::reduction ? r.k
+                     : inA && !inB                              ? r.m
+                                                                : r.n;
+    unsigned role = &slot == &r.m ? 0 : &slot == &r.n ? 1 : 2;
+    if (seen[role])
+      return failure();
+    seen[role] = true;
+    slot = l;
+  }
+  return r;
+}
+
+/// The program loop of a GEMM that plays `role` (0: m, read by the input
+/// feeding the instruction's A only; 1: n, by the other input only; 2: the
+/// reduction).
+std::optional<unsigned> programLoopOf(const Contraction &c,
+                                      const TensorizePlan &plan,
+                                      unsigned role) {
+  const AffineMap &a = c.operands[plan.programInputOf[0]].map;
+  const AffineMap &b = c.operands[plan.programInputOf[1]].map;
+  for (auto [p, loop] : llvm::enumerate(c.loops)) {
+    bool inA = a.isFunctionOfDim(p), inB = b.isFunctionOfDim(p);
+    unsigned r = loop.reduction ? 2 : inA && !inB ? 0 : !inA && inB ? 1 : 3;
+    if (r == role)
+      return unsigned(p);
+  }
+  return std::nullopt;
+}
+
+FailureOr<Geometry> geometryOf(const Contraction &c, const TensorizePlan &plan,
+                               std::string &why) {
+  const Description &d = *plan.desc;
+  FailureOr<Roles> roles = rolesOf(d);
+  if (failed(roles)) {
+    why = "the instruction is not an m x n x k matrix multiply";
+    return failure();
+  }
+  Geometry g;
+  g.instr = *roles;
+  SmallVector<int64_t> ranges = d.body.getStaticLoopRanges();
+  g.im = ranges[g.instr.m];
+  g.in = ranges[g.instr.n];
+  g.ik = ranges[g.instr.k];
+  unsigned *program[3] = {&g.pm, &g.pn, &g.pk};
+  unsigned roleLoop[3] = {g.instr.m, g.instr.n, g.instr.k};
+  for (unsigned role = 0; role < 3; ++role) {
+    const LoopAssignment *a = nullptr;
+    for (const LoopAssignment &l : plan.loops)
+      if (l.instrLoop == roleLoop[role])
+        a = &l;
+    if (a && a->programLoops.size() == 1) {
+      *program[role] = a->programLoops.front();
+      continue;
+    }
+    // An instruction loop the plan pads (a program extent of 1 needs no
+    // loop) still takes the program loop of its role: predication does the
+    // padding.
+    std::optional<unsigned> loop;
+    if (a && a->programLoops.empty())
+      loop = programLoopOf(c, plan, role);
+    if (!loop) {
+      why = "each instruction loop must map to one program loop";
+      return failure();
+    }
+    *program[role] = *loop;
+  }
+  g.M = c.loops[g.pm].extent;
+  g.N = c.loops[g.pn].extent;
+  g.K = c.loops[g.pk].extent;
+  return g;
+}
+
+/// For each lane and element of operand `op`'s fragment, its offsets along
+/// the instruction loops `rowLoop` and `colLoop`, as row * rowStride + col:
+/// the inverse of the description's layout map, by enumeration.
+std::vector<int32_t> fragmentTable(const Description &d, unsigned op,
+                                   unsigned rowLoop, unsigned colLoop,
+                                   int64_t rowStride, int64_t colStride) {
+  const OperandRegister &reg = d.registers[op];
+  int64_t perLane = reg.type.getDimSize(1);
+  ArrayRef<int64_t> shape = d.operandShape(op);
+  std::vector<int32_t> table(32 * perLane, 0);
+  for (int64_t i = 0; i < shape[0]; ++i)
+    for (int64_t j = 0; j < shape[1]; ++j) {
+      SmallVector<int64_t> at = reg.layout.compose({i, j});
+      int64_t idx[2] = {i, j};
+      int64_t offset = 0;
+      for (unsigned dim = 0; dim < 2; ++dim) {
+        unsigned l = instrLoopOf(d, op, dim);
+        offset += idx[dim] * (l == rowLoop   ? rowStride
+                              : l == colLoop ? colStride
+                                             : 0);
+      }
+      table[at[0] * perLane + at[1]] = int32_t(offset);
+    }
+  return table;
+}
+
+/// How one input's fragment is read from shared memory: `run` elements at a
+/// time (one vector load each) from the offsets of a lane-offset table.
+struct FragmentReads {
+  int64_t perLane = 0, run = 1;
+  std::string table;
+};
+
+/// The longest run (a power of two, at most 16 bytes) of consecutive
+/// elements that every lane's fragment of `table` is made of, each run
+/// starting at a multiple of its length (so that with bases that are such
+/// multiples too, each run is one aligned vector load).
+int64_t runLength(const std::vector<int32_t> &table, int64_t perLane,
+                  int64_t elementBytes, int64_t baseMultiple) {
+  for (int64_t r = std::min<int64_t>(perLane, 16 / elementBytes); r > 1;
+       r /= 2) {
+    if (perLane % r || baseMultiple % r)
+      continue;
+    bool ok = true;
+    for (int64_t l = 0; l < 32 && ok; ++l)
+      for (int64_t e = 0; e < perLane && ok; e += r) {
+        int32_t start = table[l * perLane + e];
+        ok = start % r == 0;
+        for (int64_t i = 1; i < r && ok; ++i)
+          ok = table[l * perLane + e + i] == start + i;
+      }
+    if (ok)
+      return r;
+  }
+  return 1;
+}
+
+/// The run starts of `table`.
+std::vector<int32_t> runStarts(const std::vector<int32_t> &table, int64_t run) {
+  std::vector<int32_t> out;
+  for (size_t i = 0; i < table.size(); i += run)
+    out.push_back(table[i]);
+  return out;
+}
+
+/// Emits the kernel body; one method per part of the kernel.
+class KernelEmitter {
+public:
+  KernelEmitter(OpBuilder &b, Location loc, const Contraction &c,
+                const TensorizePlan &plan, const WarpMmaSchedule &s,
+                const Geometry &g, FunctionType signature)
+      : b(b), loc(loc), c(c), plan(plan), d(*plan.desc), s(s), g(g),
+        signature(signature) {
+    BM = s.warpsM * s.tileM * g.im;
+    BN = s.warpsN * s.tileN * g.in;
+    BK = s.kSteps * g.ik;
+  }
+
+  int64_t blockM() const { return BM; }
+  int64_t blockN() const { return BN; }
+  int64_t blockK() const { return BK; }
+  int64_t threads() const { return 32 * s.warpsM * s.warpsN; }
+  Type elementType(unsigned op) const {
+    return d.registers[op].type.getElementType();
+  }
+
+  /// The body of `f`: arguments A, B, C (the program's operands), workgroup
+  /// buffers sA, sB; the lane tables as memref.get_global symbols: the
+  /// inputs' fragment reads, then C's row and column offsets.
+  void emit(gpu::GPUFuncOp f, const FragmentReads &a, const FragmentReads &b,
+            StringRef cRows, StringRef cCols);
+
+private:
+  Value index(int64_t v) { return arith::ConstantIndexOp::create(b, loc, v); }
+  Value add(Value x, Value y) { return arith::AddIOp::create(b, loc, x, y); }
+  Value mul(Value x, int64_t v) {
+    return arith::MulIOp::create(b, loc, x, index(v));
+  }
+  Value zero(Type t) {
+    return arith::ConstantOp::create(b, loc, t, b.getZeroAttr(t));
+  }
+  /// One lane's entries of a fragment table, as indices.
+  SmallVector<Value> laneOffsets(StringRef table, int64_t perLane);
+  /// Whether the program point (values per program loop, null for loops the
+  /// operand does not read) lies inside the problem.
+  Value inside(ArrayRef<std::pair<unsigned, Value>> point);
+  /// Program operand `operand` at a program point, or 0 outside.
+  Value readProgram(unsigned operand, ArrayRef<std::pair<unsigned, Value>> point,
+                    Type t);
+  /// Program operand `operand` indices at a program point.
+  SmallVector<Value> programIndices(unsigned operand,
+                                    ArrayRef<std::pair<unsigned, Value>> point);
+  /// All threads copy a rows x cols slice into `shared`: element (r, col) is
+  /// the program input at rowLoop = rowBase + r, colLoop = colBase + col.
+  void stage(Value shared, unsigned input, int64_t rows, int64_t cols,
+             unsigned rowLoop, Value rowBase, unsigned colLoop, Value colBase,
+             Type t);
+  /// The fragment of `op` read from `shared` at `base` plus each offset,
+  /// `run` elements per offset.
+  Value fragment(unsigned op, Value shared, Value base,
+                 ArrayRef<Value> offsets, int64_t run);
+  /// The concatenation of equal vectors.
+  Value concat(SmallVector<Value> parts);
+  SmallVector<Value> loadAccumulators(Value cArg, Value rowBase, Value colBase);
+  void storeAccumulators(Value cArg, Value rowBase, Value colBase,
+                         ValueRange acc);
+  /// One staged slice's instruction steps on the accumulators.
+  SmallVector<Value> multiply(Value sA, Value sB, Value aBase, Value bBase,
+                              SmallVector<Value> acc);
+
+  OpBuilder &b;
+  Location loc;
+  const Contraction &c;
+  const TensorizePlan &plan;
+  const Description &d;
+  const WarpMmaSchedule &s;
+  const Geometry &g;
+  FunctionType signature;
+  int64_t BM = 0, BN = 0, BK = 0;
+  Value tid, lane;
+  SmallVector<Value> offA, offB, offCm, offCn;
+  int64_t runA = 1, runB = 1;
+  Value argA, argB;
+};
+
+SmallVector<Value> KernelEmitter::laneOffsets(StringRef table,
+                                              int64_t perLane) {
+  auto type = MemRefType::get({32, perLane}, b.getI32Type());
+  Value t = memref::GetGlobalOp::create(b, loc, type, table);
+  SmallVector<Value> out;
+  for (int64_t e = 0; e < perLane; ++e) {
+    Value v = memref::LoadOp::create(b, loc, t, ValueRange{lane, index(e)});
+    out.push_back(arith::IndexCastOp::create(b, loc, b.getIndexType(), v));
+  }
+  return out;
+}
+
+Value KernelEmitter::inside(ArrayRef<std::pair<unsigned, Value>> point) {
+  Value ok;
+  for (auto [loop, v] : point) {
+    Value in = arith::CmpIOp::create(b, loc, arith::CmpIPredicate::ult, v,
+                                     index(c.loops[loop].extent));
+    ok = ok ? arith::AndIOp::create(b, loc, ok, in) : in;
+  }
+  return ok;
+}
+
+SmallVector<Value>
+KernelEmitter::programIndices(unsigned operand,
+                              ArrayRef<std::pair<unsigned, Value>> point) {
+  AffineMap map = c.operands[operand].map;
+  SmallVector<Value> idx;
+  for (unsigned r = 0; r < map.getNumResults(); ++r) {
+    unsigned loop = map.getDimPosition(r);
+    for (auto [l, v] : point)
+      if (l == loop)
+        idx.push_back(v);
+  }
+  return idx;
+}
+
+Value KernelEmitter::readProgram(unsigned operand,
+                                 ArrayRef<std::pair<unsigned, Value>> point,
+                                 Type t) {
+  auto ifOp = scf::IfOp::create(
+      b, loc, inside(point),
+      [&](OpBuilder &, Location) {
+        Value buffer = operand == 0 ? argA : argB;
+        Value v = memref::LoadOp::create(b, loc, buffer,
+                                         programIndices(operand, point));
+        scf::YieldOp::create(b, loc, v);
+      },
+      [&](OpBuilder &, Location) { scf::YieldOp::create(b, loc, zero(t)); });
+  return ifOp.getResult(0);
+}
+
+void KernelEmitter::stage(Value shared, unsigned input, int64_t rows,
+                          int64_t cols, unsigned rowLoop, Value rowBase,
+                          unsigned colLoop, Value colBase, Type t) {
+  scf::ForOp::create(
+      b, loc, tid, index(rows * cols), index(threads()), ValueRange{},
+      [&](OpBuilder &, Location, Value e, ValueRange) {
+        Value r = arith::DivUIOp::create(b, loc, e, index(cols));
+        Value col = arith::RemUIOp::create(b, loc, e, index(cols));
+        Value v = readProgram(input, {{rowLoop, add(rowBase, r)},
+                                      {colLoop, add(colBase, col)}},
+                              t);
+        memref::StoreOp::create(b, loc, v, shared, ValueRange{e});
+        scf::YieldOp::create(b, loc);
+      });
+}
+
+Value KernelEmitter::concat(SmallVector<Value> parts) {
+  while (parts.size() > 1) {
+    SmallVector<Value> next;
+    for (size_t i = 0; i + 1 < parts.size(); i += 2) {
+      int64_t n = cast<VectorType>(parts[i].getType()).getNumElements();
+      SmallVector<int64_t> mask;
+      for (int64_t e = 0; e < 2 * n; ++e)
+        mask.push_back(e);
+      next.push_back(
+          vector::ShuffleOp::create(b, loc, parts[i], parts[i + 1], mask));
+    }
+    parts = std::move(next);
+  }
+  return parts.front();
+}
+
+Value KernelEmitter::fragment(unsigned op, Value shared, Value base,
+                              ArrayRef<Value> offsets, int64_t run) {
+  Type t = elementType(op);
+  if (run == 1) {
+    SmallVector<Value> elements;
+    for (Value o : offsets)
+      elements.push_back(
+          memref::LoadOp::create(b, loc, shared, ValueRange{add(base, o)}));
+    auto type = VectorType::get({int64_t(offsets.size())}, t);
+    return vector::FromElementsOp::create(b, loc, type, elements);
+  }
+  auto runType = VectorType::get({run}, t);
+  llvm::MaybeAlign align(run * t.getIntOrFloatBitWidth() / 8);
+  SmallVector<Value> parts;
+  for (Value o : offsets)
+    parts.push_back(vector::LoadOp::create(b, loc, runType, shared,
+                                           ValueRange{add(base, o)},
+                                           /*nontemporal=*/false, align));
+  return concat(std::move(parts));
+}
+
+SmallVector<Value> KernelEmitter::loadAccumulators(Value cArg, Value rowBase,
+                                                   Value colBase) {
+  SmallVector<Value> acc;
+  Type t = elementType(2);
+  auto type = VectorType::get({int64_t(offCm.size())}, t);
+  for (int64_t i = 0; i < s.tileM; ++i)
+    for (int64_t j = 0; j < s.tileN; ++j) {
+      SmallVector<Value> elements;
+      for (auto [om, on] : llvm::zip(offCm, offCn)) {
+        std::pair<unsigned, Value> point[] = {
+            {g.pm, add(add(rowBase, index(i * g.im)), om)},
+            {g.pn, add(add(colBase, index(j * g.in)), on)}};
+        auto ifOp = scf::IfOp::create(
+            b, loc, inside(point),
+            [&](OpBuilder &, Location) {
+              scf::YieldOp::create(
+                  b, loc,
+                  memref::LoadOp::create(b, loc, cArg,
+                                         programIndices(2, point))
+                      .getResult());
+            },
+            [&](OpBuilder &, Location) {
+              scf::YieldOp::create(b, loc, zero(t));
+            });
+        elements.push_back(ifOp.getResult(0));
+      }
+      acc.push_back(vector::FromElementsOp::create(b, loc, type, elements));
+    }
+  return acc;
+}
+
+void KernelEmitter::storeAccumulators(Value cArg, Value rowBase, Value colBase,
+                                      ValueRange acc) {
+  for (int64_t i = 0; i < s.tileM; ++i)
+    for (int64_t j = 0; j < s.tileN; ++j)
+      for (auto [e, om, on] : llvm::enumerate(offCm, offCn)) {
+        std::pair<unsigned, Value> point[] = {
+            {g.pm, add(add(rowBase, index(i * g.im)), om)},
+            {g.pn, add(add(colBase, index(j * g.in)), on)}};
+        Value v = vector::ExtractOp::create(b, loc, acc[i * s.tileN + j],
+                                            ArrayRef<int64_t>{int64_t(e)});
+        scf::IfOp::create(b, loc, inside(point), [&](OpBuilder &, Location) {
+          memref::StoreOp::create(b, loc, v, cArg, programIndices(2, point));
+          scf::YieldOp::create(b, loc);
+        });
+      }
+}
+
+SmallVector<Value> KernelEmitter::multiply(Value sA, Value sB, Value aBase,
+                                           Value bBase,
+                                           SmallVector<Value> acc) {
+  for (int64_t kk = 0; kk < s.kSteps; ++kk) {
+    SmallVector<Value> as, bs;
+    for (int64_t i = 0; i < s.tileM; ++i)
+      as.push_back(fragment(0, sA, add(aBase, index(i * g.im * BK + kk * g.ik)),
+                            offA, runA));
+    for (int64_t j = 0; j < s.tileN; ++j)
+      bs.push_back(fragment(1, sB, add(bBase, index(j * g.in * BK + kk * g.ik)),
+                            offB, runB));
+    for (int64_t i = 0; i < s.tileM; ++i)
+      for (int64_t j = 0; j < s.tileN; ++j) {
+        Value &a = acc[i * s.tileN + j];
+        ApplyOp mma = buildApply(b, loc, d, signature, {as[i], bs[j], a});
+        // The PTX form, for the host lowering's warp-level reference.
+        mma->setAttr(kPtxAttr, b.getStringAttr(d.mnemonic));
+        a = mma.getResult();
+      }
+  }
+  return acc;
+}
+
+void KernelEmitter::emit(gpu::GPUFuncOp f, const FragmentReads &readA,
+                         const FragmentReads &readB, StringRef cRows,
+                         StringRef cCols) {
+  Block &entry = f.getBody().front();
+  b.setInsertionPointToStart(&entry);
+  argA = entry.getArgument(0);
+  argB = entry.getArgument(1);
+  Value argC = entry.getArgument(2);
+  Value sA = f.getWorkgroupAttributions()[0];
+  Value sB = f.getWorkgroupAttributions()[1];
+
+  tid = gpu::ThreadIdOp::create(b, loc, gpu::Dimension::x);
+  lane = arith::RemUIOp::create(b, loc, tid, index(32));
+  Value warp = arith::DivUIOp::create(b, loc, tid, index(32));
+  Value wm = arith::DivUIOp::create(b, loc, warp, index(s.warpsN));
+  Value wn = arith::RemUIOp::create(b, loc, warp, index(s.warpsN));
+  Value bm0 = mul(gpu::BlockIdOp::create(b, loc, gpu::Dimension::y), BM);
+  Value bn0 = mul(gpu::BlockIdOp::create(b, loc, gpu::Dimension::x), BN);
+  runA = readA.run;
+  runB = readB.run;
+  offA = laneOffsets(readA.table, readA.perLane / readA.run);
+  offB = laneOffsets(readB.table, readB.perLane / readB.run);
+  offCm = laneOffsets(cRows, d.registers[2].type.getDimSize(1));
+  offCn = laneOffsets(cCols, d.registers[2].type.getDimSize(1));
+
+  Value warpRow = mul(wm, s.tileM * g.im), warpCol = mul(wn, s.tileN * g.in);
+  Value rowBase = add(bm0, warpRow), colBase = add(bn0, warpCol);
+  SmallVector<Value> acc = loadAccumulators(argC, rowBase, colBase);
+  Value aBase = mul(warpRow, BK), bBase = mul(warpCol, BK);
+
+  int64_t steps = (g.K + BK - 1) / BK;
+  auto loop = scf::ForOp::create(
+      b, loc, index(0), index(steps * BK), index(BK), acc,
+      [&](OpBuilder &, Location, Value k0, ValueRange iter) {
+        stage(sA, plan.programInputOf[0], BM, BK, g.pm, bm0, g.pk, k0,
+              elementType(0));
+        stage(sB, plan.programInputOf[1], BN, BK, g.pn, bn0, g.pk, k0,
+              elementType(1));
+        gpu::BarrierOp::create(b, loc);
+        SmallVector<Value> next =
+            multiply(sA, sB, aBase, bBase, SmallVector<Value>(iter));
+        gpu::BarrierOp::create(b, loc);
+        scf::YieldOp::create(b, loc, next);
+      });
+  storeAccumulators(argC, rowBase, colBase, loop.getResults());
+  gpu::ReturnOp::create(b, loc);
+}
+
+/// A private constant table of lane offsets in `gm`.
+void addTable(OpBuilder &b, Location loc, StringRef name,
+              const std::vector<int32_t> &values, int64_t perLane) {
+  auto type = MemRefType::get({32, perLane}, b.getI32Type());
+  auto tensorType = RankedTensorType::get({32, perLane}, b.getI32Type());
+  memref::GlobalOp::create(b, loc, name, b.getStringAttr("private"), type,
+                           DenseElementsAttr::get(tensorType,
+                                                  ArrayRef<int32_t>(values)),
+                           /*constant=*/true, /*alignment=*/nullptr);
+}
+
+} // namespace
+
+WarpMmaSchedule defaultWarpMmaSchedule(const Contraction &c,
+                                       const TensorizePlan &plan) {
+  WarpMmaSchedule s;
+  std::string why;
+  FailureOr<Geometry> g = geometryOf(c, plan, why);
+  if (failed(g))
+    return s;
+  auto fit = [](int64_t &count, int64_t need) {
+    count = std::max<int64_t>(1, std::min(count, need));
+  };
+  auto tiles = [](int64_t extent, int64_t step) {
+    return (extent + step - 1) / step;
+  };
+  fit(s.tileM, tiles(g->M, g->im));
+  fit(s.warpsM, tiles(g->M, g->im * s.tileM));
+  fit(s.tileN, tiles(g->N, g->in));
+  fit(s.warpsN, tiles(g->N, g->in * s.tileN));
+  fit(s.kSteps, tiles(g->K, g->ik));
+  return s;
+}
+
+std::string whyNotWarpMmaGemm(const Contraction &c, const TensorizePlan &plan) {
+  const Description &d = *plan.desc;
+  if (!llvm::all_of(d.registers, [](const OperandRegister &r) {
+        return r.cls == RegisterClass::WarpFragment;
+      }))
+    return "the instruction's registers are not warp fragments";
+  if (plan.repair)
+    return "repairs of signedness on warp fragments are not generated yet";
+  if (c.loops.size() != 3)
+    return "only GEMMs (three loops) are generated for warp fragments yet";
+  for (const ProgramOperand &o : c.operands) {
+    if (o.shape.size() != 2 || !o.map.isProjectedPermutation())
+      return "the operands are not matrices indexed by the loops";
+    if (llvm::is_contained(o.shape, ShapedType::kDynamic))
+      return "dynamic extents are not generated for warp fragments yet";
+  }
+  std::string why;
+  if (failed(geometryOf(c, plan, why)))
+    return why;
+  return "";
+}
+
+FailureOr<WarpMmaLaunch>
+buildWarpMmaKernel(ModuleOp module, StringRef name, const Contraction &c,
+                   const TensorizePlan &plan, const WarpMmaSchedule &schedule,
+                   std::string &why) {
+  why = whyNotWarpMmaGemm(c, plan);
+  if (!why.empty())
+    return failure();
+  FailureOr<Geometry> g = geometryOf(c, plan, why);
+  const Description &d = *plan.desc;
+  MLIRContext *ctx = module.getContext();
+  ctx->loadDialect<arith::ArithDialect, gpu::GPUDialect, memref::MemRefDialect,
+                   scf::SCFDialect, vector::VectorDialect, TisaDialect>();
+  Location loc = c.op ? c.op->getLoc() : UnknownLoc::get(ctx);
+  FailureOr<FunctionType> signature =
+      loweringSignature(d, ctx, [&]() { return emitError(loc); });
+  if (failed(signature)) {
+    why = "the instruction's intrinsic does not fit its registers";
+    return failure();
+  }
+
+  OpBuilder b(ctx);
+  b.setInsertionPointToEnd(module.getBody());
+  WarpMmaLaunch launch;
+  launch.kernel = name.str();
+  launch.module = (name + "_kernels").str();
+  auto gm = gpu::GPUModuleOp::create(b, loc, launch.module);
+  module->setAttr(gpu::GPUDialect::getContainerModuleAttrName(),
+                  b.getUnitAttr());
+  b.setInsertionPointToStart(gm.getBody());
+
+  KernelEmitter probe(b, loc, c, plan, schedule, *g, *signature);
+  int64_t BM = probe.blockM(), BN = probe.blockN(), BK = probe.blockK();
+  // Shared memory holds both inputs with k innermost (A [BM][BK], B
+  // [BN][BK]): a lane's fragment elements along k are then adjacent, and
+  // read as vectors where the layout allows.
+  Roles r = g->instr;
+  auto reads = [&](unsigned op, unsigned rowLoop, const char *suffix) {
+    FragmentReads f;
+    f.perLane = d.registers[op].type.getDimSize(1);
+    std::vector<int32_t> table = fragmentTable(d, op, rowLoop, r.k, BK, 1);
+    f.run = runLength(table, f.perLane,
+                      probe.elementType(op).getIntOrFloatBitWidth() / 8, g->ik);
+    f.table = (name + suffix).str();
+    addTable(b, loc, f.table, runStarts(table, f.run), f.perLane / f.run);
+    return f;
+  };
+  FragmentReads readA = reads(0, r.m, "_lanes_a");
+  FragmentReads readB = reads(1, r.n, "_lanes_b");
+  std::string cRows = name.str() + "_lanes_cm", cCols = name.str() + "_lanes_cn";
+  int64_t perLaneC = d.registers[2].type.getDimSize(1);
+  addTable(b, loc, cRows, fragmentTable(d, 2, r.m, r.n, 1, 0), perLaneC);
+  addTable(b, loc, cCols, fragmentTable(d, 2, r.m, r.n, 0, 1), perLaneC);
+
+  SmallVector<Type> args;
+  for (unsigned i = 0; i < 3; ++i)
+    args.push_back(MemRefType::get(c.operands[i].shape,
+                                   c.operands[i].elementType));
+  auto workgroup = gpu::AddressSpaceAttr::get(ctx, gpu::AddressSpace::Workgroup);
+  Type shared[2] = {
+      MemRefType::get({BM * BK}, probe.elementType(0), AffineMap(), workgroup),
+      MemRefType::get({BN * BK}, probe.elementType(1), AffineMap(), workgroup)};
+  auto f = gpu::GPUFuncOp::create(b, loc, name, b.getFunctionType(args, {}),
+                                  TypeRange(shared));
+  f->setAttr(gpu::GPUDialect::getKernelFuncAttrName(), b.getUnitAttr());
+  f.setKnownBlockSizeAttr(
+      b.getDenseI32ArrayAttr({int32_t(probe.threads()), 1, 1}));
+  // 16-byte alignment for the vector reads.
+  for (unsigned i = 0; i < 2; ++i)
+    f.setWorkgroupAttributionAttr(i, b.getStringAttr("llvm.align"),
+                                  b.getI64IntegerAttr(16));
+  probe.emit(f, readA, readB, cRows, cCols);
+
+  launch.blockThreads = probe.threads();
+  launch.gridX = (g->N + BN - 1) / BN;
+  launch.gridY = (g->M + BM - 1) / BM;
+  launch.sharedBytes =
+      (BM * BK * probe.elementType(0).getIntOrFloatBitWidth() +
+       BK * BN * probe.elementType(1).getIntOrFloatBitWidth()) /
+      8;
+  return launch;
+}
+
+} // namespace tisa
