@@ -113,6 +113,10 @@ Value BlockEmulator::bufferOf(Value v) {
 Value BlockEmulator::valueFor(Value v, Value thread, IRMapping &phase) {
   if (Value mapped = phase.lookupOrNull(v))
     return mapped;
+  if (v.getDefiningOp<gpu::ThreadIdOp>()) {
+    phase.map(v, thread); // every phase's own loop counter
+    return thread;
+  }
   if (Value u = uniform.lookupOrNull(v))
     return u;
   auto it = buffers.find(v);
@@ -142,13 +146,15 @@ void BlockEmulator::flush() {
   for (Operation *op : phase)
     op->walk([&](Operation *inner) {
       for (Value v : inner->getOperands())
-        if (buffers.count(v) && !uniform.contains(v))
+        if ((buffers.count(v) && !uniform.contains(v)) ||
+            (v.getDefiningOp<gpu::ThreadIdOp>() &&
+             !inPhase.contains(v.getDefiningOp())))
           incoming.insert(v);
     });
   SmallVector<Value> outgoing;
   for (Operation *op : phase)
     for (Value r : op->getResults())
-      if (usedOutsidePhase(r)) {
+      if (!isa<gpu::ThreadIdOp>(op) && usedOutsidePhase(r)) {
         bufferOf(r);
         outgoing.push_back(r);
       }
