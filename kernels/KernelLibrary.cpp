@@ -12,6 +12,7 @@
 
 #include "tisa/Config.h"
 #include "tisa/Kernels/Kernels.h"
+#include "Contraction.h"
 #include "tisa/Matcher/Matcher.h"
 #include "tisa/Targets/Codegen.h"
 #include "tisa/Targets/Rates.h"
@@ -33,20 +34,13 @@ namespace tisa {
 // The program
 //===----------------------------------------------------------------------===//
 
-namespace {
-
-Type mlirType(MLIRContext *ctx, ElementKind k) {
+Type kernelElementType(MLIRContext *ctx, ElementKind k) {
   const ElementInfo &e = elementInfo(k);
   if (!e.isFloat)
     return IntegerType::get(ctx, 8 * e.bytes);
   return k == ElementKind::BF16 ? Type(BFloat16Type::get(ctx))
                                 : Type(Float32Type::get(ctx));
 }
-
-/// Shapes of the program's operands (the convolution's input is padded).
-struct ProgramShapes {
-  SmallVector<int64_t> in, weights, out;
-};
 
 ProgramShapes programShapes(const KernelSpec &s) {
   if (s.op == KernelSpec::Op::Gemm)
@@ -56,10 +50,9 @@ ProgramShapes programShapes(const KernelSpec &s) {
           {s.batch, s.outH(), s.outW(), s.filters}};
 }
 
-/// The contraction as a linalg.generic on `in`, `weights`, `out`.
-linalg::GenericOp buildContraction(OpBuilder &b, Location loc,
-                                   const KernelSpec &s, Value in,
-                                   Value weights, Value out) {
+linalg::GenericOp buildKernelContraction(OpBuilder &b, Location loc,
+                                         const KernelSpec &s, Value in,
+                                         Value weights, Value out) {
   MLIRContext *ctx = b.getContext();
   SmallVector<AffineMap> maps;
   SmallVector<utils::IteratorType> iters;
@@ -83,7 +76,7 @@ linalg::GenericOp buildContraction(OpBuilder &b, Location loc,
              IT::reduction, IT::reduction, IT::reduction};
   }
   const KernelTypes &t = s.types;
-  Type acc = mlirType(ctx, t.c);
+  Type acc = kernelElementType(ctx, t.c);
   return linalg::GenericOp::create(
       b, loc, TypeRange{}, ValueRange{in, weights}, ValueRange{out}, maps,
       iters, [&](OpBuilder &b, Location loc, ValueRange args) {
@@ -105,6 +98,8 @@ linalg::GenericOp buildContraction(OpBuilder &b, Location loc,
         linalg::YieldOp::create(b, loc, r);
       });
 }
+
+namespace {
 
 /// A memref view of a C pointer: `type` has a static shape; its strides are
 /// dense except that a 2-D operand with a leading dimension `ld` uses it.
@@ -251,7 +246,7 @@ LibraryBuilder::LibraryBuilder(MLIRContext &ctx, const KernelSpec &spec,
   const char *gemmNames[3] = {"A", "B", "C"},
              *convNames[3] = {"input", "filter", "output"};
   for (unsigned i = 0; i < 3; ++i) {
-    elts[i] = mlirType(&ctx, kinds[i]);
+    elts[i] = kernelElementType(&ctx, kinds[i]);
     names[i] = gemm ? gemmNames[i] : convNames[i];
     // GEMM operands take a leading dimension: strided<[?, 1]>.
     types[i] = gemm ? MemRefType::get(shape[i], elts[i],
@@ -272,7 +267,7 @@ llvm::Error LibraryBuilder::plan(ArrayRef<const Description *> descriptions,
   OpBuilder sb(&ctx);
   sb.setInsertionPointToStart(scratch.addEntryBlock());
   program = cast<linalg::LinalgOp>(
-      buildContraction(sb, loc, spec, scratch.getArgument(0),
+      buildKernelContraction(sb, loc, spec, scratch.getArgument(0),
                        scratch.getArgument(1), scratch.getArgument(2))
           .getOperation());
   func::ReturnOp::create(sb, loc);
@@ -466,7 +461,7 @@ void LibraryBuilder::emitPlainCompute(OpBuilder &b, Value in, Value buffer,
   Value ins[2];
   ins[packed] = view;
   ins[other] = in;
-  buildContraction(b, loc, spec, ins[0], ins[1], dst);
+  buildKernelContraction(b, loc, spec, ins[0], ins[1], dst);
 }
 
 void LibraryBuilder::deallocPadded(OpBuilder &b, Value v, unsigned i) {
@@ -686,11 +681,12 @@ generateKernel(MLIRContext &ctx, const KernelSpec &spec,
   if (target.arch == TargetArch::NVPTX)
     return llvm::createStringError(
         "kernels for " + target.name +
-        " are not generated yet: tisa generates GEMM and conv2d libraries "
-        "for CPU targets only (`tisa target list`); the mma.sync "
-        "descriptions are checked by `tisa isa verify` and planned by "
-        "`tisa match --target " +
-        target.name + "`");
+        " are GPU code, which this CPU library builder does not make: `tisa "
+        "gen gemm --target " +
+        target.name +
+        "` writes PTX, a cubin and a launch header (generateGpuKernel), and "
+        "`tisa run --target " +
+        target.name + "` checks them through their host lowering");
   // Rates for descriptions the target file does not name, from LLVM's model.
   Target withRates = target;
   std::vector<std::string> rateWarnings = resolveRates(withRates, descriptions);

@@ -51,6 +51,10 @@ constexpr StringRef kAllowedKeys[] = {"arch",
                                       "notes",
                                       "registers_per_thread",
                                       "shared_memory_bytes",
+                                      "sm_blocks",
+                                      "sm_registers",
+                                      "sm_shared_memory_bytes",
+                                      "sm_threads",
                                       "tile_registers",
                                       "vector_bits",
                                       "vector_registers",
@@ -587,6 +591,10 @@ Expected<Target> parseTarget(StringRef json, StringRef path) {
   getCount("l2_bytes", t.l2Bytes);
   getCount("l3_bytes", t.l3Bytes);
   getCount("shared_memory_bytes", t.sharedMemoryBytes);
+  getCount("sm_threads", t.smThreads);
+  getCount("sm_registers", t.smRegisters);
+  getCount("sm_blocks", t.smBlocks);
+  getCount("sm_shared_memory_bytes", t.smSharedMemoryBytes);
   getCount("cores", t.cores);
   getRates("issue_per_cycle", t.issuePerCycle);
   getRates("latency_cycles", t.latencyCycles);

@@ -69,10 +69,18 @@ std::string ptxasUnavailableReason() {
 }
 
 namespace {
-/// ptxas on `ptx` for `arch` with `extra` options; its output in `log`.
+/// ptxas on `ptx` for `arch` with `extra` options; its output in `log`,
+/// the cubin in `cubin` when given.
 Error runPtxasWith(StringRef ptx, StringRef arch, ArrayRef<StringRef> extra,
-                   std::string &log);
+                   std::string &log, std::string *cubin = nullptr);
 } // namespace
+
+Expected<std::string> assembleCubin(StringRef ptx, StringRef arch) {
+  std::string log, cubin;
+  if (Error e = runPtxasWith(ptx, arch, {}, log, &cubin))
+    return std::move(e);
+  return cubin;
+}
 
 Error runPtxas(StringRef ptx, StringRef arch) {
   std::string log;
@@ -124,7 +132,7 @@ std::vector<KernelResources> parsePtxasVerbose(StringRef log) {
 
 namespace {
 Error runPtxasWith(StringRef ptx, StringRef arch, ArrayRef<StringRef> extra,
-                   std::string &log) {
+                   std::string &log, std::string *cubin) {
   std::string reason = ptxasUnavailableReason();
   if (!reason.empty())
     return makeError(reason);
@@ -180,8 +188,18 @@ Error runPtxasWith(StringRef ptx, StringRef arch, ArrayRef<StringRef> extra,
           MemoryBuffer::getFile(logFile))
     log = (*buffer)->getBuffer().rtrim().str();
 
-  if (rc == 0)
+  if (rc == 0) {
+    if (cubin) {
+      ErrorOr<std::unique_ptr<MemoryBuffer>> out =
+          MemoryBuffer::getFile(cubinFile, /*IsText=*/false,
+                                /*RequiresNullTerminator=*/false);
+      if (!out)
+        return makeError("cannot read the cubin ptxas wrote: " +
+                         out.getError().message());
+      *cubin = (*out)->getBuffer().str();
+    }
     return Error::success();
+  }
   if (rc < 0)
     return makeError("ptxas " + archFlag + " did not finish: " + execError +
                      (log.empty() ? "" : "\n" + log));

@@ -41,6 +41,15 @@ if os.path.exists(os.path.join(config.tisa_tools_dir, "tisa-bench")):
     config.available_features.add("tisa-bench")
 if os.path.exists("/usr/bin/qemu-aarch64") and os.path.exists("/usr/aarch64-linux-gnu/lib/libc.a"):
     config.available_features.add("qemu-aarch64")
+# The CUDA toolkit's ptxas, as tisa found it at configure time (TISA_PTXAS overrides it).
+ptxas = os.environ.get("TISA_PTXAS") or config.tisa_ptxas
+if ptxas and os.path.isfile(ptxas) and os.access(ptxas, os.X_OK):
+    config.available_features.add("ptxas")
+    config.environment["TISA_PTXAS"] = ptxas
+    cuda_include = os.path.join(os.path.dirname(os.path.dirname(ptxas)), "include")
+    if os.path.isfile(os.path.join(cuda_include, "cuda.h")):
+        config.available_features.add("cuda-headers")
+        config.substitutions.append(("%cuda_include", cuda_include))
 
 # A sanitizer build (scripts/sanitize.sh): an instrumented plugin cannot load into Debian's
 # uninstrumented mlir-opt.

@@ -19,6 +19,7 @@
 #include "tisa/Targets/AMXEmulator.h"
 #endif
 #include "tisa/Targets/Codegen.h"
+#include "tisa/Targets/WarpMma.h"
 #include "tisa/Transforms/Passes.h"
 #include "tisa/Transforms/PlanSelection.h"
 
@@ -247,13 +248,14 @@ int genFromFile(const Options &o, llvm::StringRef file, llvm::StringRef dir) {
 
 } // namespace
 
-/// `spec` generated for `target` from the loaded descriptions, with the
-/// schedule given or one `tisa tune` stored; warnings printed. `seconds`:
-/// how long generation took.
-llvm::Expected<GeneratedKernel> generateFor(const Options &o,
-                                            const KernelSpec &spec,
-                                            const Target &target, bool &tuned,
-                                            double &seconds) {
+/// `generate(ctx, descriptions, options)` with the descriptions loaded in a
+/// fresh context and the generation options of `o`.
+template <typename T>
+llvm::Expected<T> withDescriptions(
+    const Options &o,
+    llvm::function_ref<llvm::Expected<T>(
+        MLIRContext &, ArrayRef<const Description *>, GenerateOptions &)>
+        generate) {
   DialectRegistry registry;
   registerDescriptionDialects(registry);
   MLIRContext ctx(registry);
@@ -267,6 +269,17 @@ llvm::Expected<GeneratedKernel> generateFor(const Options &o,
   GenerateOptions options;
   options.isa = value(o, "isa", "auto");
   options.schedule = value(o, "schedule", "");
+  return generate(ctx, descriptions, options);
+}
+
+/// `spec` generated for `target` from `descriptions`, with the schedule
+/// given or one `tisa tune` stored; warnings printed. `seconds`: how long
+/// generation took.
+llvm::Expected<GeneratedKernel>
+generateWith(MLIRContext &ctx, ArrayRef<const Description *> descriptions,
+             GenerateOptions &options, const Options &o,
+             const KernelSpec &spec, const Target &target, bool &tuned,
+             double &seconds) {
   tuned = false;
   if (options.schedule.empty()) {
     // A schedule `tisa tune` stored for this kernel and CPU.
@@ -287,6 +300,80 @@ llvm::Expected<GeneratedKernel> generateFor(const Options &o,
     for (const std::string &w : kernel->warnings)
       llvm::WithColor::warning(llvm::errs(), "tisa") << w << "\n";
   return kernel;
+}
+
+llvm::Expected<GeneratedKernel> generateFor(const Options &o,
+                                            const KernelSpec &spec,
+                                            const Target &target, bool &tuned,
+                                            double &seconds) {
+  return withDescriptions<GeneratedKernel>(
+      o, [&](MLIRContext &ctx, ArrayRef<const Description *> descriptions,
+             GenerateOptions &options) {
+        return generateWith(ctx, descriptions, options, o, spec, target,
+                            tuned, seconds);
+      });
+}
+
+/// `spec` generated for the GPU `target` from the loaded descriptions.
+llvm::Expected<GeneratedGpuKernel>
+generateGpuFor(const Options &o, const KernelSpec &spec, const Target &target) {
+  auto host = loadTarget("host", o.targetDir);
+  if (!host)
+    return host.takeError();
+  return withDescriptions<GeneratedGpuKernel>(
+      o, [&](MLIRContext &ctx, ArrayRef<const Description *> descriptions,
+             GenerateOptions &options) {
+        return generateGpuKernel(ctx, spec, descriptions, target, *host,
+                                 options);
+      });
+}
+
+/// The kernel's instruction, launch and ptxas figures.
+void printGpuKernel(const KernelSpec &spec, const Target &target,
+                    const GeneratedGpuKernel &kernel) {
+  auto &os = llvm::outs();
+  os << spec.describe() << " for " << target.name << "\n"
+     << "  instruction: " << kernel.instruction << " (" << kernel.mnemonic
+     << ")\n  plan: " << kernel.plan << "\n"
+     << llvm::formatv("  launch: {0} x {1} blocks of {2} threads, {3} bytes "
+                      "of shared memory per block\n",
+                      kernel.gridX, kernel.gridY, kernel.blockThreads,
+                      kernel.sharedBytes);
+  if (kernel.cubin.empty())
+    os << "  no cubin: " << kernel.noCubinWhy << "\n";
+  else
+    os << llvm::formatv("  ptxas -v: {0} registers per thread, {1} bytes "
+                        "spilled; theoretical occupancy {2:P0}\n",
+                        kernel.registers, kernel.spillBytes,
+                        kernel.occupancy);
+}
+
+/// `tisa gen gemm --target sm_XX`: NAME.ptx, NAME.cubin (with ptxas) and
+/// NAME.h, and what ptxas says of the kernel.
+int genGpu(const Options &o, const KernelSpec &spec, const Target &target,
+           llvm::StringRef dir) {
+  auto kernel = generateGpuFor(o, spec, target);
+  if (!kernel)
+    return fail(llvm::toString(kernel.takeError()));
+  auto path = [&](llvm::StringRef suffix) {
+    llvm::SmallString<256> p(dir);
+    llvm::sys::path::append(p, kernel->name + suffix);
+    return std::string(p);
+  };
+  std::vector<std::pair<std::string, const std::string *>> files = {
+      {path(".ptx"), &kernel->ptx}, {path(".h"), &kernel->header}};
+  if (!kernel->cubin.empty())
+    files.push_back({path(".cubin"), &kernel->cubin});
+  for (auto &[file, text] : files)
+    if (auto e = writeFile(file, *text))
+      return fail(llvm::toString(std::move(e)));
+  printGpuKernel(spec, target, *kernel);
+  auto &os = llvm::outs();
+  os << "  not timed: there is no GPU here; `tisa run --target " << target.name
+     << "` checks the same kernel through its host lowering\n";
+  for (auto &[file, text] : files)
+    os << file << "\n";
+  return 0;
 }
 
 int gen(const Options &o) {
@@ -311,6 +398,8 @@ int gen(const Options &o) {
   std::optional<Target> target = concreteTarget(o);
   if (!target)
     return 1;
+  if (target->arch == TargetArch::NVPTX)
+    return genGpu(o, *spec, *target, dir);
   bool tuned = false;
   double seconds = 0;
   auto kernel = generateFor(o, *spec, *target, tuned, seconds);
@@ -358,6 +447,9 @@ struct Runnable {
   /// An aarch64 target on another machine: generated, then run and checked
   /// under qemu-aarch64.
   bool underQemu = false;
+  /// A GPU target: its kernel runs through its host lowering (blocks and
+  /// threads as loops, mma.sync on the warp-level reference).
+  bool gpuOnHost = false;
 };
 
 /// Features the project's emulator provides on x86-64 Linux without them.
@@ -437,7 +529,8 @@ std::optional<Runnable> runnable(const Options &o, llvm::StringRef verb,
   // Arm code runs under qemu-aarch64 (checkUnderQemu says when it cannot).
   r.underQemu = target->arch == TargetArch::AArch64 &&
                 (!host || host->arch != TargetArch::AArch64);
-  if (host && o.target != "host" && !r.underQemu) {
+  r.gpuOnHost = target->arch == TargetArch::NVPTX;
+  if (host && o.target != "host" && !r.underQemu && !r.gpuOnHost) {
     std::vector<std::string> missing = featuresLacking(*target, *host);
     // AMX is emulated: the code is the target's without what else this
     // machine lacks.
@@ -575,6 +668,59 @@ int runUnderQemu(const Options &o, const Runnable &r) {
   return 0;
 }
 
+/// A 2-D memref as MLIR's C interface passes it.
+struct MemRef2D {
+  void *allocated, *aligned;
+  int64_t offset, sizes[2], strides[2];
+};
+
+/// `tisa run gemm --target sm_XX`: the kernel generated, then run through
+/// its host lowering on random and extreme data and checked against the
+/// reference. Nothing is timed: no GPU ran it.
+int runGpuOnHost(const Options &o, const Runnable &r) {
+  if (r.threads != 1 || o.values.count("repeat"))
+    return usageError("--threads and --repeat do not apply to " +
+                      r.target.name + " kernels: they run once, through "
+                      "their host lowering");
+  auto kernel = generateGpuFor(o, r.spec, r.target);
+  if (!kernel)
+    return fail(llvm::toString(kernel.takeError()));
+  printGpuKernel(r.spec, r.target, *kernel);
+  auto jit = JitObject::load(std::move(kernel->hostObject),
+                             nvptx::hostRuntimeSymbols());
+  if (!jit)
+    return fail(llvm::toString(jit.takeError()));
+  auto entry = (*jit)->lookup("_mlir_ciface_" + kernel->name + "_host");
+  if (!entry)
+    return fail(llvm::toString(entry.takeError()));
+  using Fn = void (*)(MemRef2D *, MemRef2D *, MemRef2D *, int64_t, int64_t);
+  auto call = reinterpret_cast<Fn>(*entry);
+  const KernelSpec &spec = r.spec;
+  auto &os = llvm::outs();
+  for (Fill fill : {Fill::Random, Fill::Extreme}) {
+    KernelData data = makeData(spec, o.seed, fill);
+    data.denormalsAreZero = {false, false}; // mma.sync keeps denormals
+    std::fill(data.output.begin(), data.output.end(), 0); // C += A * B
+    auto desc = [](void *p, int64_t rows, int64_t cols) {
+      return MemRef2D{p, p, 0, {rows, cols}, {cols, 1}};
+    };
+    MemRef2D a = desc(data.input.data(), spec.m, spec.k),
+             b = desc(data.weights.data(), spec.k, spec.n),
+             c = desc(data.out(), spec.m, spec.n);
+    call(&a, &b, &c, kernel->gridX, kernel->gridY);
+    computeReference(spec, data);
+    std::string mismatch = compareOutput(spec, data);
+    if (!mismatch.empty())
+      return fail(std::string(fill == Fill::Random ? "random" : "extreme") +
+                  " data: " + mismatch);
+  }
+  os << "  check: random and extreme data through the host lowering (each "
+        "mma.sync on the warp-level reference): "
+     << (spec.types.isFloat() ? "within the K-derived bound" : "bit-exact")
+     << "\n  not timed: there is no GPU here\n";
+  return 0;
+}
+
 int run(const Options &o) {
   int code = 0;
   std::optional<Runnable> r = runnable(o, "run", code);
@@ -582,6 +728,8 @@ int run(const Options &o) {
     return code;
   if (r->underQemu)
     return runUnderQemu(o, *r);
+  if (r->gpuOnHost)
+    return runGpuOnHost(o, *r);
   for (const char *tuneOnly : {"time-limit"})
     if (o.values.count(tuneOnly))
       return usageError("--" + std::string(tuneOnly) +

@@ -264,7 +264,12 @@ int targetShow(const Options &o) {
      << "vector bits:       " << t->vectorBits << "\n"
      << "vector registers:  " << t->vectorRegisters << "\n"
      << "tile registers:    " << t->tileRegisters << "\n"
-     << "regs per thread:   " << t->registersPerThread << "\n"
+     << "regs per thread:   " << t->registersPerThread << "\n";
+  if (t->smThreads)
+    os << "per SM:            " << t->smThreads << " threads, "
+       << t->smRegisters << " registers, " << t->smBlocks << " blocks, "
+       << t->smSharedMemoryBytes << " bytes of shared memory\n";
+  os
      << "L1d/L2/L3 bytes:   " << t->l1dBytes << " / " << t->l2Bytes << " / "
      << t->l3Bytes << "\n"
      << "source:            " << t->source << "\n";

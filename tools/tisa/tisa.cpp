@@ -68,7 +68,9 @@ commands:
                            for a tensorized kernel; T is A,B,C with u8, s8, u16 or s16 for A
                            and B and s32 for C, or bf16,bf16,f32 (plain vector code, with a
                            warning, where no description implements them);
-                           conv2d is NHWC input, HWCF filter (k filters of r x s x c)
+                           conv2d is NHWC input, HWCF filter (k filters of r x s x c);
+                           --target sm_80|sm_90 (GEMM only): NAME.ptx, NAME.cubin (with ptxas)
+                           and NAME.h launching it through the CUDA driver API, on mma.sync
   gen FILE.mlir [--schedule S] -o DIR
                            tensorize every linalg contraction on memrefs in FILE (with schedule S,
                            or its tisa.schedule attribute, or the default) and write a shared
@@ -78,7 +80,9 @@ commands:
                            print the speed; options as for gen, plus --repeat R, --seed N and
                            --threads N (time the pre-packed kernel on N threads, default 1);
                            --target sapphirerapids on a CPU without AMX runs the AMX code under
-                           tisa's emulator and counts what it executed (times are the emulator's)
+                           tisa's emulator and counts what it executed (times are the emulator's);
+                           --target sm_80|sm_90 runs the Tensor Core kernel through its host
+                           lowering (each mma.sync on the warp-level reference), untimed
   tune gemm|conv2d ...     search loop schedules (register tile, cache blocks, loop order) around
                            the default by measuring each (checked against the reference), and
                            store the fastest in the cache directory, where 'gen' and 'run' find

@@ -166,6 +166,35 @@ struct GeneratedKernel {
   std::unique_ptr<llvm::MemoryBuffer> object;
 };
 
+/// A Tensor Core kernel: PTX, the cubin when ptxas is there, what ptxas -v
+/// says of it, and a C header that launches it through the CUDA driver API.
+struct GeneratedGpuKernel {
+  std::string name, instruction, mnemonic, plan;
+  std::string ptx;
+  std::string cubin;     ///< empty without ptxas
+  std::string noCubinWhy; ///< why there is no cubin
+  int64_t blockThreads = 0, gridX = 0, gridY = 0, sharedBytes = 0;
+  int64_t registers = 0, spillBytes = 0; ///< ptxas -v (0: not assembled)
+  /// Theoretical occupancy: resident warps per SM over the SM's maximum
+  /// (0 when ptxas did not run).
+  double occupancy = 0;
+  std::string header;
+  /// The host lowering of the same kernel (-tisa-gpu-to-host) as an object
+  /// for the host: NAME_host(A, B, C, grid_x, grid_y) with MLIR's C
+  /// interface (_mlir_ciface_NAME_host); load it with
+  /// nvptx::hostRuntimeSymbols().
+  std::unique_ptr<llvm::MemoryBuffer> hostObject;
+};
+
+/// Generates a GEMM `spec` for an nvptx `target` on the best mma description
+/// (or `options.isa`); `host` is the machine the host lowering is compiled
+/// for.
+llvm::Expected<GeneratedGpuKernel>
+generateGpuKernel(mlir::MLIRContext &ctx, const KernelSpec &spec,
+                  llvm::ArrayRef<const Description *> descriptions,
+                  const Target &target, const Target &host,
+                  const GenerateOptions &options);
+
 /// Generates `spec` for `target` with `descriptions` (the whole set; the
 /// target filters). `ctx` needs the description dialects loaded.
 llvm::Expected<GeneratedKernel>

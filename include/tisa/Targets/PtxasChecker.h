@@ -48,6 +48,10 @@ struct KernelResources {
 llvm::Expected<std::vector<KernelResources>>
 ptxasResources(llvm::StringRef ptx, llvm::StringRef arch);
 
+/// The cubin ptxas makes of `ptx` for `arch`.
+llvm::Expected<std::string> assembleCubin(llvm::StringRef ptx,
+                                          llvm::StringRef arch);
+
 /// The entry functions of a `ptxas -v` log.
 std::vector<KernelResources> parsePtxasVerbose(llvm::StringRef log);
 

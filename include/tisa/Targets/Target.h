@@ -103,6 +103,10 @@ struct Target {
   uint64_t l1dBytes = 0, l2Bytes = 0, l3Bytes = 0;
   /// GPU shared memory per block in bytes.
   uint64_t sharedMemoryBytes = 0;
+  /// GPU: what one streaming multiprocessor holds at once (threads, 32-bit
+  /// registers, shared memory bytes, blocks); occupancy comes from them.
+  unsigned smThreads = 0, smRegisters = 0, smBlocks = 0;
+  uint64_t smSharedMemoryBytes = 0;
   /// Cores the figures are for: 1 in the shipped CPU files (per-core figures),
   /// the detected physical cores for "host", 0 when unknown (GPUs).
   unsigned cores = 0;
