@@ -235,8 +235,9 @@ generateGpuKernel(MLIRContext &ctx, const KernelSpec &spec,
   out.sharedBytes = launch->sharedBytes;
   if (auto e = emitDevice(*kernels, target, out))
     return std::move(e);
+  // The PTX stands without the host lowering; `tisa run` needs it.
   if (auto e = emitHost(*kernels, host, out))
-    return std::move(e);
+    out.noHostWhy = llvm::toString(std::move(e));
   out.header = headerFor(spec, out, target);
   return out;
 }

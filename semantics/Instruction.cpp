@@ -259,14 +259,21 @@ Value castTo(OpBuilder &b, Location loc, Value v, Type t) {
 
 namespace {
 
-/// The parameters register `j` fills: [first, first + count).
-std::pair<unsigned, unsigned> paramsOf(ApplyOp op, int64_t j) {
+/// Which part of its register parameter `k` takes, and of how many: a
+/// register wider than the parameter (a warp fragment) fills a run of
+/// consecutive parameters, one equal part each; otherwise (0, 1).
+std::pair<unsigned, unsigned> partOf(ApplyOp op, unsigned k) {
   ArrayRef<int64_t> order = op.getOrder();
-  unsigned first = llvm::find(order, j) - order.begin();
-  unsigned count = 0;
-  while (first + count < order.size() && order[first + count] == j)
-    ++count;
-  return {first, count};
+  int64_t j = order[k];
+  int64_t have = bitsOf(op.getRegisters()[j].getType());
+  int64_t param = bitsOf(op.getSignature().getInput(k));
+  if (param <= 0 || have <= param || have % param)
+    return {0, 1};
+  unsigned count = unsigned(have / param);
+  unsigned start = k;
+  while (start > 0 && order[start - 1] == j)
+    --start;
+  return {(k - start) % count, count};
 }
 
 /// Whether `have` splits into `count` equal parts, part `i` of which becomes
@@ -314,7 +321,7 @@ std::string whyNotLowered(ApplyOp op) {
       continue;
     }
     Type have = op.getRegisters()[j].getType();
-    unsigned count = paramsOf(op, j).second;
+    unsigned count = partOf(op, k).second;
     // One register as one parameter of the same size (vector<4xi8> as an
     // i32) bitcasts too.
     if (count > 1 ? !splits(have, count, t)
@@ -345,9 +352,8 @@ Value lowerApply(OpBuilder &b, ApplyOp op) {
     if (j < 0)
       args.push_back(LLVM::ConstantOp::create(
           b, loc, t, b.getIntegerAttr(t, (*op.getImmediates())[k])));
-    else if (auto [first, count] = paramsOf(op, j); count > 1)
-      args.push_back(
-          part(b, loc, op.getRegisters()[j], k - first, count, t));
+    else if (auto [index, count] = partOf(op, k); count > 1)
+      args.push_back(part(b, loc, op.getRegisters()[j], index, count, t));
     else
       args.push_back(castTo(b, loc, op.getRegisters()[j], t));
   }

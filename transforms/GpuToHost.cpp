@@ -89,6 +89,24 @@ private:
   SmallVector<Value> allocated;
 };
 
+/// The gpu ops the host lowering models: x thread ids of one-dimensional
+/// blocks, x/y block ids, barriers and the return.
+LogicalResult checkSupported(Operation &op) {
+  if (!isa<gpu::GPUDialect>(op.getDialect()))
+    return success();
+  if (auto id = dyn_cast<gpu::ThreadIdOp>(op);
+      id && id.getDimension() == gpu::Dimension::x)
+    return success();
+  if (auto id = dyn_cast<gpu::BlockIdOp>(op);
+      id && id.getDimension() != gpu::Dimension::z)
+    return success();
+  if (isa<gpu::BarrierOp, gpu::ReturnOp>(op))
+    return success();
+  return op.emitError() << "the host lowering of GPU kernels does not model '"
+                        << op.getName() << "' here (x thread ids, x/y block "
+                        << "ids, barriers)";
+}
+
 bool BlockEmulator::isUniformOp(Operation *op) const {
   if (op->getNumRegions() || isa<gpu::ThreadIdOp>(op) || isWarpApply(op) ||
       !isMemoryEffectFree(op))
@@ -182,6 +200,30 @@ void BlockEmulator::flush() {
   inPhase.clear();
 }
 
+/// The registers of `op` must be the lanes' fragments of `form` (A, B, C:
+/// vectors of the form's elements per lane at the register width it reads),
+/// since tisa_emulate_mma reads and writes exactly those.
+LogicalResult checkFragments(ApplyOp op, const nvptx::MmaForm &form) {
+  if (op.getRegisters().size() != 3)
+    return op.emitError() << "a warp-level mma takes three registers (A, B, "
+                             "C), not "
+                          << op.getRegisters().size();
+  nvptx::FragmentSizes sizes = nvptx::fragmentSizes(form);
+  unsigned perLane[3] = {sizes.a, sizes.b, sizes.c};
+  nvptx::PtxType types[3] = {form.a, form.b, form.c};
+  for (auto [i, v] : llvm::enumerate(op.getRegisters())) {
+    auto t = dyn_cast<VectorType>(v.getType());
+    unsigned bits = nvptx::registerBits(types[i]);
+    if (!t || t.getRank() != 1 || t.getNumElements() != perLane[i] ||
+        t.getElementTypeBitWidth() != bits || bits % 8)
+      return op.emitError()
+             << "register " << i << " (" << v.getType() << ") is not one "
+             << "lane's fragment of '" << form.mnemonic() << "': "
+             << perLane[i] << " elements of " << bits << " bits";
+  }
+  return success();
+}
+
 LogicalResult BlockEmulator::emitWarpApply(ApplyOp op) {
   auto form = nvptx::parseMma(op->getAttrOfType<StringAttr>(kPtxAttr));
   if (!form)
@@ -189,10 +231,14 @@ LogicalResult BlockEmulator::emitWarpApply(ApplyOp op) {
   if (threads % 32)
     return op.emitError() << "a block of " << threads
                           << " threads is not a whole number of warps";
+  if (failed(checkFragments(op, *form)))
+    return failure();
   // Every lane's fragments in per-thread buffers (uniform ones copied in).
   SmallVector<Value> fragments;
   for (Value v : op.getRegisters()) {
-    if (!buffers.count(v)) {
+    // A uniform value is copied in at every mma that reads it (the first
+    // one may sit in a loop that runs no iteration).
+    if (uniform.contains(v)) {
       Value buffer = bufferOf(v);
       scf::ForOp::create(b, loc, index(0), index(threads), index(1),
                          ValueRange{},
@@ -283,6 +329,8 @@ LogicalResult BlockEmulator::emitList(Block &body) {
     // Block ids are the emulated block's arguments already.
     if (isa<gpu::ReturnOp, scf::YieldOp, gpu::BlockIdOp>(op))
       continue;
+    if (failed(checkSupported(op)))
+      return failure();
     if (isUniformOp(&op)) {
       Operation *copy = b.clone(op, uniform);
       for (auto [from, to] : llvm::zip(op.getResults(), copy->getResults()))
@@ -309,6 +357,11 @@ LogicalResult BlockEmulator::emitList(Block &body) {
       return op.emitError() << "threads synchronize inside this op; the host "
                                "lowering cuts phases only at the top level "
                                "of a kernel or of a loop";
+    if (op.walk([](Operation *inner) {
+            return failed(checkSupported(*inner)) ? WalkResult::interrupt()
+                                                  : WalkResult::advance();
+          }).wasInterrupted())
+      return failure();
     phase.push_back(&op);
     inPhase.insert(&op);
   }
@@ -328,6 +381,9 @@ FailureOr<func::FuncOp> emulateBlock(gpu::GPUFuncOp kernel, ModuleOp host) {
     return kernel.emitError()
            << "the host lowering needs a one-dimensional known_block_size";
   int64_t threads = (*size)[0];
+  if (kernel.getNumPrivateAttributions() || !kernel.getBody().hasOneBlock())
+    return kernel.emitError() << "the host lowering needs a kernel of one "
+                                 "block without private attributions";
   Location loc = kernel.getLoc();
   OpBuilder b(host.getContext());
   b.setInsertionPointToEnd(host.getBody());

@@ -27,6 +27,7 @@
 #include "mlir/Dialect/MemRef/IR/MemRef.h"
 #include "mlir/Dialect/SCF/IR/SCF.h"
 #include "mlir/Dialect/Vector/IR/VectorOps.h"
+#include "llvm/ADT/bit.h"
 #include "llvm/Support/FormatVariadic.h"
 
 using namespace mlir;
@@ -174,8 +175,9 @@ struct FragmentReads {
 /// multiples too, each run is one aligned vector load).
 int64_t runLength(const std::vector<int32_t> &table, int64_t perLane,
                   int64_t elementBytes, int64_t baseMultiple) {
-  for (int64_t r = std::min<int64_t>(perLane, 16 / elementBytes); r > 1;
-       r /= 2) {
+  int64_t limit = std::min<int64_t>(perLane, 16 / std::max<int64_t>(1, elementBytes));
+  for (int64_t r = int64_t(llvm::bit_floor(uint64_t(std::max<int64_t>(1, limit))));
+       r > 1; r /= 2) {
     if (perLane % r || baseMultiple % r)
       continue;
     bool ok = true;

@@ -20,6 +20,8 @@
 #include "llvm/Support/ErrorHandling.h"
 
 #include <algorithm>
+#include <cstdio>
+#include <cstdlib>
 #include <cassert>
 #include <optional>
 
@@ -444,6 +446,13 @@ extern "C" void tisa_emulate_mma(int64_t code, const void *a, const void *b,
                                  const void *c, void *d) {
   using namespace tisa::nvptx;
   MmaForm f = decodeMma(code);
+  // Sub-byte elements (s4/u4) have no byte-per-element image; the host
+  // lowering refuses them before it calls this.
+  if (registerBits(f.a) % 8 || registerBits(f.b) % 8) {
+    fprintf(stderr, "tisa_emulate_mma: %s has sub-byte elements\n",
+            f.mnemonic().c_str());
+    abort();
+  }
   FragmentSizes sizes = fragmentSizes(f);
   std::vector<uint64_t> out =
       warpMma(f, readFragment(a, sizes.a, registerBits(f.a)),

@@ -686,6 +686,8 @@ int runGpuOnHost(const Options &o, const Runnable &r) {
   if (!kernel)
     return fail(llvm::toString(kernel.takeError()));
   printGpuKernel(r.spec, r.target, *kernel);
+  if (!kernel->hostObject)
+    return fail("the kernel has no host lowering: " + kernel->noHostWhy);
   auto jit = JitObject::load(std::move(kernel->hostObject),
                              nvptx::hostRuntimeSymbols());
   if (!jit)

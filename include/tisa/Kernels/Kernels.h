@@ -184,6 +184,7 @@ struct GeneratedGpuKernel {
   /// interface (_mlir_ciface_NAME_host); load it with
   /// nvptx::hostRuntimeSymbols().
   std::unique_ptr<llvm::MemoryBuffer> hostObject;
+  std::string noHostWhy; ///< why there is no hostObject
 };
 
 /// Generates a GEMM `spec` for an nvptx `target` on the best mma description

@@ -15,9 +15,9 @@ module attributes {gpu.container_module} {
       %h = arith.truncf %v : f32 to f16
       %a = vector.broadcast %h : f16 to vector<4xf16>
       %b = arith.constant dense<1.0> : vector<2xf16>
-      %c = arith.constant dense<0.0> : vector<2xf32>
-      %d = tisa.apply "mma.m16n8k8.f16f16f32"(%a, %b, %c) {accumulator = 2 : i64, intrinsic = "llvm.nvvm.mma.m16n8k8.row.col.f32.f32", order = array<i64: 0, 0, 1, 2, 2>, signature = (vector<2xf16>, vector<2xf16>, vector<2xf16>, f32, f32) -> !llvm.struct<(f32, f32)>, tisa.ptx = "mma.sync.aligned.m16n8k8.row.col.f32.f16.f16.f32"} : (vector<4xf16>, vector<2xf16>, vector<2xf32>) -> vector<2xf32>
-      %e = vector.extract %d[0] : f32 from vector<2xf32>
+      %c = arith.constant dense<0.0> : vector<4xf32>
+      %d = tisa.apply "mma.m16n8k8.f16f16f32"(%a, %b, %c) {accumulator = 2 : i64, intrinsic = "llvm.nvvm.mma.m16n8k8.row.col.f32.f32", order = array<i64: 0, 0, 1, 2, 2, 2, 2>, signature = (vector<2xf16>, vector<2xf16>, vector<2xf16>, f32, f32, f32, f32) -> !llvm.struct<(f32, f32, f32, f32)>, tisa.ptx = "mma.sync.aligned.m16n8k8.row.col.f32.f16.f16.f32"} : (vector<4xf16>, vector<2xf16>, vector<4xf32>) -> vector<4xf32>
+      %e = vector.extract %d[0] : f32 from vector<4xf32>
       memref.store %e, %out[%tid] : memref<64xf32>
       gpu.return
     }
@@ -30,7 +30,7 @@ module attributes {gpu.container_module} {
 // CHECK-SAME:    %[[OUT:.*]]: memref<64xf32>, %{{.*}}: index, %{{.*}}: index)
 // Per-thread buffers for what crosses a cut: the mma's inputs and its result.
 // CHECK-DAG:     memref.alloc() : memref<64xvector<4xf16>>
-// CHECK-DAG:     memref.alloc() : memref<64xvector<2xf32>>
+// CHECK-DAG:     memref.alloc() : memref<64xvector<4xf32>>
 // The block's shared memory.
 // CHECK:         %[[SHARED:.*]] = memref.alloc() : memref<64xf32>
 // Phase 1: every thread stores, then (the barrier) phase 2 loads.
@@ -95,6 +95,35 @@ module attributes {gpu.container_module} {
       scf.for %i = %c0 to %tid step %c1 {
         gpu.barrier
       }
+      gpu.return
+    }
+  }
+}
+
+// -----
+
+module attributes {gpu.container_module} {
+  gpu.module @k_kernels {
+    gpu.func @k(%out: memref<64xf32>) kernel attributes {known_block_size = array<i32: 64, 1, 1>} {
+      %a = arith.constant dense<1.0> : vector<4xf16>
+      %b = arith.constant dense<1.0> : vector<2xf16>
+      %c = arith.constant dense<0.0> : vector<2xf32>
+      // expected-error @+1 {{register 2 ('vector<2xf32>') is not one lane's fragment of 'mma.sync.aligned.m16n8k8.row.col.f32.f16.f16.f32': 4 elements of 32 bits}}
+      %d = tisa.apply "mma.m16n8k8.f16f16f32"(%a, %b, %c) {accumulator = 2 : i64, intrinsic = "llvm.nvvm.mma.m16n8k8.row.col.f32.f32", order = array<i64: 0, 0, 1, 2, 2>, signature = (vector<2xf16>, vector<2xf16>, vector<2xf16>, f32, f32) -> !llvm.struct<(f32, f32)>, tisa.ptx = "mma.sync.aligned.m16n8k8.row.col.f32.f16.f16.f32"} : (vector<4xf16>, vector<2xf16>, vector<2xf32>) -> vector<2xf32>
+      gpu.return
+    }
+  }
+}
+
+// -----
+
+module attributes {gpu.container_module} {
+  gpu.module @k_kernels {
+    gpu.func @k(%out: memref<64xindex>) kernel attributes {known_block_size = array<i32: 64, 1, 1>} {
+      // expected-error @+1 {{the host lowering of GPU kernels does not model 'gpu.lane_id' here (x thread ids, x/y block ids, barriers)}}
+      %l = gpu.lane_id
+      %c0 = arith.constant 0 : index
+      memref.store %l, %out[%c0] : memref<64xindex>
       gpu.return
     }
   }
