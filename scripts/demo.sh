@@ -3,7 +3,8 @@
 # random and extreme data, check them against a reference (bit-exact for integers), and show their
 # speed: a 512^3 int8 GEMM (vpdpbusd), the same in bf16 (vdpbf16ps) and a ResNet-50 3x3 convolution
 # (plain vector code, with a warning, on a CPU without those instructions); then Arm kernels
-# (usmmla, bfmmla) checked and counted under qemu-aarch64.
+# (usmmla, bfmmla) checked and counted under qemu-aarch64, and a Tensor Core GEMM (mma.sync) checked
+# through its host lowering.
 # Finally write one kernel library (shared object + C header) to build/demo-kernels.
 set -euo pipefail
 cd "$(dirname "$0")/.."
@@ -28,6 +29,11 @@ for args in "gemm --m 256 --n 256 --k 256 --types u8,s8,s32 --target neoverse-v2
   # shellcheck disable=SC2086
   $tisa run $args
 done
+# A Tensor Core kernel, on any host: PTX and ptxas's figures, and the same kernel IR run on the host
+# with each mma.sync on the warp-level reference (no GPU here, no time).
+echo
+echo "== tisa run gemm --m 256 --n 256 --k 256 --types u8,s8,s32 --target sm_80"
+$tisa run gemm --m 256 --n 256 --k 256 --types u8,s8,s32 --target sm_80
 echo
 echo "== tisa gen gemm --m 128 --n 768 --k 768 --types u8,s8,s32 -o build/demo-kernels"
 $tisa gen gemm --m 128 --n 768 --k 768 --types u8,s8,s32 -o build/demo-kernels
