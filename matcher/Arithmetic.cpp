@@ -100,12 +100,17 @@ matchArithmetic(const Contraction &c, const Description &d,
                                 typeText(in.accType, true)));
   // An instruction that reads a factor in a narrower format than the program
   // multiplies it (tf32 for f32) computes something else: only on request.
+  // A program that narrows neither factor gets the general reason here; one
+  // that narrows one of them is checked per factor below.
   std::optional<unsigned> narrowed;
-  for (unsigned j = 0; j < 2; ++j)
+  bool narrowsProgram = false;
+  for (unsigned j = 0; j < 2; ++j) {
     if (in.factorNarrowing[j] && !p.factorNarrowing[0] && !p.factorNarrowing[1])
       narrowed = j;
-  bool narrowsProgram = narrowed.has_value();
-  if (narrowsProgram && !options.allowReducedPrecision)
+    narrowsProgram |= in.factorNarrowing[j] &&
+                      !(p.factorNarrowing[0] && p.factorNarrowing[1]);
+  }
+  if (narrowed && !options.allowReducedPrecision)
     return reject(llvm::formatv(
         "the instruction reads its {0} inputs as {1}, the program multiplies "
         "them in full {0} (--allow-reduced-precision accepts this)",
@@ -155,6 +160,15 @@ matchArithmetic(const Contraction &c, const Description &d,
                                in.factorNarrowing[j]
                                    ? detail::narrowingText(*in.factorNarrowing[j])
                                    : typeText(it, true));
+        continue;
+      }
+      if (in.factorNarrowing[j] && !p.factorNarrowing[pi] &&
+          !options.allowReducedPrecision) {
+        reason = llvm::formatv("the instruction's operand {0} reads {1} ({2}) "
+                               "as {3} (--allow-reduced-precision accepts "
+                               "this)",
+                               j, name, typeText(pt, true),
+                               detail::narrowingText(*in.factorNarrowing[j]));
         continue;
       }
       if (p.isFloat || p.factorSigned[pi] == in.factorSigned[j])

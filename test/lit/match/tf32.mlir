@@ -67,3 +67,24 @@ func.func @tf32_rounded_gemm(%a: memref<64x64xf32>, %b: memref<64x64xf32>, %c: m
   }
   return
 }
+
+// A program that reads one input as tf32 itself: the other one is narrowed by the
+// instruction only with --allow-reduced-precision, and the plan lists that one.
+// STRICT: tf32.mlir:[[@LINE+7]]:3: linalg.generic (m=64 n=64 k=64r; f32 read as tf32 (truncated) x f32 -> f32
+// STRICT: no instruction applies on sm_80
+// STRICT: mma.m16n8k8.tf32tf32f32: the instruction's operand 1 reads ins1 (f32) as tf32 (truncated) (--allow-reduced-precision accepts this)
+// ALLOW: tf32.mlir:[[@LINE+4]]:3: linalg.generic (m=64 n=64 k=64r; f32 read as tf32 (truncated) x f32 -> f32
+// ALLOW: instruction: mma.m16n8k8.tf32tf32f32
+// ALLOW: relaxation: ins1 (f32) read as tf32 (truncated), allowed by --allow-reduced-precision
+func.func @half_tf32_gemm(%a: memref<64x64xf32>, %b: memref<64x64xf32>, %c: memref<64x64xf32>) {
+  linalg.generic {indexing_maps = [#A, #B, #C], iterator_types = ["parallel", "parallel", "reduction"]}
+      ins(%a, %b : memref<64x64xf32>, memref<64x64xf32>) outs(%c : memref<64x64xf32>) {
+    ^bb0(%x: f32, %y: f32, %s: f32):
+      %xt = arith.truncf %x toward_zero : f32 to tf32
+      %xw = arith.extf %xt : tf32 to f32
+      %p = arith.mulf %xw, %y : f32
+      %t = arith.addf %s, %p : f32
+      linalg.yield %t : f32
+  }
+  return
+}
