@@ -104,8 +104,15 @@ bool canSegment(const OperandRegister &r, int64_t rows, int64_t cols) {
          r.type.getRank() == 1 && r.type.getNumElements() == rows * cols;
 }
 
+/// One lane's elements of a warp fragment.
+VectorType laneType(const OperandRegister &r) {
+  return VectorType::get({r.type.getDimSize(1)}, r.type.getElementType());
+}
+
 Value loadRegister(OpBuilder &b, Location loc, const OperandRegister &r,
                    Value ptr, Value rowBytes, int64_t rows) {
+  if (r.cls == RegisterClass::WarpFragment)
+    return LLVM::LoadOp::create(b, loc, laneType(r), ptr, /*alignment=*/1);
   if (r.cls == RegisterClass::Vector && rows > 1)
     return loadSegments(b, loc, r, ptr, 1, rowBytes, rows).front();
   if (r.cls == RegisterClass::Vector)
@@ -121,6 +128,10 @@ Value loadRegister(OpBuilder &b, Location loc, const OperandRegister &r,
 
 void storeRegister(OpBuilder &b, Location loc, const OperandRegister &r,
                    Value ptr, Value v, Value rowBytes, int64_t rows) {
+  if (r.cls == RegisterClass::WarpFragment) {
+    LLVM::StoreOp::create(b, loc, v, ptr, /*alignment=*/1);
+    return;
+  }
   if (r.cls == RegisterClass::Vector && rows > 1) {
     storeSegments(b, loc, r, ptr, v, rowBytes, rows);
     return;

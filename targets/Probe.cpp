@@ -35,36 +35,36 @@ std::string probeSymbol(const Description &d) {
 
 namespace {
 
-/// Vector registers only, or AMX tiles only: each register one lowering
-/// parameter, loaded and stored whole.
+/// Registers of one class: vectors, AMX tiles or warp fragments.
 bool isRegisterInstruction(const Description &d) {
   auto all = [&](RegisterClass cls) {
     return llvm::all_of(d.registers, [&](const OperandRegister &r) {
       return r.cls == cls;
     });
   };
-  return all(RegisterClass::Vector) || all(RegisterClass::AMXTile);
+  return all(RegisterClass::Vector) || all(RegisterClass::AMXTile) ||
+         all(RegisterClass::WarpFragment);
 }
 
-/// Loads every register from its argument, applies the instruction (the
-/// tisa.apply the code generator emits, lowered by the same function) and
+/// Loads every register from its address, applies the instruction (the
+/// tisa.apply the code generators emit, lowered by the same function) and
 /// stores the accumulator back.
 LogicalResult emitRegisterBody(OpBuilder &b, Location loc,
-                               const Description &d, LLVM::LLVMFuncOp fn) {
+                               const Description &d, ArrayRef<Value> address) {
   FailureOr<FunctionType> signature = loweringSignature(
       d, b.getContext(), [&]() { return emitError(loc); });
   if (failed(signature))
     return failure();
   SmallVector<Value> registers;
   for (auto [i, reg] : llvm::enumerate(d.registers))
-    registers.push_back(loadRegister(b, loc, reg, fn.getArgument(i)));
+    registers.push_back(loadRegister(b, loc, reg, address[i]));
   ApplyOp apply = buildApply(b, loc, d, *signature, registers);
   if (std::string why = whyNotLowered(apply); !why.empty())
     return emitError(loc) << d.name << ": " << why;
   Value result = lowerApply(b, apply);
   apply.erase();
   unsigned acc = d.accumulatorOperand();
-  storeRegister(b, loc, d.registers[acc], fn.getArgument(acc), result);
+  storeRegister(b, loc, d.registers[acc], address[acc], result);
   return success();
 }
 
@@ -74,17 +74,6 @@ FailureOr<LLVM::LLVMFuncOp> buildProbe(const Description &d, ModuleOp module) {
   MLIRContext *ctx = module.getContext();
   ctx->loadDialect<LLVM::LLVMDialect, TisaDialect>();
   Location loc = d.loc;
-  llvm::LLVMContext llvmCtx;
-  FailureOr<ResolvedIntrinsic> intrinsic =
-      resolveLoweringIntrinsic(d, llvmCtx, [&]() { return emitError(loc); });
-  if (failed(intrinsic))
-    return failure();
-  LLVM::TypeFromLLVMIRTranslator fromLLVM(*ctx);
-  auto paramType = [&](unsigned k) {
-    return fromLLVM.translateType(intrinsic->type->getParamType(k));
-  };
-  Type resultType = fromLLVM.translateType(intrinsic->type->getReturnType());
-
   OpBuilder b(ctx);
   b.setInsertionPointToEnd(module.getBody());
   auto ptrTy = LLVM::LLVMPointerType::get(ctx);
@@ -104,12 +93,10 @@ FailureOr<LLVM::LLVMFuncOp> buildProbe(const Description &d, ModuleOp module) {
   auto constant = [&](Type t, int64_t v) -> Value {
     return LLVM::ConstantOp::create(b, loc, t, b.getIntegerAttr(t, v));
   };
-  auto rows = [&](unsigned op) { return d.registers[op].type.getDimSize(0); };
-  auto colsBytes = [&](unsigned op) {
+  auto perLaneBytes = [&](unsigned op) {
     const OperandRegister &r = d.registers[op];
     return r.type.getDimSize(1) * r.type.getElementTypeBitWidth() / 8;
   };
-  auto perLaneBytes = [&](unsigned op) { return colsBytes(op); };
 
   // The lane's slice of every warp fragment starts at lane * bytes-per-lane.
   Value lane;
@@ -130,74 +117,18 @@ FailureOr<LLVM::LLVMFuncOp> buildProbe(const Description &d, ModuleOp module) {
                                ValueRange{index});
   };
 
-  // Vector registers and AMX tiles: the instruction as the code generator
-  // emits it, a tisa.apply, lowered by the same function
-  // -tisa-legalize-instructions uses. Warp fragments follow below.
-  if (isRegisterInstruction(d)) {
-    if (failed(emitRegisterBody(b, loc, d, fn)))
-      return failure();
-    LLVM::ReturnOp::create(b, loc, ValueRange{});
-    return fn;
-  }
-
-  SmallVector<Value> args;
-  for (auto [k, arg] : llvm::enumerate(d.lowering.args)) {
-    auto [first, last] = intrinsic->params[k];
-    switch (arg.kind) {
-    case LoweringArg::Rows:
-      args.push_back(constant(paramType(first), rows(arg.operand)));
-      continue;
-    case LoweringArg::ColsBytes:
-      args.push_back(constant(paramType(first), colsBytes(arg.operand)));
-      continue;
-    case LoweringArg::Operand:
-      break;
-    }
-    const OperandRegister &reg = d.registers[arg.operand];
-    switch (reg.cls) {
-    case RegisterClass::Vector:
-    case RegisterClass::AMXTile:
-      return emitError(loc) << d.name
-                            << ": registers of several classes in one "
-                               "instruction are not supported";
-    case RegisterClass::WarpFragment: {
-      int64_t offset = 0;
-      for (unsigned p = first; p < last; ++p) {
-        Type t = paramType(p);
-        args.push_back(
-            LLVM::LoadOp::create(b, loc, t, laneAddress(arg.operand, offset)));
-        offset +=
-            intrinsic->type->getParamType(p)->getPrimitiveSizeInBits() / 8;
-      }
-      break;
-    }
-    }
-  }
-
-  Value result =
-      LLVM::CallIntrinsicOp::create(b, loc, resultType,
-                                    b.getStringAttr(d.lowering.intrinsic), args)
-          .getResult(0);
-  unsigned acc = d.accumulatorOperand();
-  const OperandRegister &accReg = d.registers[acc];
-  switch (accReg.cls) {
-  case RegisterClass::Vector:
-  case RegisterClass::AMXTile:
+  // The instruction as the code generators emit it, a tisa.apply, lowered by
+  // the same function -tisa-legalize-instructions uses; a warp fragment is
+  // the lane's slice of its argument.
+  if (!isRegisterInstruction(d))
     return emitError(loc) << d.name
                           << ": registers of several classes in one "
                              "instruction are not supported";
-  case RegisterClass::WarpFragment: {
-    auto parts = cast<LLVM::LLVMStructType>(result.getType()).getBody();
-    int64_t offset = 0;
-    for (auto [i, t] : llvm::enumerate(parts)) {
-      Value part = LLVM::ExtractValueOp::create(b, loc, result,
-                                                ArrayRef<int64_t>{(int64_t)i});
-      LLVM::StoreOp::create(b, loc, part, laneAddress(acc, offset));
-      offset += t.getIntOrFloatBitWidth() / 8;
-    }
-    break;
-  }
-  }
+  SmallVector<Value> address;
+  for (unsigned i = 0; i < d.registers.size(); ++i)
+    address.push_back(warp ? laneAddress(i, 0) : fn.getArgument(i));
+  if (failed(emitRegisterBody(b, loc, d, address)))
+    return failure();
   LLVM::ReturnOp::create(b, loc, ValueRange{});
   return fn;
 }
