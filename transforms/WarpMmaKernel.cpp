@@ -591,8 +591,8 @@ buildWarpMmaKernel(ModuleOp module, StringRef name, const Contraction &c,
                   b.getUnitAttr());
   b.setInsertionPointToStart(gm.getBody());
 
-  KernelEmitter probe(b, loc, c, plan, schedule, *g, *signature);
-  int64_t BM = probe.blockM(), BN = probe.blockN(), BK = probe.blockK();
+  KernelEmitter emitter(b, loc, c, plan, schedule, *g, *signature);
+  int64_t BM = emitter.blockM(), BN = emitter.blockN(), BK = emitter.blockK();
   // Shared memory holds both inputs with k innermost (A [BM][BK], B
   // [BN][BK]): a lane's fragment elements along k are then adjacent, and
   // read as vectors where the layout allows.
@@ -602,7 +602,7 @@ buildWarpMmaKernel(ModuleOp module, StringRef name, const Contraction &c,
     f.perLane = d.registers[op].type.getDimSize(1);
     std::vector<int32_t> table = fragmentTable(d, op, rowLoop, r.k, BK, 1);
     f.run = runLength(table, f.perLane,
-                      probe.elementType(op).getIntOrFloatBitWidth() / 8, g->ik);
+                      emitter.elementType(op).getIntOrFloatBitWidth() / 8, g->ik);
     f.table = (name + suffix).str();
     addTable(b, loc, f.table, runStarts(table, f.run), f.perLane / f.run);
     return f;
@@ -620,25 +620,25 @@ buildWarpMmaKernel(ModuleOp module, StringRef name, const Contraction &c,
                                    c.operands[i].elementType));
   auto workgroup = gpu::AddressSpaceAttr::get(ctx, gpu::AddressSpace::Workgroup);
   Type shared[2] = {
-      MemRefType::get({BM * BK}, probe.elementType(0), AffineMap(), workgroup),
-      MemRefType::get({BN * BK}, probe.elementType(1), AffineMap(), workgroup)};
+      MemRefType::get({BM * BK}, emitter.elementType(0), AffineMap(), workgroup),
+      MemRefType::get({BN * BK}, emitter.elementType(1), AffineMap(), workgroup)};
   auto f = gpu::GPUFuncOp::create(b, loc, name, b.getFunctionType(args, {}),
                                   TypeRange(shared));
   f->setAttr(gpu::GPUDialect::getKernelFuncAttrName(), b.getUnitAttr());
   f.setKnownBlockSizeAttr(
-      b.getDenseI32ArrayAttr({int32_t(probe.threads()), 1, 1}));
+      b.getDenseI32ArrayAttr({int32_t(emitter.threads()), 1, 1}));
   // 16-byte alignment for the vector reads.
   for (unsigned i = 0; i < 2; ++i)
     f.setWorkgroupAttributionAttr(i, b.getStringAttr("llvm.align"),
                                   b.getI64IntegerAttr(16));
-  probe.emit(f, readA, readB, cRows, cCols);
+  emitter.emit(f, readA, readB, cRows, cCols);
 
-  launch.blockThreads = probe.threads();
+  launch.blockThreads = emitter.threads();
   launch.gridX = (g->N + BN - 1) / BN;
   launch.gridY = (g->M + BM - 1) / BM;
   launch.sharedBytes =
-      (BM * BK * probe.elementType(0).getIntOrFloatBitWidth() +
-       BK * BN * probe.elementType(1).getIntOrFloatBitWidth()) /
+      (BM * BK * emitter.elementType(0).getIntOrFloatBitWidth() +
+       BK * BN * emitter.elementType(1).getIntOrFloatBitWidth()) /
       8;
   return launch;
 }

@@ -10,6 +10,7 @@
 //===----------------------------------------------------------------------===//
 
 #include "Driver.h"
+#include "GenCommon.h"
 #include "tisa/Kernels/Jit.h"
 #include "tisa/Kernels/QemuCheck.h"
 #include "tisa/Kernels/Reference.h"
@@ -46,12 +47,12 @@ using namespace mlir;
 
 namespace tisa::driver {
 
-namespace {
-
 int fail(const llvm::Twine &msg) {
   llvm::WithColor::error(llvm::errs(), "tisa") << msg << "\n";
   return 1;
 }
+
+namespace {
 
 /// The kernel the options describe, or a usage error (exit code in `code`).
 std::optional<KernelSpec> specFrom(const Options &o, llvm::StringRef op,
@@ -126,11 +127,15 @@ std::optional<KernelSpec> specFrom(const Options &o, llvm::StringRef op,
   return s;
 }
 
+} // namespace
+
 std::string value(const Options &o, llvm::StringRef key,
                   llvm::StringRef otherwise) {
   auto it = o.values.find(key.str());
   return it == o.values.end() ? otherwise.str() : it->second;
 }
+
+namespace {
 
 JitOptions jitOptionsFrom(const Options &o) {
   JitOptions options;
@@ -154,6 +159,8 @@ std::optional<Target> concreteTarget(const Options &o) {
   return **target;
 }
 
+} // namespace
+
 llvm::Error writeFile(llvm::StringRef path, llvm::StringRef data) {
   std::error_code ec;
   llvm::raw_fd_ostream os(path, ec);
@@ -163,6 +170,8 @@ llvm::Error writeFile(llvm::StringRef path, llvm::StringRef data) {
   os << data;
   return llvm::Error::success();
 }
+
+namespace {
 
 /// tisa gen FILE.mlir: tensorize every contraction on memrefs, register
 /// tile, lower; the functions keep MLIR's C interface for memrefs.
@@ -248,30 +257,6 @@ int genFromFile(const Options &o, llvm::StringRef file, llvm::StringRef dir) {
 
 } // namespace
 
-/// `generate(ctx, descriptions, options)` with the descriptions loaded in a
-/// fresh context and the generation options of `o`.
-template <typename T>
-llvm::Expected<T> withDescriptions(
-    const Options &o,
-    llvm::function_ref<llvm::Expected<T>(
-        MLIRContext &, ArrayRef<const Description *>, GenerateOptions &)>
-        generate) {
-  DialectRegistry registry;
-  registerDescriptionDialects(registry);
-  MLIRContext ctx(registry);
-  DescriptionSet set(ctx, llvm::errs());
-  if (!loadAll(set, o))
-    return llvm::createStringError("the descriptions do not load (errors "
-                                   "above)");
-  std::vector<const Description *> descriptions;
-  for (const auto &d : set.descriptions())
-    descriptions.push_back(d.get());
-  GenerateOptions options;
-  options.isa = value(o, "isa", "auto");
-  options.schedule = value(o, "schedule", "");
-  return generate(ctx, descriptions, options);
-}
-
 /// `spec` generated for `target` from `descriptions`, with the schedule
 /// given or one `tisa tune` stored; warnings printed. `seconds`: how long
 /// generation took.
@@ -312,68 +297,6 @@ llvm::Expected<GeneratedKernel> generateFor(const Options &o,
         return generateWith(ctx, descriptions, options, o, spec, target,
                             tuned, seconds);
       });
-}
-
-/// `spec` generated for the GPU `target` from the loaded descriptions.
-llvm::Expected<GeneratedGpuKernel>
-generateGpuFor(const Options &o, const KernelSpec &spec, const Target &target) {
-  auto host = loadTarget("host", o.targetDir);
-  if (!host)
-    return host.takeError();
-  return withDescriptions<GeneratedGpuKernel>(
-      o, [&](MLIRContext &ctx, ArrayRef<const Description *> descriptions,
-             GenerateOptions &options) {
-        return generateGpuKernel(ctx, spec, descriptions, target, *host,
-                                 options);
-      });
-}
-
-/// The kernel's instruction, launch and ptxas figures.
-void printGpuKernel(const KernelSpec &spec, const Target &target,
-                    const GeneratedGpuKernel &kernel) {
-  auto &os = llvm::outs();
-  os << spec.describe() << " for " << target.name << "\n"
-     << "  instruction: " << kernel.instruction << " (" << kernel.mnemonic
-     << ")\n  plan: " << kernel.plan << "\n"
-     << llvm::formatv("  launch: {0} x {1} blocks of {2} threads, {3} bytes "
-                      "of shared memory per block\n",
-                      kernel.gridX, kernel.gridY, kernel.blockThreads,
-                      kernel.sharedBytes);
-  if (kernel.cubin.empty())
-    os << "  no cubin: " << kernel.noCubinWhy << "\n";
-  else
-    os << llvm::formatv("  ptxas -v: {0} registers per thread, {1} bytes "
-                        "spilled; theoretical occupancy {2:P0}\n",
-                        kernel.registers, kernel.spillBytes,
-                        kernel.occupancy);
-}
-
-/// `tisa gen gemm --target sm_XX`: NAME.ptx, NAME.cubin (with ptxas) and
-/// NAME.h, and what ptxas says of the kernel.
-int genGpu(const Options &o, const KernelSpec &spec, const Target &target,
-           llvm::StringRef dir) {
-  auto kernel = generateGpuFor(o, spec, target);
-  if (!kernel)
-    return fail(llvm::toString(kernel.takeError()));
-  auto path = [&](llvm::StringRef suffix) {
-    llvm::SmallString<256> p(dir);
-    llvm::sys::path::append(p, kernel->name + suffix);
-    return std::string(p);
-  };
-  std::vector<std::pair<std::string, const std::string *>> files = {
-      {path(".ptx"), &kernel->ptx}, {path(".h"), &kernel->header}};
-  if (!kernel->cubin.empty())
-    files.push_back({path(".cubin"), &kernel->cubin});
-  for (auto &[file, text] : files)
-    if (auto e = writeFile(file, *text))
-      return fail(llvm::toString(std::move(e)));
-  printGpuKernel(spec, target, *kernel);
-  auto &os = llvm::outs();
-  os << "  not timed: there is no GPU here; `tisa run --target " << target.name
-     << "` checks the same kernel through its host lowering\n";
-  for (auto &[file, text] : files)
-    os << file << "\n";
-  return 0;
 }
 
 int gen(const Options &o) {
@@ -668,61 +591,6 @@ int runUnderQemu(const Options &o, const Runnable &r) {
   return 0;
 }
 
-/// A 2-D memref as MLIR's C interface passes it.
-struct MemRef2D {
-  void *allocated, *aligned;
-  int64_t offset, sizes[2], strides[2];
-};
-
-/// `tisa run gemm --target sm_XX`: the kernel generated, then run through
-/// its host lowering on random and extreme data and checked against the
-/// reference. Nothing is timed: no GPU ran it.
-int runGpuOnHost(const Options &o, const Runnable &r) {
-  if (r.threads != 1 || o.values.count("repeat"))
-    return usageError("--threads and --repeat do not apply to " +
-                      r.target.name + " kernels: they run once, through "
-                      "their host lowering");
-  auto kernel = generateGpuFor(o, r.spec, r.target);
-  if (!kernel)
-    return fail(llvm::toString(kernel.takeError()));
-  printGpuKernel(r.spec, r.target, *kernel);
-  if (!kernel->hostObject)
-    return fail("the kernel has no host lowering: " + kernel->noHostWhy);
-  auto jit = JitObject::load(std::move(kernel->hostObject),
-                             nvptx::hostRuntimeSymbols());
-  if (!jit)
-    return fail(llvm::toString(jit.takeError()));
-  auto entry = (*jit)->lookup("_mlir_ciface_" + kernel->name + "_host");
-  if (!entry)
-    return fail(llvm::toString(entry.takeError()));
-  using Fn = void (*)(MemRef2D *, MemRef2D *, MemRef2D *, int64_t, int64_t);
-  auto call = reinterpret_cast<Fn>(*entry);
-  const KernelSpec &spec = r.spec;
-  auto &os = llvm::outs();
-  for (Fill fill : {Fill::Random, Fill::Extreme}) {
-    KernelData data = makeData(spec, o.seed, fill);
-    data.denormalsAreZero = {false, false}; // mma.sync keeps denormals
-    std::fill(data.output.begin(), data.output.end(), 0); // C += A * B
-    auto desc = [](void *p, int64_t rows, int64_t cols) {
-      return MemRef2D{p, p, 0, {rows, cols}, {cols, 1}};
-    };
-    MemRef2D a = desc(data.input.data(), spec.m, spec.k),
-             b = desc(data.weights.data(), spec.k, spec.n),
-             c = desc(data.out(), spec.m, spec.n);
-    call(&a, &b, &c, kernel->gridX, kernel->gridY);
-    computeReference(spec, data);
-    std::string mismatch = compareOutput(spec, data);
-    if (!mismatch.empty())
-      return fail(std::string(fill == Fill::Random ? "random" : "extreme") +
-                  " data: " + mismatch);
-  }
-  os << "  check: random and extreme data through the host lowering (each "
-        "mma.sync on the warp-level reference): "
-     << (spec.types.isFloat() ? "within the K-derived bound" : "bit-exact")
-     << "\n  not timed: there is no GPU here\n";
-  return 0;
-}
-
 int run(const Options &o) {
   int code = 0;
   std::optional<Runnable> r = runnable(o, "run", code);
@@ -731,7 +599,7 @@ int run(const Options &o) {
   if (r->underQemu)
     return runUnderQemu(o, *r);
   if (r->gpuOnHost)
-    return runGpuOnHost(o, *r);
+    return runGpuOnHost(o, r->spec, r->target, r->threads);
   for (const char *tuneOnly : {"time-limit"})
     if (o.values.count(tuneOnly))
       return usageError("--" + std::string(tuneOnly) +
