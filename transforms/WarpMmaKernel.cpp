@@ -3,14 +3,14 @@
 // See WarpMmaKernel.h. The kernel, for a block (bm, bn), warp (wm, wn) and
 // lane:
 //
-//   acc[i][j] = C fragments (0 past the edges)
+//   acc[i][j] = 0
 //   for k0 in 0..K step BK:
 //     sA[BM][BK] = A slice, sB[BK][BN] = B slice  (all threads; 0 past edges)
 //     barrier
 //     for kk, i, j (unrolled): a = sA fragment, b = sB fragment,
 //                              acc[i][j] = mma(a, b, acc[i][j])
 //     barrier
-//   C fragments = acc[i][j] (inside the edges only)
+//   C fragments += acc[i][j] (inside the edges only)
 //
 // Shared memory holds the slices in the instruction's orientation (rows m,
 // columns k for A; rows k, columns n for B), whatever the program's operand
@@ -22,6 +22,7 @@
 #include "tisa/Transforms/WarpMmaKernel.h"
 #include "tisa/Semantics/Instruction.h"
 
+#include "mlir/Dialect/Affine/Utils.h"
 #include "mlir/Dialect/Arith/IR/Arith.h"
 #include "mlir/Dialect/GPU/IR/GPUDialect.h"
 #include "mlir/Dialect/MemRef/IR/MemRef.h"
@@ -41,12 +42,19 @@ struct Roles {
   unsigned m = 0, n = 0, k = 0;
 };
 
-/// The problem as the kernel sees it.
+/// The problem as the kernel sees it: an implicit GEMM. Each instruction
+/// role (m, n, k) takes a group of program loops, outer to inner, flattened
+/// into one index: m the parallel loops only instruction A's input reads, n
+/// those only B's reads, k the reductions (a convolution's m is its output
+/// pixels, k its window and channels).
 struct Geometry {
   Roles instr;
   int64_t im = 0, in = 0, ik = 0; ///< instruction extents
-  unsigned pm = 0, pn = 0, pk = 0; ///< the program loops they map to
-  int64_t M = 0, N = 0, K = 0;     ///< and their extents
+  SmallVector<unsigned> loops[3]; ///< program loops of m, n, k
+  int64_t extent[3] = {1, 1, 1};  ///< M, N, K: their products
+  int64_t M() const { return extent[0]; }
+  int64_t N() const { return extent[1]; }
+  int64_t K() const { return extent[2]; }
 };
 
 /// The instruction loop of semantic dimension `dim` of operand `op`.
@@ -76,21 +84,21 @@ FailureOr<Roles> rolesOf(const Description &d) {
   return r;
 }
 
-/// The program loop of a GEMM that plays `role` (0: m, read by the input
-/// feeding the instruction's A only; 1: n, by the other input only; 2: the
-/// reduction).
-std::optional<unsigned> programLoopOf(const Contraction &c,
-                                      const TensorizePlan &plan,
-                                      unsigned role) {
-  const AffineMap &a = c.operands[plan.programInputOf[0]].map;
-  const AffineMap &b = c.operands[plan.programInputOf[1]].map;
-  for (auto [p, loop] : llvm::enumerate(c.loops)) {
-    bool inA = a.isFunctionOfDim(p), inB = b.isFunctionOfDim(p);
-    unsigned r = loop.reduction ? 2 : inA && !inB ? 0 : !inA && inB ? 1 : 3;
-    if (r == role)
-      return unsigned(p);
-  }
-  return std::nullopt;
+/// The role of program loop `p` (0: m, 1: n, 2: k), or why it has none.
+FailureOr<unsigned> programRole(const Contraction &c, const TensorizePlan &plan,
+                                unsigned p, std::string &why) {
+  bool inA = c.operands[plan.programInputOf[0]].map.isFunctionOfDim(p);
+  bool inB = c.operands[plan.programInputOf[1]].map.isFunctionOfDim(p);
+  const ProgramLoop &loop = c.loops[p];
+  if (loop.reduction && inA && inB)
+    return 2u;
+  if (!loop.reduction && inA != inB)
+    return inA ? 0u : 1u;
+  why = "loop " + loop.name +
+        (loop.reduction ? " is a reduction both inputs do not read"
+                        : inA ? " is a batch loop (both inputs read it)"
+                              : " is read by neither input");
+  return failure();
 }
 
 FailureOr<Geometry> geometryOf(const Contraction &c, const TensorizePlan &plan,
@@ -107,32 +115,13 @@ FailureOr<Geometry> geometryOf(const Contraction &c, const TensorizePlan &plan,
   g.im = ranges[g.instr.m];
   g.in = ranges[g.instr.n];
   g.ik = ranges[g.instr.k];
-  unsigned *program[3] = {&g.pm, &g.pn, &g.pk};
-  unsigned roleLoop[3] = {g.instr.m, g.instr.n, g.instr.k};
-  for (unsigned role = 0; role < 3; ++role) {
-    const LoopAssignment *a = nullptr;
-    for (const LoopAssignment &l : plan.loops)
-      if (l.instrLoop == roleLoop[role])
-        a = &l;
-    if (a && a->programLoops.size() == 1) {
-      *program[role] = a->programLoops.front();
-      continue;
-    }
-    // An instruction loop the plan pads (a program extent of 1 needs no
-    // loop) still takes the program loop of its role: predication does the
-    // padding.
-    std::optional<unsigned> loop;
-    if (a && a->programLoops.empty())
-      loop = programLoopOf(c, plan, role);
-    if (!loop) {
-      why = "each instruction loop must map to one program loop";
+  for (unsigned p = 0; p < c.loops.size(); ++p) {
+    FailureOr<unsigned> role = programRole(c, plan, p, why);
+    if (failed(role))
       return failure();
-    }
-    *program[role] = *loop;
+    g.loops[*role].push_back(p);
+    g.extent[*role] *= c.loops[p].extent;
   }
-  g.M = c.loops[g.pm].extent;
-  g.N = c.loops[g.pn].extent;
-  g.K = c.loops[g.pk].extent;
   return g;
 }
 
@@ -207,9 +196,10 @@ class KernelEmitter {
 public:
   KernelEmitter(OpBuilder &b, Location loc, const Contraction &c,
                 const TensorizePlan &plan, const WarpMmaSchedule &s,
-                const Geometry &g, FunctionType signature)
+                const Geometry &g, FunctionType signature,
+                ArrayRef<PaddedOperand> padded)
       : b(b), loc(loc), c(c), plan(plan), d(*plan.desc), s(s), g(g),
-        signature(signature) {
+        signature(signature), padded(padded) {
     BM = s.warpsM * s.tileM * g.im;
     BN = s.warpsN * s.tileN * g.in;
     BK = s.kSteps * g.ik;
@@ -240,27 +230,33 @@ private:
   }
   /// One lane's entries of a fragment table, as indices.
   SmallVector<Value> laneOffsets(StringRef table, int64_t perLane);
-  /// Whether the program point (values per program loop, null for loops the
-  /// operand does not read) lies inside the problem.
-  Value inside(ArrayRef<std::pair<unsigned, Value>> point);
-  /// Program operand `operand` at a program point, or 0 outside.
-  Value readProgram(unsigned operand, ArrayRef<std::pair<unsigned, Value>> point,
+  /// `flat` < the extent of `role`.
+  Value below(Value flat, unsigned role);
+  /// The program loops of `role` at the flattened index `flat`, appended to
+  /// `point` (one value per program loop).
+  void split(unsigned role, Value flat, SmallVector<Value> &point);
+  /// Program operand `operand` at `point` if `guard` holds (and the point
+  /// lies inside a padded operand's buffer), else 0.
+  Value readProgram(unsigned operand, ArrayRef<Value> point, Value guard,
                     Type t);
-  /// Program operand `operand` indices at a program point.
-  SmallVector<Value> programIndices(unsigned operand,
-                                    ArrayRef<std::pair<unsigned, Value>> point);
-  /// All threads copy a rows x cols slice into `shared`: element (r, col) is
-  /// the program input at rowLoop = rowBase + r, colLoop = colBase + col.
-  void stage(Value shared, unsigned input, int64_t rows, int64_t cols,
-             unsigned rowLoop, Value rowBase, unsigned colLoop, Value colBase,
-             Type t);
+  /// The indices of program operand `operand` at `point`, and whether they
+  /// lie inside its buffer (null: always).
+  SmallVector<Value> programIndices(unsigned operand, ArrayRef<Value> point,
+                                    Value &insideBuffer);
+  /// All threads copy a rows x BK slice of `input` into `shared`: element
+  /// (r, col) is the input at flattened indices rowBase + r of `rowRole` and
+  /// kBase + col of the reduction.
+  void stage(Value shared, unsigned input, int64_t rows, unsigned rowRole,
+             Value rowBase, Value kBase, Type t);
+  /// The point of C's element (rowFlat, colFlat) and whether it exists.
+  Value outputPoint(Value rowFlat, Value colFlat, SmallVector<Value> &point);
   /// The fragment of `op` read from `shared` at `base` plus each offset,
   /// `run` elements per offset.
   Value fragment(unsigned op, Value shared, Value base,
                  ArrayRef<Value> offsets, int64_t run);
   /// The concatenation of equal vectors.
   Value concat(SmallVector<Value> parts);
-  SmallVector<Value> loadAccumulators(Value cArg, Value rowBase, Value colBase);
+  /// C += the accumulators (inside the edges only).
   void storeAccumulators(Value cArg, Value rowBase, Value colBase,
                          ValueRange acc);
   /// One staged slice's instruction steps on the accumulators.
@@ -275,6 +271,7 @@ private:
   const WarpMmaSchedule &s;
   const Geometry &g;
   FunctionType signature;
+  ArrayRef<PaddedOperand> padded;
   int64_t BM = 0, BN = 0, BK = 0;
   Value tid, lane;
   SmallVector<Value> offA, offB, offCm, offCn;
@@ -294,59 +291,94 @@ SmallVector<Value> KernelEmitter::laneOffsets(StringRef table,
   return out;
 }
 
-Value KernelEmitter::inside(ArrayRef<std::pair<unsigned, Value>> point) {
-  Value ok;
-  for (auto [loop, v] : point) {
-    Value in = arith::CmpIOp::create(b, loc, arith::CmpIPredicate::ult, v,
-                                     index(c.loops[loop].extent));
-    ok = ok ? arith::AndIOp::create(b, loc, ok, in) : in;
-  }
-  return ok;
+Value KernelEmitter::below(Value flat, unsigned role) {
+  return arith::CmpIOp::create(b, loc, arith::CmpIPredicate::ult, flat,
+                               index(g.extent[role]));
 }
 
-SmallVector<Value>
-KernelEmitter::programIndices(unsigned operand,
-                              ArrayRef<std::pair<unsigned, Value>> point) {
+void KernelEmitter::split(unsigned role, Value flat,
+                          SmallVector<Value> &point) {
+  // Inner loops first: flat = ((i0 * e1) + i1) * e2 + i2.
+  ArrayRef<unsigned> loops = g.loops[role];
+  for (unsigned i = loops.size(); i-- > 0;) {
+    int64_t e = c.loops[loops[i]].extent;
+    point[loops[i]] =
+        i == 0 ? flat : arith::RemUIOp::create(b, loc, flat, index(e));
+    if (i)
+      flat = arith::DivUIOp::create(b, loc, flat, index(e));
+  }
+}
+
+SmallVector<Value> KernelEmitter::programIndices(unsigned operand,
+                                                 ArrayRef<Value> point,
+                                                 Value &insideBuffer) {
   AffineMap map = c.operands[operand].map;
+  SmallVector<Value> dims;
+  for (Value v : point)
+    dims.push_back(v ? v : index(0)); // loops the operand does not read
+  const PaddedOperand *pad = nullptr;
+  for (const PaddedOperand &p : padded)
+    if (p.operand == operand)
+      pad = &p;
   SmallVector<Value> idx;
+  insideBuffer = Value();
   for (unsigned r = 0; r < map.getNumResults(); ++r) {
-    unsigned loop = map.getDimPosition(r);
-    for (auto [l, v] : point)
-      if (l == loop)
-        idx.push_back(v);
+    Value v = affine::expandAffineExpr(b, loc, map.getResult(r), dims, {});
+    if (pad && (pad->low[r] || pad->shape[r] != c.operands[operand].shape[r])) {
+      // One unsigned compare: below the low edge wraps around.
+      v = arith::SubIOp::create(b, loc, v, index(pad->low[r]));
+      Value in = arith::CmpIOp::create(b, loc, arith::CmpIPredicate::ult, v,
+                                       index(pad->shape[r]));
+      insideBuffer =
+          insideBuffer ? arith::AndIOp::create(b, loc, insideBuffer, in) : in;
+    }
+    idx.push_back(v);
   }
   return idx;
 }
 
-Value KernelEmitter::readProgram(unsigned operand,
-                                 ArrayRef<std::pair<unsigned, Value>> point,
-                                 Type t) {
+Value KernelEmitter::readProgram(unsigned operand, ArrayRef<Value> point,
+                                 Value guard, Type t) {
+  Value insideBuffer;
+  SmallVector<Value> idx = programIndices(operand, point, insideBuffer);
+  if (insideBuffer)
+    guard = arith::AndIOp::create(b, loc, guard, insideBuffer);
   auto ifOp = scf::IfOp::create(
-      b, loc, inside(point),
+      b, loc, guard,
       [&](OpBuilder &, Location) {
         Value buffer = operand == 0 ? argA : argB;
-        Value v = memref::LoadOp::create(b, loc, buffer,
-                                         programIndices(operand, point));
-        scf::YieldOp::create(b, loc, v);
+        scf::YieldOp::create(
+            b, loc, memref::LoadOp::create(b, loc, buffer, idx).getResult());
       },
       [&](OpBuilder &, Location) { scf::YieldOp::create(b, loc, zero(t)); });
   return ifOp.getResult(0);
 }
 
 void KernelEmitter::stage(Value shared, unsigned input, int64_t rows,
-                          int64_t cols, unsigned rowLoop, Value rowBase,
-                          unsigned colLoop, Value colBase, Type t) {
+                          unsigned rowRole, Value rowBase, Value kBase,
+                          Type t) {
   scf::ForOp::create(
-      b, loc, tid, index(rows * cols), index(threads()), ValueRange{},
+      b, loc, tid, index(rows * BK), index(threads()), ValueRange{},
       [&](OpBuilder &, Location, Value e, ValueRange) {
-        Value r = arith::DivUIOp::create(b, loc, e, index(cols));
-        Value col = arith::RemUIOp::create(b, loc, e, index(cols));
-        Value v = readProgram(input, {{rowLoop, add(rowBase, r)},
-                                      {colLoop, add(colBase, col)}},
-                              t);
+        Value row = add(rowBase, arith::DivUIOp::create(b, loc, e, index(BK)));
+        Value k = add(kBase, arith::RemUIOp::create(b, loc, e, index(BK)));
+        SmallVector<Value> point(c.loops.size());
+        split(rowRole, row, point);
+        split(2, k, point);
+        Value guard =
+            arith::AndIOp::create(b, loc, below(row, rowRole), below(k, 2));
+        Value v = readProgram(input, point, guard, t);
         memref::StoreOp::create(b, loc, v, shared, ValueRange{e});
         scf::YieldOp::create(b, loc);
       });
+}
+
+Value KernelEmitter::outputPoint(Value rowFlat, Value colFlat,
+                                 SmallVector<Value> &point) {
+  point.assign(c.loops.size(), Value());
+  split(0, rowFlat, point);
+  split(1, colFlat, point);
+  return arith::AndIOp::create(b, loc, below(rowFlat, 0), below(colFlat, 1));
 }
 
 Value KernelEmitter::concat(SmallVector<Value> parts) {
@@ -386,49 +418,25 @@ Value KernelEmitter::fragment(unsigned op, Value shared, Value base,
   return concat(std::move(parts));
 }
 
-SmallVector<Value> KernelEmitter::loadAccumulators(Value cArg, Value rowBase,
-                                                   Value colBase) {
-  SmallVector<Value> acc;
-  Type t = elementType(2);
-  auto type = VectorType::get({int64_t(offCm.size())}, t);
-  for (int64_t i = 0; i < s.tileM; ++i)
-    for (int64_t j = 0; j < s.tileN; ++j) {
-      SmallVector<Value> elements;
-      for (auto [om, on] : llvm::zip(offCm, offCn)) {
-        std::pair<unsigned, Value> point[] = {
-            {g.pm, add(add(rowBase, index(i * g.im)), om)},
-            {g.pn, add(add(colBase, index(j * g.in)), on)}};
-        auto ifOp = scf::IfOp::create(
-            b, loc, inside(point),
-            [&](OpBuilder &, Location) {
-              scf::YieldOp::create(
-                  b, loc,
-                  memref::LoadOp::create(b, loc, cArg,
-                                         programIndices(2, point))
-                      .getResult());
-            },
-            [&](OpBuilder &, Location) {
-              scf::YieldOp::create(b, loc, zero(t));
-            });
-        elements.push_back(ifOp.getResult(0));
-      }
-      acc.push_back(vector::FromElementsOp::create(b, loc, type, elements));
-    }
-  return acc;
-}
-
 void KernelEmitter::storeAccumulators(Value cArg, Value rowBase, Value colBase,
                                       ValueRange acc) {
+  bool isFloat = isa<FloatType>(elementType(2));
   for (int64_t i = 0; i < s.tileM; ++i)
     for (int64_t j = 0; j < s.tileN; ++j)
       for (auto [e, om, on] : llvm::enumerate(offCm, offCn)) {
-        std::pair<unsigned, Value> point[] = {
-            {g.pm, add(add(rowBase, index(i * g.im)), om)},
-            {g.pn, add(add(colBase, index(j * g.in)), on)}};
+        SmallVector<Value> point;
+        Value exists =
+            outputPoint(add(add(rowBase, index(i * g.im)), om),
+                        add(add(colBase, index(j * g.in)), on), point);
+        Value unused;
+        SmallVector<Value> idx = programIndices(2, point, unused);
         Value v = vector::ExtractOp::create(b, loc, acc[i * s.tileN + j],
                                             ArrayRef<int64_t>{int64_t(e)});
-        scf::IfOp::create(b, loc, inside(point), [&](OpBuilder &, Location) {
-          memref::StoreOp::create(b, loc, v, cArg, programIndices(2, point));
+        scf::IfOp::create(b, loc, exists, [&](OpBuilder &, Location) {
+          Value old = memref::LoadOp::create(b, loc, cArg, idx);
+          Value sum = isFloat ? Value(arith::AddFOp::create(b, loc, old, v))
+                              : Value(arith::AddIOp::create(b, loc, old, v));
+          memref::StoreOp::create(b, loc, sum, cArg, idx);
           scf::YieldOp::create(b, loc);
         });
       }
@@ -484,17 +492,20 @@ void KernelEmitter::emit(gpu::GPUFuncOp f, const FragmentReads &readA,
 
   Value warpRow = mul(wm, s.tileM * g.im), warpCol = mul(wn, s.tileN * g.in);
   Value rowBase = add(bm0, warpRow), colBase = add(bn0, warpCol);
-  SmallVector<Value> acc = loadAccumulators(argC, rowBase, colBase);
+  // The accumulators start at zero and C is added at the end: nothing of
+  // C's addressing stays live across the reduction.
+  auto accType = VectorType::get({int64_t(offCm.size())}, elementType(2));
+  SmallVector<Value> acc(s.tileM * s.tileN,
+                         arith::ConstantOp::create(b, loc, accType,
+                                                   b.getZeroAttr(accType)));
   Value aBase = mul(warpRow, BK), bBase = mul(warpCol, BK);
 
-  int64_t steps = (g.K + BK - 1) / BK;
+  int64_t steps = (g.K() + BK - 1) / BK;
   auto loop = scf::ForOp::create(
       b, loc, index(0), index(steps * BK), index(BK), acc,
       [&](OpBuilder &, Location, Value k0, ValueRange iter) {
-        stage(sA, plan.programInputOf[0], BM, BK, g.pm, bm0, g.pk, k0,
-              elementType(0));
-        stage(sB, plan.programInputOf[1], BN, BK, g.pn, bn0, g.pk, k0,
-              elementType(1));
+        stage(sA, plan.programInputOf[0], BM, 0, bm0, k0, elementType(0));
+        stage(sB, plan.programInputOf[1], BN, 1, bn0, k0, elementType(1));
         gpu::BarrierOp::create(b, loc);
         SmallVector<Value> next =
             multiply(sA, sB, aBase, bBase, SmallVector<Value>(iter));
@@ -531,11 +542,11 @@ WarpMmaSchedule defaultWarpMmaSchedule(const Contraction &c,
   auto tiles = [](int64_t extent, int64_t step) {
     return (extent + step - 1) / step;
   };
-  fit(s.tileM, tiles(g->M, g->im));
-  fit(s.warpsM, tiles(g->M, g->im * s.tileM));
-  fit(s.tileN, tiles(g->N, g->in));
-  fit(s.warpsN, tiles(g->N, g->in * s.tileN));
-  fit(s.kSteps, tiles(g->K, g->ik));
+  fit(s.tileM, tiles(g->M(), g->im));
+  fit(s.warpsM, tiles(g->M(), g->im * s.tileM));
+  fit(s.tileN, tiles(g->N(), g->in));
+  fit(s.warpsN, tiles(g->N(), g->in * s.tileN));
+  fit(s.kSteps, tiles(g->K(), g->ik));
   return s;
 }
 
@@ -547,14 +558,11 @@ std::string whyNotWarpMmaGemm(const Contraction &c, const TensorizePlan &plan) {
     return "the instruction's registers are not warp fragments";
   if (plan.repair)
     return "repairs of signedness on warp fragments are not generated yet";
-  if (c.loops.size() != 3)
-    return "only GEMMs (three loops) are generated for warp fragments yet";
-  for (const ProgramOperand &o : c.operands) {
-    if (o.shape.size() != 2 || !o.map.isProjectedPermutation())
-      return "the operands are not matrices indexed by the loops";
+  if (!c.operands[2].map.isProjectedPermutation())
+    return "the output is not indexed by the loops themselves";
+  for (const ProgramOperand &o : c.operands)
     if (llvm::is_contained(o.shape, ShapedType::kDynamic))
       return "dynamic extents are not generated for warp fragments yet";
-  }
   std::string why;
   if (failed(geometryOf(c, plan, why)))
     return why;
@@ -564,10 +572,26 @@ std::string whyNotWarpMmaGemm(const Contraction &c, const TensorizePlan &plan) {
 FailureOr<WarpMmaLaunch>
 buildWarpMmaKernel(ModuleOp module, StringRef name, const Contraction &c,
                    const TensorizePlan &plan, const WarpMmaSchedule &schedule,
-                   std::string &why) {
+                   std::string &why, ArrayRef<PaddedOperand> padded) {
   why = whyNotWarpMmaGemm(c, plan);
   if (!why.empty())
     return failure();
+  SmallVector<int64_t> argShapes[3];
+  for (unsigned i = 0; i < 3; ++i)
+    argShapes[i] = c.operands[i].shape;
+  for (const PaddedOperand &p : padded) {
+    ArrayRef<int64_t> view = c.operands[p.operand].shape;
+    bool fits = p.operand < 2 && p.low.size() == view.size() &&
+                p.shape.size() == view.size();
+    for (unsigned r = 0; fits && r < view.size(); ++r)
+      fits = p.low[r] >= 0 && p.shape[r] >= 0 && p.low[r] + p.shape[r] <= view[r];
+    if (!fits) {
+      why = "a padded operand's buffer must be an input and lie inside the "
+            "contraction's view of it";
+      return failure();
+    }
+    argShapes[p.operand] = p.shape;
+  }
   FailureOr<Geometry> g = geometryOf(c, plan, why);
   const Description &d = *plan.desc;
   MLIRContext *ctx = module.getContext();
@@ -591,7 +615,7 @@ buildWarpMmaKernel(ModuleOp module, StringRef name, const Contraction &c,
                   b.getUnitAttr());
   b.setInsertionPointToStart(gm.getBody());
 
-  KernelEmitter emitter(b, loc, c, plan, schedule, *g, *signature);
+  KernelEmitter emitter(b, loc, c, plan, schedule, *g, *signature, padded);
   int64_t BM = emitter.blockM(), BN = emitter.blockN(), BK = emitter.blockK();
   // Shared memory holds both inputs with k innermost (A [BM][BK], B
   // [BN][BK]): a lane's fragment elements along k are then adjacent, and
@@ -616,8 +640,7 @@ buildWarpMmaKernel(ModuleOp module, StringRef name, const Contraction &c,
 
   SmallVector<Type> args;
   for (unsigned i = 0; i < 3; ++i)
-    args.push_back(MemRefType::get(c.operands[i].shape,
-                                   c.operands[i].elementType));
+    args.push_back(MemRefType::get(argShapes[i], c.operands[i].elementType));
   auto workgroup = gpu::AddressSpaceAttr::get(ctx, gpu::AddressSpace::Workgroup);
   Type shared[2] = {
       MemRefType::get({BM * BK}, emitter.elementType(0), AffineMap(), workgroup),
@@ -633,9 +656,18 @@ buildWarpMmaKernel(ModuleOp module, StringRef name, const Contraction &c,
                                   b.getI64IntegerAttr(16));
   emitter.emit(f, readA, readB, cRows, cCols);
 
+  const char *roleNames[3] = {"m", "n", "k"};
+  for (unsigned role = 0; role < 3; ++role) {
+    SmallVector<std::string> names;
+    for (unsigned p : g->loops[role])
+      names.push_back(c.loops[p].name);
+    launch.loops += llvm::formatv("{0}{1} <- {2}({3})", role ? ", " : "",
+                                  roleNames[role], llvm::join(names, "."),
+                                  g->extent[role]);
+  }
   launch.blockThreads = emitter.threads();
-  launch.gridX = (g->N + BN - 1) / BN;
-  launch.gridY = (g->M + BM - 1) / BM;
+  launch.gridX = (g->N() + BN - 1) / BN;
+  launch.gridY = (g->M() + BM - 1) / BM;
   launch.sharedBytes =
       (BM * BK * emitter.elementType(0).getIntOrFloatBitWidth() +
        BK * BN * emitter.elementType(1).getIntOrFloatBitWidth()) /

@@ -1,7 +1,7 @@
 //===- GenGpu.cpp - tisa gen and run for Tensor Core targets --------------===//
 //
-// `tisa gen gemm --target sm_XX` writes the kernel's PTX, cubin and CUDA
-// driver launch header; `tisa run gemm --target sm_XX` checks the same
+// `tisa gen gemm|conv2d --target sm_XX` writes the kernel's PTX, cubin and CUDA
+// driver launch header; `tisa run gemm|conv2d --target sm_XX` checks the same
 // kernel through its host lowering. Nothing is timed: no GPU runs here.
 //
 //===----------------------------------------------------------------------===//
@@ -44,6 +44,7 @@ void printGpuKernel(const KernelSpec &spec, const Target &target,
   os << spec.describe() << " for " << target.name << "\n"
      << "  instruction: " << kernel.instruction << " (" << kernel.mnemonic
      << ")\n  plan: " << kernel.plan << "\n"
+     << "  kernel loops: " << kernel.loops << "\n"
      << llvm::formatv("  launch: {0} x {1} blocks of {2} threads, {3} bytes "
                       "of shared memory per block\n",
                       kernel.gridX, kernel.gridY, kernel.blockThreads,
@@ -59,7 +60,7 @@ void printGpuKernel(const KernelSpec &spec, const Target &target,
 
 } // namespace
 
-/// `tisa gen gemm --target sm_XX`: NAME.ptx, NAME.cubin (with ptxas) and
+/// `tisa gen gemm|conv2d --target sm_XX`: NAME.ptx, NAME.cubin (with ptxas) and
 /// NAME.h, and what ptxas says of the kernel.
 int genGpu(const Options &o, const KernelSpec &spec, const Target &target,
            llvm::StringRef dir) {
@@ -87,17 +88,7 @@ int genGpu(const Options &o, const KernelSpec &spec, const Target &target,
   return 0;
 }
 
-namespace {
-
-/// A 2-D memref as MLIR's C interface passes it.
-struct MemRef2D {
-  void *allocated, *aligned;
-  int64_t offset, sizes[2], strides[2];
-};
-
-} // namespace
-
-/// `tisa run gemm --target sm_XX`: the kernel generated, then run through
+/// `tisa run gemm|conv2d --target sm_XX`: the kernel generated, then run through
 /// its host lowering on random and extreme data and checked against the
 /// reference. Nothing is timed: no GPU ran it.
 int runGpuOnHost(const Options &o, const KernelSpec &spec,
@@ -110,29 +101,15 @@ int runGpuOnHost(const Options &o, const KernelSpec &spec,
   if (!kernel)
     return fail(llvm::toString(kernel.takeError()));
   printGpuKernel(spec, target, *kernel);
-  if (!kernel->hostObject)
-    return fail("the kernel has no host lowering: " + kernel->noHostWhy);
-  auto jit = JitObject::load(std::move(kernel->hostObject),
-                             nvptx::hostRuntimeSymbols());
-  if (!jit)
-    return fail(llvm::toString(jit.takeError()));
-  auto entry = (*jit)->lookup("_mlir_ciface_" + kernel->name + "_host");
-  if (!entry)
-    return fail(llvm::toString(entry.takeError()));
-  using Fn = void (*)(MemRef2D *, MemRef2D *, MemRef2D *, int64_t, int64_t);
-  auto call = reinterpret_cast<Fn>(*entry);
+  auto run = loadGpuKernelOnHost(*kernel, spec);
+  if (!run)
+    return fail(llvm::toString(run.takeError()));
   auto &os = llvm::outs();
   for (Fill fill : {Fill::Random, Fill::Extreme}) {
     KernelData data = makeData(spec, o.seed, fill);
     data.denormalsAreZero = {false, false}; // mma.sync keeps denormals
     std::fill(data.output.begin(), data.output.end(), 0); // C += A * B
-    auto desc = [](void *p, int64_t rows, int64_t cols) {
-      return MemRef2D{p, p, 0, {rows, cols}, {cols, 1}};
-    };
-    MemRef2D a = desc(data.input.data(), spec.m, spec.k),
-             b = desc(data.weights.data(), spec.k, spec.n),
-             c = desc(data.out(), spec.m, spec.n);
-    call(&a, &b, &c, kernel->gridX, kernel->gridY);
+    (*run)(data);
     computeReference(spec, data);
     std::string mismatch = compareOutput(spec, data);
     if (!mismatch.empty())

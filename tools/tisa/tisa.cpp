@@ -69,7 +69,7 @@ commands:
                            and B and s32 for C, or bf16,bf16,f32 (plain vector code, with a
                            warning, where no description implements them);
                            conv2d is NHWC input, HWCF filter (k filters of r x s x c);
-                           --target sm_80|sm_90 (GEMM only): NAME.ptx, NAME.cubin (with ptxas)
+                           --target sm_80|sm_86|sm_90: NAME.ptx, NAME.cubin (with ptxas)
                            and NAME.h launching it through the CUDA driver API, on mma.sync
   gen FILE.mlir [--schedule S] -o DIR
                            tensorize every linalg contraction on memrefs in FILE (with schedule S,

@@ -42,6 +42,7 @@
 #include "llvm/Support/Error.h"
 
 #include <array>
+#include <functional>
 #include <string>
 #include <vector>
 
@@ -170,6 +171,8 @@ struct GeneratedKernel {
 /// says of it, and a C header that launches it through the CUDA driver API.
 struct GeneratedGpuKernel {
   std::string name, instruction, mnemonic, plan;
+  /// The kernel's implicit GEMM (WarpMmaLaunch::loops).
+  std::string loops;
   std::string ptx;
   std::string cubin;     ///< empty without ptxas
   std::string noCubinWhy; ///< why there is no cubin
@@ -195,6 +198,15 @@ generateGpuKernel(mlir::MLIRContext &ctx, const KernelSpec &spec,
                   llvm::ArrayRef<const Description *> descriptions,
                   const Target &target, const Target &host,
                   const GenerateOptions &options);
+
+struct KernelData;
+
+/// The host lowering of `kernel` (generated for `spec`) loaded into this
+/// process: a function that runs the kernel, grid and all, on `data`'s
+/// operands (dense, as makeData lays them out with Layout::Tight),
+/// accumulating into the output. Takes kernel.hostObject.
+llvm::Expected<std::function<void(KernelData &)>>
+loadGpuKernelOnHost(GeneratedGpuKernel &kernel, const KernelSpec &spec);
 
 /// Generates `spec` for `target` with `descriptions` (the whole set; the
 /// target filters). `ctx` needs the description dialects loaded.

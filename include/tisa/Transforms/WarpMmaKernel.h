@@ -48,19 +48,34 @@ struct WarpMmaLaunch {
   int64_t blockThreads = 0;
   int64_t gridX = 0, gridY = 0; ///< blocks along n and m
   int64_t sharedBytes = 0;      ///< static shared memory per block
+  /// The implicit GEMM: "m <- f(21), n <- n.oh.ow(63), k <- kh.kw.c(171)"
+  /// (the program loops each instruction loop runs over, flattened).
+  std::string loops;
+};
+
+/// A program input the kernel reads from a buffer smaller than the
+/// contraction's view of it (a convolution's zero-padded input): the
+/// kernel's argument holds the `shape` elements that start at `low` in the
+/// view; reads outside them are zero (predicated, never loaded).
+struct PaddedOperand {
+  unsigned operand = 0;
+  llvm::SmallVector<int64_t> low, shape;
 };
 
 /// Why `plan` cannot be generated as a warp-fragment GEMM ("" when it can).
 std::string whyNotWarpMmaGemm(const Contraction &c, const TensorizePlan &plan);
 
 /// Appends to `module` a gpu.module `<name>_kernels` holding the kernel
-/// `name`(A, B, C) for the GEMM contraction `c` under `plan` (the memref
-/// types of its operands, row-major and static). C is accumulated into, as
-/// the linalg op does.
+/// `name`(ins0, ins1, outs0) for the contraction `c` under `plan`: a GEMM,
+/// or any contraction whose parallel loops each belong to one input (a
+/// convolution: an implicit GEMM). The arguments are row-major static
+/// memrefs of the operands' shapes (`padded` ones: their buffers' shapes).
+/// C is accumulated into, as the linalg op does.
 mlir::FailureOr<WarpMmaLaunch>
 buildWarpMmaKernel(mlir::ModuleOp module, llvm::StringRef name,
                    const Contraction &c, const TensorizePlan &plan,
-                   const WarpMmaSchedule &schedule, std::string &why);
+                   const WarpMmaSchedule &schedule, std::string &why,
+                   llvm::ArrayRef<PaddedOperand> padded = {});
 
 } // namespace tisa
 

@@ -1,0 +1,142 @@
+//===- GpuKernelLibraryTest.cpp - tisa gen's Tensor Core kernels, on the host ===//
+//
+// The kernel test matrix for Tensor Cores, through the library entry that
+// `tisa gen|run --target sm_XX` use (tisa::generateGpuKernel): GEMMs of odd
+// shapes, BERT, and NHWC conv2d (3x3 pad 1 with odd channels, strides, a
+// batch, 1x1) for every element type an mma description implements. Each
+// kernel is
+//   - run through its host lowering on random and extreme data against the
+//     CPU kernels' reference: integers bit-exact, floats within the bound
+//     derived from K;
+//   - PTX holding the instruction, assembled by ptxas for sm_80 with no
+//     spills (skipped, with the reason, without ptxas).
+//
+//===----------------------------------------------------------------------===//
+
+#include "tisa/Kernels/Reference.h"
+#include "tisa/Semantics/DescriptionSet.h"
+#include "tisa/Targets/PtxasChecker.h"
+
+#include "mlir/Dialect/GPU/IR/GPUDialect.h"
+
+#include <gtest/gtest.h>
+
+#include <algorithm>
+
+using namespace tisa;
+
+namespace {
+
+struct Case {
+  const char *types;
+  KernelSpec spec;
+};
+
+void PrintTo(const Case &c, std::ostream *os) {
+  *os << c.types << " " << c.spec.describe();
+}
+
+KernelSpec gemm(int64_t m, int64_t n, int64_t k) {
+  return KernelSpec::makeGemm(m, n, k);
+}
+
+KernelSpec conv(int64_t batch, int64_t h, int64_t w, int64_t c, int64_t f,
+                int64_t r, int64_t stride, int64_t pad) {
+  return KernelSpec::makeConv2d(batch, h, w, c, f, r, stride, pad);
+}
+
+class GpuLibrary : public ::testing::TestWithParam<Case> {
+protected:
+  static void SetUpTestSuite() {
+    loaded = new LoadedDescriptions();
+    loaded->ctx.loadDialect<mlir::gpu::GPUDialect>();
+    auto sm80 = loadTarget("sm_80");
+    auto host = loadTarget("host");
+    ASSERT_TRUE(static_cast<bool>(sm80)) << llvm::toString(sm80.takeError());
+    ASSERT_TRUE(static_cast<bool>(host)) << llvm::toString(host.takeError());
+    sm80Target = new Target(std::move(*sm80));
+    hostTarget = new Target(std::move(*host));
+  }
+
+  /// The case's kernel, or a failure recorded.
+  std::optional<GeneratedGpuKernel> generate(KernelSpec &spec) {
+    const Case &tc = GetParam();
+    spec = tc.spec;
+    auto types = KernelTypes::parse(tc.types);
+    if (!types) {
+      ADD_FAILURE() << llvm::toString(types.takeError());
+      return std::nullopt;
+    }
+    spec.types = *types;
+    auto kernel = generateGpuKernel(loaded->ctx, spec, loaded->all,
+                                    *sm80Target, *hostTarget, {});
+    if (!kernel) {
+      ADD_FAILURE() << llvm::toString(kernel.takeError());
+      return std::nullopt;
+    }
+    return std::move(*kernel);
+  }
+
+  static LoadedDescriptions *loaded;
+  static Target *sm80Target, *hostTarget;
+};
+
+LoadedDescriptions *GpuLibrary::loaded = nullptr;
+Target *GpuLibrary::sm80Target = nullptr;
+Target *GpuLibrary::hostTarget = nullptr;
+
+TEST_P(GpuLibrary, HostRunMatchesTheReference) {
+  KernelSpec spec;
+  auto kernel = generate(spec);
+  ASSERT_TRUE(kernel);
+  auto run = loadGpuKernelOnHost(*kernel, spec);
+  ASSERT_TRUE(static_cast<bool>(run)) << llvm::toString(run.takeError());
+  for (Fill fill : {Fill::Random, Fill::Extreme}) {
+    KernelData data = makeData(spec, /*seed=*/7, fill);
+    data.denormalsAreZero = {false, false}; // mma.sync keeps denormals
+    std::fill(data.output.begin(), data.output.end(), 0); // C += A * B
+    (*run)(data);
+    computeReference(spec, data);
+    EXPECT_EQ(compareOutput(spec, data), "")
+        << (fill == Fill::Random ? "random" : "extreme") << " data";
+  }
+}
+
+TEST_P(GpuLibrary, PtxasAssemblesItWithoutSpills) {
+  KernelSpec spec;
+  auto kernel = generate(spec);
+  ASSERT_TRUE(kernel);
+  EXPECT_NE(kernel->ptx.find(kernel->mnemonic), std::string::npos);
+  if (kernel->cubin.empty())
+    GTEST_SKIP() << "no cubin: " << kernel->noCubinWhy;
+  EXPECT_GT(kernel->registers, 0);
+  EXPECT_EQ(kernel->spillBytes, 0);
+  EXPECT_GT(kernel->occupancy, 0.0);
+  RecordProperty("registers", int(kernel->registers));
+}
+
+std::vector<Case> cases() {
+  std::vector<Case> out;
+  for (const char *types : {"s8,s8,s32", "u8,s8,s32", "bf16,bf16,f32"}) {
+    for (KernelSpec s : {gemm(1, 1, 1), gemm(15, 16, 17), gemm(97, 131, 67),
+                         gemm(128, 768, 64)})
+      out.push_back({types, s});
+    for (KernelSpec s :
+         {conv(1, 7, 9, 19, 21, 3, 1, 1), conv(2, 14, 13, 33, 40, 3, 2, 1),
+          conv(1, 8, 8, 3, 16, 1, 1, 0), conv(1, 5, 6, 16, 8, 3, 1, 0)})
+      out.push_back({types, s});
+  }
+  return out;
+}
+
+std::string caseName(const ::testing::TestParamInfo<Case> &info) {
+  std::string s = std::string(info.param.types) + "_" + info.param.spec.symbol();
+  std::replace_if(
+      s.begin(), s.end(), [](char c) { return !std::isalnum(c); }, '_');
+  return s;
+}
+
+INSTANTIATE_TEST_SUITE_P(Matrix, GpuLibrary, ::testing::ValuesIn(cases()),
+                         caseName);
+
+} // namespace
