@@ -38,8 +38,11 @@ Type kernelElementType(MLIRContext *ctx, ElementKind k) {
   const ElementInfo &e = elementInfo(k);
   if (!e.isFloat)
     return IntegerType::get(ctx, 8 * e.bytes);
-  return k == ElementKind::BF16 ? Type(BFloat16Type::get(ctx))
-                                : Type(Float32Type::get(ctx));
+  if (k == ElementKind::BF16)
+    return BFloat16Type::get(ctx);
+  if (k == ElementKind::F16)
+    return Float16Type::get(ctx);
+  return Float32Type::get(ctx); // tf32 is stored as f32
 }
 
 ProgramShapes programShapes(const KernelSpec &s) {
@@ -82,6 +85,15 @@ linalg::GenericOp buildKernelContraction(OpBuilder &b, Location loc,
       iters, [&](OpBuilder &b, Location loc, ValueRange args) {
         auto widen = [&](Value v, ElementKind k) -> Value {
           const ElementInfo &e = elementInfo(k);
+          if (k == ElementKind::TF32) {
+            // What the tf32 mma reads: the f32's top 19 bits.
+            Value t = arith::TruncFOp::create(
+                b, loc, FloatTF32Type::get(b.getContext()), v,
+                arith::RoundingModeAttr::get(b.getContext(),
+                                             arith::RoundingMode::toward_zero),
+                arith::FastMathFlagsAttr());
+            return arith::ExtFOp::create(b, loc, acc, t);
+          }
           if (e.isFloat)
             return arith::ExtFOp::create(b, loc, acc, v);
           if (!e.isSigned)
@@ -678,6 +690,10 @@ generateKernel(MLIRContext &ctx, const KernelSpec &spec,
                const Target &target, const GenerateOptions &options) {
   if (auto e = spec.validate())
     return std::move(e);
+  if (spec.types.tensorCoreOnly())
+    return llvm::createStringError(
+        spec.types.text() + " kernels are generated for Tensor Cores only "
+        "(--target sm_80|sm_86|sm_90)");
   if (target.arch == TargetArch::NVPTX)
     return llvm::createStringError(
         "kernels for " + target.name +

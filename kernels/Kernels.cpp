@@ -26,7 +26,9 @@ constexpr ElementInfo kElements[] = {
     {ElementKind::U16, "u16", 2, false, false, "uint16_t"},
     {ElementKind::S16, "s16", 2, true, false, "int16_t"},
     {ElementKind::S32, "s32", 4, true, false, "int32_t"},
+    {ElementKind::F16, "f16", 2, true, true, "uint16_t"},
     {ElementKind::BF16, "bf16", 2, true, true, "uint16_t"},
+    {ElementKind::TF32, "tf32", 4, true, true, "float"},
     {ElementKind::F32, "f32", 4, true, true, "float"},
 };
 
@@ -79,7 +81,8 @@ llvm::Expected<KernelTypes> KernelTypes::parse(StringRef text) {
   auto bad = [&]() {
     return llvm::createStringError(
         "--types expects A,B,C with u8, s8, u16 or s16 for A and B and s32 "
-        "for C, or bf16,bf16,f32; got '" + text + "'");
+        "for C, or bf16,bf16,f32, f16,f16,f32 or tf32,tf32,f32; got '" +
+        text + "'");
   };
   if (parts.size() != 3)
     return bad();
@@ -90,12 +93,17 @@ llvm::Expected<KernelTypes> KernelTypes::parse(StringRef text) {
   KernelTypes t{*k[0], *k[1], *k[2]};
   if (smallInteger(t.a) && smallInteger(t.b) && t.c == ElementKind::S32)
     return t;
-  if (t.a == ElementKind::BF16 && t.b == ElementKind::BF16 &&
-      t.c == ElementKind::F32)
-    return t;
+  for (ElementKind f : {ElementKind::BF16, ElementKind::F16, ElementKind::TF32})
+    if (t.a == f && t.b == f && t.c == ElementKind::F32)
+      return t;
   return llvm::createStringError(
       "unsupported type combination '" + text +
-      "': 8- and 16-bit integers accumulate into s32, bf16 into f32");
+      "': 8- and 16-bit integers accumulate into s32, bf16, f16 and tf32 "
+      "(both inputs the same) into f32");
+}
+
+bool KernelTypes::tensorCoreOnly() const {
+  return a == ElementKind::F16 || a == ElementKind::TF32;
 }
 
 std::string KernelTypes::text() const {

@@ -2,6 +2,7 @@
 
 #include "tisa/Kernels/Reference.h"
 
+#include "llvm/ADT/APFloat.h"
 #include "llvm/ADT/STLExtras.h"
 #include "llvm/Support/FormatVariadic.h"
 
@@ -20,6 +21,31 @@ float bf16ToFloat(uint16_t v) {
   float f;
   std::memcpy(&f, &bits, 4);
   return f;
+}
+
+float halfToFloat(uint16_t v) {
+  llvm::APFloat x(llvm::APFloat::IEEEhalf(), llvm::APInt(16, v));
+  return x.convertToFloat();
+}
+
+uint16_t floatToHalf(float f) { // round to nearest even
+  llvm::APFloat x(f);
+  bool lost;
+  x.convert(llvm::APFloat::IEEEhalf(), llvm::APFloat::rmNearestTiesToEven,
+            &lost);
+  return uint16_t(x.bitcastToAPInt().getZExtValue());
+}
+
+float bitsToFloat(uint32_t bits) {
+  float f;
+  std::memcpy(&f, &bits, 4);
+  return f;
+}
+
+uint32_t floatBits(float f) {
+  uint32_t bits;
+  std::memcpy(&bits, &f, 4);
+  return bits;
 }
 
 uint16_t floatToBf16(float f) { // round to nearest even (no NaNs here)
@@ -50,6 +76,18 @@ double loadElement(ElementKind k, const uint8_t *v, int64_t i,
     if (denormalsAreZero && (x & 0x7f80) == 0)
       x &= 0x8000;
     return bf16ToFloat(x);
+  }
+  case ElementKind::F16: {
+    uint16_t x;
+    std::memcpy(&x, &v[2 * i], 2);
+    if (denormalsAreZero && (x & 0x7c00) == 0)
+      x &= 0x8000;
+    return halfToFloat(x);
+  }
+  case ElementKind::TF32: { // the top 19 bits
+    uint32_t x;
+    std::memcpy(&x, &v[4 * i], 4);
+    return bitsToFloat(x & ~uint32_t(0x1fff));
   }
   case ElementKind::S32: {
     int32_t x;
@@ -124,7 +162,24 @@ float pickBf16(std::mt19937_64 &rng) {
   }
 }
 
-/// One element's value for `how` (the bf16 specials are placed afterwards).
+/// An extreme f16: 0, +-1, large magnitudes, a denormal.
+float pickF16(std::mt19937_64 &rng) {
+  float sign = rng() % 2 ? 1.0f : -1.0f;
+  switch (rng() % 5) {
+  case 0:
+    return 0.0f;
+  case 1:
+    return sign;
+  case 2:
+  case 3:
+    return sign * std::ldexp(1.5f, 10 + int(rng() % 5));
+  default:
+    return sign * std::ldexp(float(1 + rng() % 1023), -24);
+  }
+}
+
+/// One element's value for `how` (the float specials are placed
+/// afterwards).
 void fillElement(ElementKind k, uint8_t *dst, std::mt19937_64 &rng, Fill how,
                  int64_t i) {
   bool extreme = how == Fill::Extreme && rng() % 2;
@@ -154,6 +209,30 @@ void fillElement(ElementKind k, uint8_t *dst, std::mt19937_64 &rng, Fill how,
     std::memcpy(dst, &b, 2);
     return;
   }
+  case ElementKind::F16: {
+    float f = std::ldexp(float(int(rng() % 2001) - 1000), -10);
+    if (how == Fill::Saturating)
+      f = (i % 3 ? 1.0f : -1.0f) * std::ldexp(1.5f, 14);
+    else if (extreme)
+      f = pickF16(rng);
+    uint16_t h = floatToHalf(f);
+    std::memcpy(dst, &h, 2);
+    return;
+  }
+  case ElementKind::TF32: {
+    // bf16's values (all exact in tf32), with random bits below tf32's
+    // precision that the kernel must ignore.
+    float f = std::ldexp(float(int(rng() % 2001) - 1000), -10);
+    if (how == Fill::Saturating)
+      f = (i % 3 ? 1.0f : -1.0f) * std::ldexp(1.5f, 40 + int(rng() % 8));
+    else if (extreme)
+      f = pickBf16(rng);
+    uint32_t bits = floatBits(f);
+    if ((bits & 0x7f800000) != 0x7f800000)
+      bits |= uint32_t(rng()) & 0x1fff;
+    std::memcpy(dst, &bits, 4);
+    return;
+  }
   default:
     return;
   }
@@ -167,14 +246,17 @@ void fill(ElementKind k, Bytes &v, int64_t elements, const Placement &p,
   v.assign(spanBytes(p, elements, k), 0x5a);
   for (int64_t i = 0; i < elements; ++i)
     fillElement(k, &v[p.at(i) * eb], rng, how, i);
-  if (how != Fill::Extreme || k != ElementKind::BF16 || !specials)
+  if (how != Fill::Extreme || !elementInfo(k).isFloat || !specials)
     return;
   // Two infinities and a NaN, so most outputs stay finite and still check
   // the arithmetic.
-  const uint16_t values[] = {0x7f80, 0xff80, 0x7fc0};
-  for (uint16_t bits : values) {
+  float values[] = {INFINITY, -INFINITY, NAN};
+  for (float f : values) {
     int64_t i = int64_t(rng() % uint64_t(elements));
-    std::memcpy(&v[p.at(i) * eb], &bits, 2);
+    uint16_t half = k == ElementKind::F16 ? floatToHalf(f) : floatToBf16(f);
+    uint32_t single = floatBits(f);
+    std::memcpy(&v[p.at(i) * eb], eb == 2 ? (void *)&half : (void *)&single,
+                eb);
   }
 }
 

@@ -109,7 +109,9 @@ std::optional<KernelSpec> specFrom(const Options &o, llvm::StringRef op,
   auto types = o.values.find("types");
   if (types == o.values.end()) {
     code = usageError(op + " needs --types A,B,C (u8, s8, u16 or s16 into "
-                           "s32, e.g. u8,s8,s32; or bf16,bf16,f32)");
+                           "s32, e.g. u8,s8,s32; or bf16,bf16,f32; "
+                           "f16,f16,f32 or tf32,tf32,f32 for Tensor "
+                           "Cores)");
     return std::nullopt;
   }
   auto parsed = KernelTypes::parse(types->second);

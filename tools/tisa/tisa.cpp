@@ -70,7 +70,9 @@ commands:
                            warning, where no description implements them);
                            conv2d is NHWC input, HWCF filter (k filters of r x s x c);
                            --target sm_80|sm_86|sm_90: NAME.ptx, NAME.cubin (with ptxas)
-                           and NAME.h launching it through the CUDA driver API, on mma.sync
+                           and NAME.h launching it through the CUDA driver API, on mma.sync;
+                           there T may also be f16,f16,f32 or tf32,tf32,f32 (f32 arrays
+                           whose top 19 bits the mma reads)
   gen FILE.mlir [--schedule S] -o DIR
                            tensorize every linalg contraction on memrefs in FILE (with schedule S,
                            or its tisa.schedule attribute, or the default) and write a shared

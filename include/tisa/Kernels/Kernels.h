@@ -48,18 +48,23 @@
 
 namespace tisa {
 
-enum class ElementKind { U8, S8, U16, S16, S32, BF16, F32 };
+/// TF32 is stored as f32; the kernel reads its top 19 bits (the low 13
+/// bits of the significand are ignored: rounded toward zero).
+enum class ElementKind { U8, S8, U16, S16, S32, F16, BF16, TF32, F32 };
 
 /// Element types of A (input), B (weights) and C (output).
 struct KernelTypes {
   ElementKind a = ElementKind::U8, b = ElementKind::S8, c = ElementKind::S32;
-  /// "u8,s8,s32", "s16,s16,s32", "bf16,bf16,f32" (also without commas): 8-
-  /// and 16-bit integers of either signedness into s32, bf16 into f32. Which
+  /// "u8,s8,s32", "s16,s16,s32", "bf16,bf16,f32", "f16,f16,f32",
+  /// "tf32,tf32,f32" (also without commas): 8- and 16-bit integers of either
+  /// signedness into s32, bf16, f16 or tf32 into f32. Which
   /// instruction runs them is up to the descriptions the generator finds;
   /// without one it emits plain vector code and says so.
   static llvm::Expected<KernelTypes> parse(llvm::StringRef text);
   std::string text() const; ///< "u8s8s32"
   bool isFloat() const { return c == ElementKind::F32; }
+  /// f16 and tf32: types only Tensor Core kernels are generated for.
+  bool tensorCoreOnly() const;
 };
 
 /// What kernels, the reference and the C header need to know of an element

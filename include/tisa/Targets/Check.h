@@ -57,7 +57,7 @@ struct VerifyOptions {
   /// SVE vector lengths (bits) for scalable descriptions.
   std::vector<unsigned> sveBits = {128, 256, 512};
   /// PTX architectures for Tensor Core descriptions.
-  std::vector<std::string> ptxArchs = {"sm_80", "sm_90"};
+  std::vector<std::string> ptxArchs = {"sm_80", "sm_86", "sm_90"};
 };
 
 VerifyReport verifyDescription(const Description &d,

@@ -117,7 +117,8 @@ TEST_P(GpuLibrary, PtxasAssemblesItWithoutSpills) {
 
 std::vector<Case> cases() {
   std::vector<Case> out;
-  for (const char *types : {"s8,s8,s32", "u8,s8,s32", "bf16,bf16,f32"}) {
+  for (const char *types : {"s8,s8,s32", "u8,s8,s32", "bf16,bf16,f32",
+                            "f16,f16,f32", "tf32,tf32,f32"}) {
     for (KernelSpec s : {gemm(1, 1, 1), gemm(15, 16, 17), gemm(97, 131, 67),
                          gemm(128, 768, 64)})
       out.push_back({types, s});

@@ -258,7 +258,7 @@ TEST_P(KernelFixture, PtxHoldsTheInstructionAndPtxasAcceptsIt) {
   std::string why = nvptx::ptxasUnavailableReason();
   if (!why.empty())
     GTEST_SKIP() << "ptxas: " << why;
-  for (const char *arch : {"sm_80", "sm_90"}) {
+  for (const char *arch : {"sm_80", "sm_86", "sm_90"}) {
     auto resources = nvptx::ptxasResources(*ptx, arch);
     ASSERT_TRUE(static_cast<bool>(resources))
         << llvm::toString(resources.takeError());

@@ -82,7 +82,7 @@ TEST(Target, ShippedFilesAreTheExpectedOnes) {
   std::vector<std::string> expected = {
       "host",        "cascadelake",    "neoverse-n1",    "neoverse-v1",
       "neoverse-v2", "sapphirerapids", "skylake-avx512", "sm_80",
-      "sm_90",       "znver4",         "znver5"};
+      "sm_86",       "sm_90",          "znver4",         "znver5"};
   EXPECT_EQ(names, expected);
 }
 
@@ -181,7 +181,7 @@ TEST(Target, CascadeLakeHasVnniButNoBf16) {
 
 TEST(Target, GpusRunMmaSync) {
   ASSERT_TRUE(descriptions().ok()) << descriptions().diagnostics();
-  for (const char *gpu : {"sm_80", "sm_90"}) {
+  for (const char *gpu : {"sm_80", "sm_86", "sm_90"}) {
     Target t = load(gpu);
     EXPECT_EQ(t.arch, TargetArch::NVPTX);
     for (const char *name :
@@ -192,6 +192,8 @@ TEST(Target, GpusRunMmaSync) {
   }
   EXPECT_TRUE(load("sm_90").features.contains("sm_80"));
   EXPECT_FALSE(load("sm_80").features.contains("sm_90"));
+  EXPECT_TRUE(load("sm_90").features.contains("sm_86"));
+  EXPECT_FALSE(load("sm_80").features.contains("sm_86"));
 }
 
 TEST(Target, NeoverseFeatureLevels) {
