@@ -163,6 +163,13 @@ static inline CUresult {0}_launch(CUfunction kernel, CUdeviceptr {5},
       k.gridX, k.gridY, k.blockThreads, k.sharedBytes, guard);
 }
 
+/// Lines of `ptx` holding `needle`.
+int64_t countLines(StringRef ptx, StringRef needle) {
+  SmallVector<StringRef> lines;
+  ptx.split(lines, '\n');
+  return llvm::count_if(lines, [&](StringRef l) { return l.contains(needle); });
+}
+
 /// PTX and, with ptxas, the cubin and its resources.
 llvm::Error emitDevice(ModuleOp kernels, const Target &target,
                        GeneratedGpuKernel &out) {
@@ -173,6 +180,9 @@ llvm::Error emitDevice(ModuleOp kernels, const Target &target,
   if (!ptx)
     return ptx.takeError();
   out.ptx = std::move(*ptx);
+  out.mmaInstructions = countLines(out.ptx, "mma.sync");
+  out.ldmatrixReads = countLines(out.ptx, "ldmatrix");
+  out.sharedLoads = countLines(out.ptx, "ld.shared");
   out.noCubinWhy = nvptx::ptxasUnavailableReason();
   if (!out.noCubinWhy.empty())
     return llvm::Error::success();

@@ -8,6 +8,8 @@
 //   gpu.barrier          the phase ends: every thread has run it
 //   tisa.apply (warp)    the phase ends; the mma runs once per warp on the
 //                        lanes' fragments (tisa_emulate_mma)
+//   nvgpu.ldmatrix       the phase ends; each lane gathers its registers
+//                        from the rows its warp's lanes supply
 //   scf.for with either  the phase ends; the loop runs at block level and its
 //                        body is emitted the same way
 //
@@ -22,6 +24,8 @@
 #include "tisa/Transforms/Passes.h"
 
 #include "mlir/Dialect/GPU/IR/GPUDialect.h"
+#include "mlir/Dialect/NVGPU/IR/NVGPUDialect.h"
+#include "mlir/Dialect/Vector/IR/VectorOps.h"
 #include "mlir/IR/IRMapping.h"
 #include "mlir/Interfaces/SideEffectInterfaces.h"
 
@@ -41,11 +45,16 @@ bool isWarpApply(Operation *op) {
   return isa<ApplyOp>(op) && op->hasAttr(kPtxAttr);
 }
 
+/// Ops every lane of a warp takes part in.
+bool isWarpCollective(Operation *op) {
+  return isWarpApply(op) || isa<nvgpu::LdMatrixOp>(op);
+}
+
 /// Whether `op` (or anything nested in it) synchronizes threads.
 bool synchronizes(Operation *op) {
   bool found = false;
   op->walk([&](Operation *inner) {
-    if (isa<gpu::BarrierOp>(inner) || isWarpApply(inner))
+    if (isa<gpu::BarrierOp>(inner) || isWarpCollective(inner))
       found = true;
   });
   return found;
@@ -73,7 +82,12 @@ private:
   Value valueFor(Value v, Value thread, IRMapping &phase);
   /// Emits the collected ops as one phase.
   void flush();
+  /// The per-thread buffer holding `v` (a uniform value copied in).
+  Value perThread(Value v);
   LogicalResult emitWarpApply(ApplyOp op);
+  /// nvgpu.ldmatrix: each lane's registers gathered from the rows its
+  /// warp's lanes supply.
+  LogicalResult emitLdMatrix(nvgpu::LdMatrixOp op);
   LogicalResult emitCutLoop(scf::ForOp loop);
   /// Values of the current phase that later phases use.
   bool usedOutsidePhase(Value v) const;
@@ -92,6 +106,12 @@ private:
 /// The gpu ops the host lowering models: x thread ids of one-dimensional
 /// blocks, x/y block ids, barriers and the return.
 LogicalResult checkSupported(Operation &op) {
+  if (isa<nvgpu::LdMatrixOp>(op))
+    return success();
+  if (isa<nvgpu::NVGPUDialect>(op.getDialect()))
+    return op.emitError() << "the host lowering of GPU kernels does not "
+                             "model '"
+                          << op.getName() << "' (ldmatrix only)";
   if (!isa<gpu::GPUDialect>(op.getDialect()))
     return success();
   if (auto id = dyn_cast<gpu::ThreadIdOp>(op);
@@ -108,7 +128,7 @@ LogicalResult checkSupported(Operation &op) {
 }
 
 bool BlockEmulator::isUniformOp(Operation *op) const {
-  if (op->getNumRegions() || isa<gpu::ThreadIdOp>(op) || isWarpApply(op) ||
+  if (op->getNumRegions() || isa<gpu::ThreadIdOp>(op) || isWarpCollective(op) ||
       !isMemoryEffectFree(op))
     return false;
   return llvm::all_of(op->getOperands(),
@@ -224,6 +244,67 @@ LogicalResult checkFragments(ApplyOp op, const nvptx::MmaForm &form) {
   return success();
 }
 
+Value BlockEmulator::perThread(Value v) {
+  // A uniform value is copied in at every warp op that reads it (the first
+  // one may sit in a loop that runs no iteration).
+  if (uniform.contains(v)) {
+    Value buffer = bufferOf(v);
+    scf::ForOp::create(b, loc, index(0), index(threads), index(1),
+                       ValueRange{},
+                       [&](OpBuilder &, Location, Value t, ValueRange) {
+                         memref::StoreOp::create(b, loc, uniform.lookup(v),
+                                                 buffer, ValueRange{t});
+                         scf::YieldOp::create(b, loc);
+                       });
+  }
+  return buffers[v];
+}
+
+LogicalResult BlockEmulator::emitLdMatrix(nvgpu::LdMatrixOp op) {
+  if (op.getTranspose())
+    return op.emitError() << "the host lowering models ldmatrix without "
+                             ".trans only";
+  if (threads % 32)
+    return op.emitError() << "a block of " << threads
+                          << " threads is not a whole number of warps";
+  Value source = op.getSrcMemref();
+  if (!uniform.contains(source) || op.getIndices().size() != 1)
+    return op.emitError() << "the host lowering models ldmatrix from one "
+                             "block-wide one-dimensional buffer";
+  Value rows = perThread(op.getIndices().front());
+
+  Value out = bufferOf(op.getResult());
+  VectorType type = op.getRes().getType();
+  int64_t tiles = type.getDimSize(0), per = type.getDimSize(1);
+  // Lane l receives from matrix i the `per` elements at 4 * (l % 4) bytes
+  // into the row that lane 8 * i + l / 4 of its warp supplies.
+  scf::ForOp::create(
+      b, loc, index(0), index(threads), index(1), ValueRange{},
+      [&](OpBuilder &, Location, Value t, ValueRange) {
+        Value lane = arith::RemUIOp::create(b, loc, t, index(32));
+        Value warpBase = arith::SubIOp::create(b, loc, t, lane);
+        Value quad = arith::DivUIOp::create(b, loc, lane, index(4));
+        Value column = arith::MulIOp::create(
+            b, loc, arith::RemUIOp::create(b, loc, lane, index(4)), index(per));
+        SmallVector<Value> elements;
+        for (int64_t i = 0; i < tiles; ++i) {
+          Value supplier = arith::AddIOp::create(
+              b, loc, warpBase,
+              arith::AddIOp::create(b, loc, quad, index(8 * i)));
+          Value row = memref::LoadOp::create(b, loc, rows, ValueRange{supplier});
+          Value first = arith::AddIOp::create(b, loc, row, column);
+          for (int64_t j = 0; j < per; ++j)
+            elements.push_back(memref::LoadOp::create(
+                b, loc, uniform.lookup(source),
+                ValueRange{arith::AddIOp::create(b, loc, first, index(j))}));
+        }
+        Value v = vector::FromElementsOp::create(b, loc, type, elements);
+        memref::StoreOp::create(b, loc, v, out, ValueRange{t});
+        scf::YieldOp::create(b, loc);
+      });
+  return success();
+}
+
 LogicalResult BlockEmulator::emitWarpApply(ApplyOp op) {
   auto form = nvptx::parseMma(op->getAttrOfType<StringAttr>(kPtxAttr));
   if (!form)
@@ -233,23 +314,10 @@ LogicalResult BlockEmulator::emitWarpApply(ApplyOp op) {
                           << " threads is not a whole number of warps";
   if (failed(checkFragments(op, *form)))
     return failure();
-  // Every lane's fragments in per-thread buffers (uniform ones copied in).
+  // Every lane's fragments in per-thread buffers.
   SmallVector<Value> fragments;
-  for (Value v : op.getRegisters()) {
-    // A uniform value is copied in at every mma that reads it (the first
-    // one may sit in a loop that runs no iteration).
-    if (uniform.contains(v)) {
-      Value buffer = bufferOf(v);
-      scf::ForOp::create(b, loc, index(0), index(threads), index(1),
-                         ValueRange{},
-                         [&](OpBuilder &, Location, Value t, ValueRange) {
-                           memref::StoreOp::create(b, loc, uniform.lookup(v),
-                                                   buffer, ValueRange{t});
-                           scf::YieldOp::create(b, loc);
-                         });
-    }
-    fragments.push_back(buffers[v]);
-  }
+  for (Value v : op.getRegisters())
+    fragments.push_back(perThread(v));
   fragments.push_back(bufferOf(op.getResult()));
   auto i64 = b.getI64Type();
   SmallVector<Value> base;
@@ -344,6 +412,12 @@ LogicalResult BlockEmulator::emitList(Block &body) {
     if (auto apply = dyn_cast<ApplyOp>(op); apply && isWarpApply(apply)) {
       flush();
       if (failed(emitWarpApply(apply)))
+        return failure();
+      continue;
+    }
+    if (auto load = dyn_cast<nvgpu::LdMatrixOp>(op)) {
+      flush();
+      if (failed(emitLdMatrix(load)))
         return failure();
       continue;
     }

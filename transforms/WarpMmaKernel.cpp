@@ -20,12 +20,14 @@
 //===----------------------------------------------------------------------===//
 
 #include "tisa/Transforms/WarpMmaKernel.h"
+#include "WarpFragmentReads.h"
 #include "tisa/Semantics/Instruction.h"
 
 #include "mlir/Dialect/Affine/Utils.h"
 #include "mlir/Dialect/Arith/IR/Arith.h"
 #include "mlir/Dialect/GPU/IR/GPUDialect.h"
 #include "mlir/Dialect/MemRef/IR/MemRef.h"
+#include "mlir/Dialect/NVGPU/IR/NVGPUDialect.h"
 #include "mlir/Dialect/SCF/IR/SCF.h"
 #include "mlir/Dialect/Vector/IR/VectorOps.h"
 #include "llvm/ADT/bit.h"
@@ -151,45 +153,16 @@ std::vector<int32_t> fragmentTable(const Description &d, unsigned op,
   return table;
 }
 
-/// How one input's fragment is read from shared memory: `run` elements at a
-/// time (one vector load each) from the offsets of a lane-offset table.
+/// How one input's fragment is read, and the name of its lane table (the
+/// run starts, or the ldmatrix row each lane supplies).
 struct FragmentReads {
-  int64_t perLane = 0, run = 1;
+  FragmentReadPlan plan;
   std::string table;
-};
-
-/// The longest run (a power of two, at most 16 bytes) of consecutive
-/// elements that every lane's fragment of `table` is made of, each run
-/// starting at a multiple of its length (so that with bases that are such
-/// multiples too, each run is one aligned vector load).
-int64_t runLength(const std::vector<int32_t> &table, int64_t perLane,
-                  int64_t elementBytes, int64_t baseMultiple) {
-  int64_t limit = std::min<int64_t>(perLane, 16 / std::max<int64_t>(1, elementBytes));
-  for (int64_t r = int64_t(llvm::bit_floor(uint64_t(std::max<int64_t>(1, limit))));
-       r > 1; r /= 2) {
-    if (perLane % r || baseMultiple % r)
-      continue;
-    bool ok = true;
-    for (int64_t l = 0; l < 32 && ok; ++l)
-      for (int64_t e = 0; e < perLane && ok; e += r) {
-        int32_t start = table[l * perLane + e];
-        ok = start % r == 0;
-        for (int64_t i = 1; i < r && ok; ++i)
-          ok = table[l * perLane + e + i] == start + i;
-      }
-    if (ok)
-      return r;
+  /// Entries of the table per lane.
+  int64_t tableColumns() const {
+    return plan.tiles ? 1 : plan.perLane / plan.run;
   }
-  return 1;
-}
-
-/// The run starts of `table`.
-std::vector<int32_t> runStarts(const std::vector<int32_t> &table, int64_t run) {
-  std::vector<int32_t> out;
-  for (size_t i = 0; i < table.size(); i += run)
-    out.push_back(table[i]);
-  return out;
-}
+};
 
 /// Emits the kernel body; one method per part of the kernel.
 class KernelEmitter {
@@ -250,10 +223,15 @@ private:
              Value rowBase, Value kBase, Type t);
   /// The point of C's element (rowFlat, colFlat) and whether it exists.
   Value outputPoint(Value rowFlat, Value colFlat, SmallVector<Value> &point);
-  /// The fragment of `op` read from `shared` at `base` plus each offset,
-  /// `run` elements per offset.
-  Value fragment(unsigned op, Value shared, Value base,
-                 ArrayRef<Value> offsets, int64_t run);
+  /// `count` fragments of `op` read from `shared` at `base` plus multiples
+  /// of `stride` as `reads` says, `offsets` the lane's entries of its table.
+  SmallVector<Value> fragments(unsigned op, Value shared, Value base,
+                               int64_t count, int64_t stride,
+                               const FragmentReadPlan &reads,
+                               ArrayRef<Value> offsets);
+  /// One fragment by vector loads.
+  Value loadFragment(unsigned op, Value shared, Value base,
+                     const FragmentReadPlan &reads, ArrayRef<Value> offsets);
   /// The concatenation of equal vectors.
   Value concat(SmallVector<Value> parts);
   /// C += the accumulators (inside the edges only).
@@ -275,7 +253,7 @@ private:
   int64_t BM = 0, BN = 0, BK = 0;
   Value tid, lane;
   SmallVector<Value> offA, offB, offCm, offCn;
-  int64_t runA = 1, runB = 1;
+  FragmentReadPlan readsA, readsB;
   Value argA, argB;
 };
 
@@ -397,9 +375,44 @@ Value KernelEmitter::concat(SmallVector<Value> parts) {
   return parts.front();
 }
 
-Value KernelEmitter::fragment(unsigned op, Value shared, Value base,
-                              ArrayRef<Value> offsets, int64_t run) {
+SmallVector<Value> KernelEmitter::fragments(unsigned op, Value shared,
+                                            Value base, int64_t count,
+                                            int64_t stride,
+                                            const FragmentReadPlan &reads,
+                                            ArrayRef<Value> offsets) {
+  SmallVector<Value> out;
+  if (!reads.tiles) {
+    for (int64_t f = 0; f < count; ++f)
+      out.push_back(loadFragment(op, shared, add(base, index(f * stride)),
+                                 reads, offsets));
+    return out;
+  }
+  // One ldmatrix per group of fragments: matrix i is register i % tiles of
+  // fragment i / tiles.
   Type t = elementType(op);
+  int64_t per = reads.perLane / reads.tiles;
+  int64_t matrices = reads.tiles * reads.group;
+  for (int64_t f = 0; f < count; f += reads.group) {
+    Value at = add(add(base, index(f * stride)), offsets.front());
+    Value m = nvgpu::LdMatrixOp::create(
+        b, loc, VectorType::get({matrices, per}, t), shared, ValueRange{at},
+        /*transpose=*/false, uint32_t(matrices));
+    for (int64_t g = 0; g < reads.group; ++g) {
+      SmallVector<Value> registers;
+      for (int64_t r = 0; r < reads.tiles; ++r)
+        registers.push_back(
+            vector::ExtractOp::create(b, loc, m, g * reads.tiles + r));
+      out.push_back(concat(std::move(registers)));
+    }
+  }
+  return out;
+}
+
+Value KernelEmitter::loadFragment(unsigned op, Value shared, Value base,
+                                  const FragmentReadPlan &reads,
+                                  ArrayRef<Value> offsets) {
+  Type t = elementType(op);
+  int64_t run = reads.run;
   if (run == 1) {
     SmallVector<Value> elements;
     for (Value o : offsets)
@@ -446,13 +459,12 @@ SmallVector<Value> KernelEmitter::multiply(Value sA, Value sB, Value aBase,
                                            Value bBase,
                                            SmallVector<Value> acc) {
   for (int64_t kk = 0; kk < s.kSteps; ++kk) {
-    SmallVector<Value> as, bs;
-    for (int64_t i = 0; i < s.tileM; ++i)
-      as.push_back(fragment(0, sA, add(aBase, index(i * g.im * BK + kk * g.ik)),
-                            offA, runA));
-    for (int64_t j = 0; j < s.tileN; ++j)
-      bs.push_back(fragment(1, sB, add(bBase, index(j * g.in * BK + kk * g.ik)),
-                            offB, runB));
+    SmallVector<Value> as =
+        fragments(0, sA, add(aBase, index(kk * g.ik)), s.tileM, g.im * BK,
+                  readsA, offA);
+    SmallVector<Value> bs =
+        fragments(1, sB, add(bBase, index(kk * g.ik)), s.tileN, g.in * BK,
+                  readsB, offB);
     for (int64_t i = 0; i < s.tileM; ++i)
       for (int64_t j = 0; j < s.tileN; ++j) {
         Value &a = acc[i * s.tileN + j];
@@ -483,10 +495,10 @@ void KernelEmitter::emit(gpu::GPUFuncOp f, const FragmentReads &readA,
   Value wn = arith::RemUIOp::create(b, loc, warp, index(s.warpsN));
   Value bm0 = mul(gpu::BlockIdOp::create(b, loc, gpu::Dimension::y), BM);
   Value bn0 = mul(gpu::BlockIdOp::create(b, loc, gpu::Dimension::x), BN);
-  runA = readA.run;
-  runB = readB.run;
-  offA = laneOffsets(readA.table, readA.perLane / readA.run);
-  offB = laneOffsets(readB.table, readB.perLane / readB.run);
+  readsA = readA.plan;
+  readsB = readB.plan;
+  offA = laneOffsets(readA.table, readA.tableColumns());
+  offB = laneOffsets(readB.table, readB.tableColumns());
   offCm = laneOffsets(cRows, d.registers[2].type.getDimSize(1));
   offCn = laneOffsets(cCols, d.registers[2].type.getDimSize(1));
 
@@ -596,7 +608,8 @@ buildWarpMmaKernel(ModuleOp module, StringRef name, const Contraction &c,
   const Description &d = *plan.desc;
   MLIRContext *ctx = module.getContext();
   ctx->loadDialect<arith::ArithDialect, gpu::GPUDialect, memref::MemRefDialect,
-                   scf::SCFDialect, vector::VectorDialect, TisaDialect>();
+                   nvgpu::NVGPUDialect, scf::SCFDialect, vector::VectorDialect,
+                   TisaDialect>();
   Location loc = c.op ? c.op->getLoc() : UnknownLoc::get(ctx);
   FailureOr<FunctionType> signature =
       loweringSignature(d, ctx, [&]() { return emitError(loc); });
@@ -621,18 +634,21 @@ buildWarpMmaKernel(ModuleOp module, StringRef name, const Contraction &c,
   // [BN][BK]): a lane's fragment elements along k are then adjacent, and
   // read as vectors where the layout allows.
   Roles r = g->instr;
-  auto reads = [&](unsigned op, unsigned rowLoop, const char *suffix) {
+  auto reads = [&](unsigned op, unsigned rowLoop, int64_t count, int64_t rows,
+                   const char *suffix) {
     FragmentReads f;
-    f.perLane = d.registers[op].type.getDimSize(1);
-    std::vector<int32_t> table = fragmentTable(d, op, rowLoop, r.k, BK, 1);
-    f.run = runLength(table, f.perLane,
-                      emitter.elementType(op).getIntOrFloatBitWidth() / 8, g->ik);
+    int64_t perLane = d.registers[op].type.getDimSize(1);
+    f.plan = planFragmentReads(
+        fragmentTable(d, op, rowLoop, r.k, BK, 1), perLane,
+        emitter.elementType(op).getIntOrFloatBitWidth() / 8, g->ik, count,
+        rows * BK, schedule.ldmatrix);
     f.table = (name + suffix).str();
-    addTable(b, loc, f.table, runStarts(table, f.run), f.perLane / f.run);
+    addTable(b, loc, f.table, f.plan.tiles ? f.plan.rows : f.plan.starts,
+             f.tableColumns());
     return f;
   };
-  FragmentReads readA = reads(0, r.m, "_lanes_a");
-  FragmentReads readB = reads(1, r.n, "_lanes_b");
+  FragmentReads readA = reads(0, r.m, schedule.tileM, g->im, "_lanes_a");
+  FragmentReads readB = reads(1, r.n, schedule.tileN, g->in, "_lanes_b");
   std::string cRows = name.str() + "_lanes_cm", cCols = name.str() + "_lanes_cn";
   int64_t perLaneC = d.registers[2].type.getDimSize(1);
   addTable(b, loc, cRows, fragmentTable(d, 2, r.m, r.n, 1, 0), perLaneC);

@@ -26,6 +26,7 @@ LogicalResult lowerToNVVM(ModuleOp module) {
   PassManager pm(module.getContext());
   OpPassManager &kernels = pm.nest<gpu::GPUModuleOp>();
   kernels.addPass(createSCFToControlFlowPass());
+  kernels.addPass(createConvertNVGPUToNVVMPass());
   ConvertGpuOpsToNVVMOpsOptions options;
   options.useBarePtrCallConv = true;
   kernels.addPass(createConvertGpuOpsToNVVMOps(options));

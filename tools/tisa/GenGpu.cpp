@@ -49,6 +49,13 @@ void printGpuKernel(const KernelSpec &spec, const Target &target,
                       "of shared memory per block\n",
                       kernel.gridX, kernel.gridY, kernel.blockThreads,
                       kernel.sharedBytes);
+  int64_t reads = kernel.ldmatrixReads + kernel.sharedLoads;
+  os << llvm::formatv("  per staged K slice: {0} mma.sync, {1} shared-memory "
+                      "reads ({2} ldmatrix, {3} ld.shared): {4:F2} mma per "
+                      "read\n",
+                      kernel.mmaInstructions, reads, kernel.ldmatrixReads,
+                      kernel.sharedLoads,
+                      reads ? double(kernel.mmaInstructions) / reads : 0.0);
   if (kernel.cubin.empty())
     os << "  no cubin: " << kernel.noCubinWhy << "\n";
   else

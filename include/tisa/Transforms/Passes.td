@@ -198,12 +198,16 @@ def TisaGpuToHostPass : Pass<"tisa-gpu-to-host", "::mlir::ModuleOp"> {
     mnemonic), so the host run checks the kernel's fragment addressing and data movement against
     the PTX ISA's fragment rules.
 
-    Supported: kernels whose barriers, mma ops and cut loops stand at the top level of the body or
+    `nvgpu.ldmatrix` (without .trans) is warp-collective too: each lane's registers are gathered
+    from the rows its warp's lanes supplied (the PTX ISA's ldmatrix fragment rule).
+
+    Supported: kernels whose barriers, mma ops, ldmatrix and cut loops stand at the top level of the body or
     of a cut loop's body, with one-dimensional thread blocks of a known size; anything else is an
     error on the op.
   }];
   let dependentDialects = ["::mlir::func::FuncDialect", "::mlir::memref::MemRefDialect",
-                           "::mlir::scf::SCFDialect", "::mlir::arith::ArithDialect"];
+                           "::mlir::scf::SCFDialect", "::mlir::arith::ArithDialect",
+                           "::mlir::vector::VectorDialect"];
 }
 
 #endif // TISA_TRANSFORMS_PASSES_TD

@@ -33,6 +33,8 @@ struct WarpMmaSchedule {
   int64_t warpsM = 2, warpsN = 2; ///< warps of a block along m and n
   int64_t tileM = 2, tileN = 4;   ///< instruction fragments per warp
   int64_t kSteps = 2;             ///< instruction k steps per staged slice
+  /// Read fragments with ldmatrix where their layout is its layout.
+  bool ldmatrix = true;
 };
 
 /// The default tiling for a problem: two by two warps of 2 x 4 fragments

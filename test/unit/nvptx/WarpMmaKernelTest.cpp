@@ -47,10 +47,14 @@ struct MemRef2D {
 struct Case {
   const char *isa;
   int64_t m, n, k;
+  /// Fragments read by ldmatrix (every shipped layout allows it), or by
+  /// vector loads.
+  bool ldmatrix = true;
 };
 
 void PrintTo(const Case &c, std::ostream *os) {
-  *os << c.isa << " " << c.m << "x" << c.n << "x" << c.k;
+  *os << c.isa << " " << c.m << "x" << c.n << "x" << c.k
+      << (c.ldmatrix ? "" : " without ldmatrix");
 }
 
 std::string typeName(Type t) {
@@ -161,9 +165,10 @@ protected:
       return {};
     }
     OwningOpRef<ModuleOp> kernels = ModuleOp::create(UnknownLoc::get(&ctx));
+    WarpMmaSchedule schedule = defaultWarpMmaSchedule(contraction, *chosen);
+    schedule.ldmatrix = tc.ldmatrix;
     auto l = buildWarpMmaKernel(*kernels, "gemm", contraction, *chosen,
-                                defaultWarpMmaSchedule(contraction, *chosen),
-                                why);
+                                schedule, why);
     if (failed(l)) {
       error = why;
       return {};
@@ -255,6 +260,8 @@ TEST_P(KernelFixture, PtxHoldsTheInstructionAndPtxasAcceptsIt) {
   auto ptx = nvptx::emitKernelPtx(*kernels, *targetSm80);
   ASSERT_TRUE(static_cast<bool>(ptx)) << llvm::toString(ptx.takeError());
   EXPECT_NE(ptx->find(d->mnemonic), std::string::npos) << *ptx;
+  EXPECT_EQ(ptx->find("ldmatrix.sync.aligned") != std::string::npos,
+            GetParam().ldmatrix);
   std::string why = nvptx::ptxasUnavailableReason();
   if (!why.empty())
     GTEST_SKIP() << "ptxas: " << why;
@@ -354,8 +361,11 @@ std::vector<Case> cases() {
         "mma.m16n8k32.s8s8s32", "mma.m16n8k16.s8s8s32",
         "mma.m16n8k32.u8s8s32"})
     for (auto [m, n, k] : std::initializer_list<std::array<int64_t, 3>>{
-             {1, 1, 1}, {16, 8, 32}, {64, 64, 64}, {97, 131, 67}})
+             {1, 1, 1}, {16, 8, 32}, {64, 64, 64}, {97, 131, 67}}) {
       out.push_back({isa, m, n, k});
+      if (m == 97)
+        out.push_back({isa, m, n, k, /*ldmatrix=*/false});
+    }
   return out;
 }
 
@@ -364,8 +374,8 @@ std::string caseName(const ::testing::TestParamInfo<Case> &info) {
   for (char &ch : isa)
     if (!isalnum(ch))
       ch = '_';
-  return llvm::formatv("{0}_{1}x{2}x{3}", isa, info.param.m, info.param.n,
-                       info.param.k)
+  return llvm::formatv("{0}_{1}x{2}x{3}{4}", isa, info.param.m, info.param.n,
+                       info.param.k, info.param.ldmatrix ? "" : "_vector_loads")
       .str();
 }
 
