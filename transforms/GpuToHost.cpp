@@ -10,6 +10,8 @@
 //                        lanes' fragments (tisa_emulate_mma)
 //   nvgpu.ldmatrix       the phase ends; each lane gathers its registers
 //                        from the rows its warp's lanes supply
+//
+// cp.async (nvgpu.device_async_copy) runs as a plain copy where it stands.
 //   scf.for with either  the phase ends; the loop runs at block level and its
 //                        body is emitted the same way
 //
@@ -448,6 +450,59 @@ void BlockEmulator::releaseBuffers() {
     memref::DeallocOp::create(b, loc, buffer);
 }
 
+/// cp.async becomes a plain copy (zero-filled past its source size) where it
+/// stands; its groups and waits go: a thread's copies are complete when its
+/// phase ends, and the kernel's barriers order them for the other threads.
+void lowerAsyncCopies(gpu::GPUFuncOp kernel) {
+  SmallVector<Operation *> waits, groups;
+  SmallVector<nvgpu::DeviceAsyncCopyOp> copies;
+  kernel.walk([&](Operation *op) {
+    if (isa<nvgpu::DeviceAsyncWaitOp>(op))
+      waits.push_back(op);
+    else if (isa<nvgpu::DeviceAsyncCreateGroupOp>(op))
+      groups.push_back(op);
+    else if (auto copy = dyn_cast<nvgpu::DeviceAsyncCopyOp>(op))
+      copies.push_back(copy);
+  });
+  for (Operation *op : llvm::concat<Operation *>(waits, groups))
+    op->erase();
+  for (nvgpu::DeviceAsyncCopyOp copy : copies) {
+    OpBuilder b(copy);
+    Location loc = copy.getLoc();
+    Type t = cast<MemRefType>(copy.getDst().getType()).getElementType();
+    auto shifted = [&](ValueRange indices, Value by) {
+      SmallVector<Value> out(indices);
+      out.back() = arith::AddIOp::create(b, loc, out.back(), by);
+      return out;
+    };
+    for (int64_t e = 0; e < copy.getDstElements().getSExtValue(); ++e) {
+      Value at = arith::ConstantIndexOp::create(b, loc, e);
+      Value inside = arith::ConstantIntOp::create(b, loc, 1, 1);
+      if (Value size = copy.getSrcElements())
+        inside = arith::CmpIOp::create(b, loc, arith::CmpIPredicate::ult, at,
+                                       size);
+      auto read = scf::IfOp::create(
+          b, loc, inside,
+          [&](OpBuilder &, Location) {
+            scf::YieldOp::create(
+                b, loc,
+                memref::LoadOp::create(b, loc, copy.getSrc(),
+                                       shifted(copy.getSrcIndices(), at))
+                    .getResult());
+          },
+          [&](OpBuilder &, Location) {
+            scf::YieldOp::create(
+                b, loc,
+                arith::ConstantOp::create(b, loc, t, b.getZeroAttr(t))
+                    .getResult());
+          });
+      memref::StoreOp::create(b, loc, read.getResult(0), copy.getDst(),
+                              shifted(copy.getDstIndices(), at));
+    }
+    copy.erase();
+  }
+}
+
 /// func.func @NAME_block(args..., %bx, %by): one block of `kernel`.
 FailureOr<func::FuncOp> emulateBlock(gpu::GPUFuncOp kernel, ModuleOp host) {
   std::optional<DenseI32ArrayAttr> size = kernel.getKnownBlockSizeAttr();
@@ -458,6 +513,7 @@ FailureOr<func::FuncOp> emulateBlock(gpu::GPUFuncOp kernel, ModuleOp host) {
   if (kernel.getNumPrivateAttributions() || !kernel.getBody().hasOneBlock())
     return kernel.emitError() << "the host lowering needs a kernel of one "
                                  "block without private attributions";
+  lowerAsyncCopies(kernel);
   Location loc = kernel.getLoc();
   OpBuilder b(host.getContext());
   b.setInsertionPointToEnd(host.getBody());

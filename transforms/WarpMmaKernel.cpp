@@ -21,6 +21,7 @@
 
 #include "tisa/Transforms/WarpMmaKernel.h"
 #include "WarpFragmentReads.h"
+#include "WarpMmaStaging.h"
 #include "tisa/Semantics/Instruction.h"
 
 #include "mlir/Dialect/Affine/Utils.h"
@@ -38,26 +39,6 @@ using namespace mlir;
 namespace tisa {
 
 namespace {
-
-/// The instruction's loops by role (indices into the description's loops).
-struct Roles {
-  unsigned m = 0, n = 0, k = 0;
-};
-
-/// The problem as the kernel sees it: an implicit GEMM. Each instruction
-/// role (m, n, k) takes a group of program loops, outer to inner, flattened
-/// into one index: m the parallel loops only instruction A's input reads, n
-/// those only B's reads, k the reductions (a convolution's m is its output
-/// pixels, k its window and channels).
-struct Geometry {
-  Roles instr;
-  int64_t im = 0, in = 0, ik = 0; ///< instruction extents
-  SmallVector<unsigned> loops[3]; ///< program loops of m, n, k
-  int64_t extent[3] = {1, 1, 1};  ///< M, N, K: their products
-  int64_t M() const { return extent[0]; }
-  int64_t N() const { return extent[1]; }
-  int64_t K() const { return extent[2]; }
-};
 
 /// The instruction loop of semantic dimension `dim` of operand `op`.
 unsigned instrLoopOf(const Description &d, unsigned op, unsigned dim) {
@@ -182,6 +163,11 @@ public:
   int64_t blockN() const { return BN; }
   int64_t blockK() const { return BK; }
   int64_t threads() const { return 32 * s.warpsM * s.warpsN; }
+  /// Elements of one half of instruction operand `op`'s shared buffer.
+  int64_t sliceElements(unsigned op) const {
+    SliceStager query(b, loc, c, g, padded, {}, Value(), threads(), BK);
+    return query.sliceElements(plan.programInputOf[op], op ? BN : BM);
+  }
   Type elementType(unsigned op) const {
     return d.registers[op].type.getElementType();
   }
@@ -203,26 +189,6 @@ private:
   }
   /// One lane's entries of a fragment table, as indices.
   SmallVector<Value> laneOffsets(StringRef table, int64_t perLane);
-  /// `flat` < the extent of `role`.
-  Value below(Value flat, unsigned role);
-  /// The program loops of `role` at the flattened index `flat`, appended to
-  /// `point` (one value per program loop).
-  void split(unsigned role, Value flat, SmallVector<Value> &point);
-  /// Program operand `operand` at `point` if `guard` holds (and the point
-  /// lies inside a padded operand's buffer), else 0.
-  Value readProgram(unsigned operand, ArrayRef<Value> point, Value guard,
-                    Type t);
-  /// The indices of program operand `operand` at `point`, and whether they
-  /// lie inside its buffer (null: always).
-  SmallVector<Value> programIndices(unsigned operand, ArrayRef<Value> point,
-                                    Value &insideBuffer);
-  /// All threads copy a rows x BK slice of `input` into `shared`: element
-  /// (r, col) is the input at flattened indices rowBase + r of `rowRole` and
-  /// kBase + col of the reduction.
-  void stage(Value shared, unsigned input, int64_t rows, unsigned rowRole,
-             Value rowBase, Value kBase, Type t);
-  /// The point of C's element (rowFlat, colFlat) and whether it exists.
-  Value outputPoint(Value rowFlat, Value colFlat, SmallVector<Value> &point);
   /// `count` fragments of `op` read from `shared` at `base` plus multiples
   /// of `stride` as `reads` says, `offsets` the lane's entries of its table.
   SmallVector<Value> fragments(unsigned op, Value shared, Value base,
@@ -237,6 +203,9 @@ private:
   /// C += the accumulators (inside the edges only).
   void storeAccumulators(Value cArg, Value rowBase, Value colBase,
                          ValueRange acc);
+  /// Stages reduction slice `k0` of both inputs into buffer half `which`;
+  /// the cp.async group of its copies, or null when it has none.
+  Value stageSlice(Value k0, Value which);
   /// One staged slice's instruction steps on the accumulators.
   SmallVector<Value> multiply(Value sA, Value sB, Value aBase, Value bBase,
                               SmallVector<Value> acc);
@@ -254,7 +223,9 @@ private:
   Value tid, lane;
   SmallVector<Value> offA, offB, offCm, offCn;
   FragmentReadPlan readsA, readsB;
-  Value argA, argB;
+  std::optional<SliceStager> staging;
+  Value sA, sB, bm0, bn0;
+  int64_t halfA = 0, halfB = 0; ///< elements of one buffer half
 };
 
 SmallVector<Value> KernelEmitter::laneOffsets(StringRef table,
@@ -267,96 +238,6 @@ SmallVector<Value> KernelEmitter::laneOffsets(StringRef table,
     out.push_back(arith::IndexCastOp::create(b, loc, b.getIndexType(), v));
   }
   return out;
-}
-
-Value KernelEmitter::below(Value flat, unsigned role) {
-  return arith::CmpIOp::create(b, loc, arith::CmpIPredicate::ult, flat,
-                               index(g.extent[role]));
-}
-
-void KernelEmitter::split(unsigned role, Value flat,
-                          SmallVector<Value> &point) {
-  // Inner loops first: flat = ((i0 * e1) + i1) * e2 + i2.
-  ArrayRef<unsigned> loops = g.loops[role];
-  for (unsigned i = loops.size(); i-- > 0;) {
-    int64_t e = c.loops[loops[i]].extent;
-    point[loops[i]] =
-        i == 0 ? flat : arith::RemUIOp::create(b, loc, flat, index(e));
-    if (i)
-      flat = arith::DivUIOp::create(b, loc, flat, index(e));
-  }
-}
-
-SmallVector<Value> KernelEmitter::programIndices(unsigned operand,
-                                                 ArrayRef<Value> point,
-                                                 Value &insideBuffer) {
-  AffineMap map = c.operands[operand].map;
-  SmallVector<Value> dims;
-  for (Value v : point)
-    dims.push_back(v ? v : index(0)); // loops the operand does not read
-  const PaddedOperand *pad = nullptr;
-  for (const PaddedOperand &p : padded)
-    if (p.operand == operand)
-      pad = &p;
-  SmallVector<Value> idx;
-  insideBuffer = Value();
-  for (unsigned r = 0; r < map.getNumResults(); ++r) {
-    Value v = affine::expandAffineExpr(b, loc, map.getResult(r), dims, {});
-    if (pad && (pad->low[r] || pad->shape[r] != c.operands[operand].shape[r])) {
-      // One unsigned compare: below the low edge wraps around.
-      v = arith::SubIOp::create(b, loc, v, index(pad->low[r]));
-      Value in = arith::CmpIOp::create(b, loc, arith::CmpIPredicate::ult, v,
-                                       index(pad->shape[r]));
-      insideBuffer =
-          insideBuffer ? arith::AndIOp::create(b, loc, insideBuffer, in) : in;
-    }
-    idx.push_back(v);
-  }
-  return idx;
-}
-
-Value KernelEmitter::readProgram(unsigned operand, ArrayRef<Value> point,
-                                 Value guard, Type t) {
-  Value insideBuffer;
-  SmallVector<Value> idx = programIndices(operand, point, insideBuffer);
-  if (insideBuffer)
-    guard = arith::AndIOp::create(b, loc, guard, insideBuffer);
-  auto ifOp = scf::IfOp::create(
-      b, loc, guard,
-      [&](OpBuilder &, Location) {
-        Value buffer = operand == 0 ? argA : argB;
-        scf::YieldOp::create(
-            b, loc, memref::LoadOp::create(b, loc, buffer, idx).getResult());
-      },
-      [&](OpBuilder &, Location) { scf::YieldOp::create(b, loc, zero(t)); });
-  return ifOp.getResult(0);
-}
-
-void KernelEmitter::stage(Value shared, unsigned input, int64_t rows,
-                          unsigned rowRole, Value rowBase, Value kBase,
-                          Type t) {
-  scf::ForOp::create(
-      b, loc, tid, index(rows * BK), index(threads()), ValueRange{},
-      [&](OpBuilder &, Location, Value e, ValueRange) {
-        Value row = add(rowBase, arith::DivUIOp::create(b, loc, e, index(BK)));
-        Value k = add(kBase, arith::RemUIOp::create(b, loc, e, index(BK)));
-        SmallVector<Value> point(c.loops.size());
-        split(rowRole, row, point);
-        split(2, k, point);
-        Value guard =
-            arith::AndIOp::create(b, loc, below(row, rowRole), below(k, 2));
-        Value v = readProgram(input, point, guard, t);
-        memref::StoreOp::create(b, loc, v, shared, ValueRange{e});
-        scf::YieldOp::create(b, loc);
-      });
-}
-
-Value KernelEmitter::outputPoint(Value rowFlat, Value colFlat,
-                                 SmallVector<Value> &point) {
-  point.assign(c.loops.size(), Value());
-  split(0, rowFlat, point);
-  split(1, colFlat, point);
-  return arith::AndIOp::create(b, loc, below(rowFlat, 0), below(colFlat, 1));
 }
 
 Value KernelEmitter::concat(SmallVector<Value> parts) {
@@ -439,10 +320,10 @@ void KernelEmitter::storeAccumulators(Value cArg, Value rowBase, Value colBase,
       for (auto [e, om, on] : llvm::enumerate(offCm, offCn)) {
         SmallVector<Value> point;
         Value exists =
-            outputPoint(add(add(rowBase, index(i * g.im)), om),
+            staging->outputPoint(add(add(rowBase, index(i * g.im)), om),
                         add(add(colBase, index(j * g.in)), on), point);
         Value unused;
-        SmallVector<Value> idx = programIndices(2, point, unused);
+        SmallVector<Value> idx = staging->programIndices(2, point, unused);
         Value v = vector::ExtractOp::create(b, loc, acc[i * s.tileN + j],
                                             ArrayRef<int64_t>{int64_t(e)});
         scf::IfOp::create(b, loc, exists, [&](OpBuilder &, Location) {
@@ -477,24 +358,38 @@ SmallVector<Value> KernelEmitter::multiply(Value sA, Value sB, Value aBase,
   return acc;
 }
 
+Value KernelEmitter::stageSlice(Value k0, Value which) {
+  SmallVector<Value> tokens;
+  staging->stage(sA, mul(which, halfA), plan.programInputOf[0], BM, 0, bm0,
+                 k0, tokens);
+  staging->stage(sB, mul(which, halfB), plan.programInputOf[1], BN, 1, bn0,
+                 k0, tokens);
+  if (tokens.empty())
+    return Value();
+  return nvgpu::DeviceAsyncCreateGroupOp::create(
+      b, loc, nvgpu::DeviceAsyncTokenType::get(b.getContext()), tokens);
+}
+
 void KernelEmitter::emit(gpu::GPUFuncOp f, const FragmentReads &readA,
                          const FragmentReads &readB, StringRef cRows,
                          StringRef cCols) {
   Block &entry = f.getBody().front();
   b.setInsertionPointToStart(&entry);
-  argA = entry.getArgument(0);
-  argB = entry.getArgument(1);
   Value argC = entry.getArgument(2);
-  Value sA = f.getWorkgroupAttributions()[0];
-  Value sB = f.getWorkgroupAttributions()[1];
+  sA = f.getWorkgroupAttributions()[0];
+  sB = f.getWorkgroupAttributions()[1];
 
   tid = gpu::ThreadIdOp::create(b, loc, gpu::Dimension::x);
   lane = arith::RemUIOp::create(b, loc, tid, index(32));
   Value warp = arith::DivUIOp::create(b, loc, tid, index(32));
   Value wm = arith::DivUIOp::create(b, loc, warp, index(s.warpsN));
   Value wn = arith::RemUIOp::create(b, loc, warp, index(s.warpsN));
-  Value bm0 = mul(gpu::BlockIdOp::create(b, loc, gpu::Dimension::y), BM);
-  Value bn0 = mul(gpu::BlockIdOp::create(b, loc, gpu::Dimension::x), BN);
+  bm0 = mul(gpu::BlockIdOp::create(b, loc, gpu::Dimension::y), BM);
+  bn0 = mul(gpu::BlockIdOp::create(b, loc, gpu::Dimension::x), BN);
+  staging.emplace(b, loc, c, g, padded, entry.getArguments(), tid, threads(),
+                  BK);
+  halfA = sliceElements(0);
+  halfB = sliceElements(1);
   readsA = readA.plan;
   readsB = readB.plan;
   offA = laneOffsets(readA.table, readA.tableColumns());
@@ -512,17 +407,26 @@ void KernelEmitter::emit(gpu::GPUFuncOp f, const FragmentReads &readA,
                                                    b.getZeroAttr(accType)));
   Value aBase = mul(warpRow, BK), bBase = mul(warpCol, BK);
 
+  // Two buffers: slice s is read from half s % 2 while slice s + 1 is
+  // copied into the other (the last step copies zeros past K).
+  stageSlice(index(0), index(0));
   int64_t steps = (g.K() + BK - 1) / BK;
   auto loop = scf::ForOp::create(
-      b, loc, index(0), index(steps * BK), index(BK), acc,
-      [&](OpBuilder &, Location, Value k0, ValueRange iter) {
-        stage(sA, plan.programInputOf[0], BM, 0, bm0, k0, elementType(0));
-        stage(sB, plan.programInputOf[1], BN, 1, bn0, k0, elementType(1));
+      b, loc, index(0), index(steps), index(1), acc,
+      [&](OpBuilder &, Location, Value step, ValueRange iter) {
+        Value which = arith::RemUIOp::create(b, loc, step, index(2));
+        Value next = arith::SubIOp::create(b, loc, index(1), which);
+        Value group = stageSlice(mul(add(step, index(1)), BK), next);
+        // Every copy but the newest group's: slice s is in place.
+        if (group)
+          nvgpu::DeviceAsyncWaitOp::create(b, loc, group,
+                                           b.getI32IntegerAttr(1));
         gpu::BarrierOp::create(b, loc);
-        SmallVector<Value> next =
-            multiply(sA, sB, aBase, bBase, SmallVector<Value>(iter));
+        SmallVector<Value> out =
+            multiply(sA, sB, add(aBase, mul(which, halfA)),
+                     add(bBase, mul(which, halfB)), SmallVector<Value>(iter));
         gpu::BarrierOp::create(b, loc);
-        scf::YieldOp::create(b, loc, next);
+        scf::YieldOp::create(b, loc, out);
       });
   storeAccumulators(argC, rowBase, colBase, loop.getResults());
   gpu::ReturnOp::create(b, loc);
@@ -658,9 +562,13 @@ buildWarpMmaKernel(ModuleOp module, StringRef name, const Contraction &c,
   for (unsigned i = 0; i < 3; ++i)
     args.push_back(MemRefType::get(argShapes[i], c.operands[i].elementType));
   auto workgroup = gpu::AddressSpaceAttr::get(ctx, gpu::AddressSpace::Workgroup);
-  Type shared[2] = {
-      MemRefType::get({BM * BK}, emitter.elementType(0), AffineMap(), workgroup),
-      MemRefType::get({BN * BK}, emitter.elementType(1), AffineMap(), workgroup)};
+  // Two halves per input (double buffering).
+  int64_t sharedElements[2] = {2 * emitter.sliceElements(0),
+                               2 * emitter.sliceElements(1)};
+  Type shared[2] = {MemRefType::get({sharedElements[0]}, emitter.elementType(0),
+                                    AffineMap(), workgroup),
+                    MemRefType::get({sharedElements[1]}, emitter.elementType(1),
+                                    AffineMap(), workgroup)};
   auto f = gpu::GPUFuncOp::create(b, loc, name, b.getFunctionType(args, {}),
                                   TypeRange(shared));
   f->setAttr(gpu::GPUDialect::getKernelFuncAttrName(), b.getUnitAttr());
@@ -685,8 +593,8 @@ buildWarpMmaKernel(ModuleOp module, StringRef name, const Contraction &c,
   launch.gridX = (g->N() + BN - 1) / BN;
   launch.gridY = (g->M() + BM - 1) / BM;
   launch.sharedBytes =
-      (BM * BK * emitter.elementType(0).getIntOrFloatBitWidth() +
-       BK * BN * emitter.elementType(1).getIntOrFloatBitWidth()) /
+      (sharedElements[0] * emitter.elementType(0).getIntOrFloatBitWidth() +
+       sharedElements[1] * emitter.elementType(1).getIntOrFloatBitWidth()) /
       8;
   return launch;
 }

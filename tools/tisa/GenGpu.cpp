@@ -50,9 +50,9 @@ void printGpuKernel(const KernelSpec &spec, const Target &target,
                       kernel.gridX, kernel.gridY, kernel.blockThreads,
                       kernel.sharedBytes);
   int64_t reads = kernel.ldmatrixReads + kernel.sharedLoads;
-  os << llvm::formatv("  per staged K slice: {0} mma.sync, {1} shared-memory "
-                      "reads ({2} ldmatrix, {3} ld.shared): {4:F2} mma per "
-                      "read\n",
+  os << llvm::formatv("  fragment reads: {1} from shared memory ({2} "
+                      "ldmatrix, {3} ld.shared) for {0} mma.sync in the "
+                      "code: {4:F2} mma per read\n",
                       kernel.mmaInstructions, reads, kernel.ldmatrixReads,
                       kernel.sharedLoads,
                       reads ? double(kernel.mmaInstructions) / reads : 0.0);

@@ -183,9 +183,9 @@ struct GeneratedGpuKernel {
   std::string noCubinWhy; ///< why there is no cubin
   int64_t blockThreads = 0, gridX = 0, gridY = 0, sharedBytes = 0;
   int64_t registers = 0, spillBytes = 0; ///< ptxas -v (0: not assembled)
-  /// In the PTX (the K loop's body is unrolled, so per staged slice):
-  /// mma.sync instructions, and the fragment reads from shared memory
-  /// (ldmatrix and plain ld.shared).
+  /// In the PTX (static counts; their ratio is the kernel's mma per
+  /// shared-memory read): mma.sync instructions, and the fragment reads
+  /// from shared memory (ldmatrix and plain ld.shared).
   int64_t mmaInstructions = 0, ldmatrixReads = 0, sharedLoads = 0;
   /// Theoretical occupancy: resident warps per SM over the SM's maximum
   /// (0 when ptxas did not run).

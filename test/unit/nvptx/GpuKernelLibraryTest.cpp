@@ -3,8 +3,9 @@
 // The kernel test matrix for Tensor Cores, through the library entry that
 // `tisa gen|run --target sm_XX` use (tisa::generateGpuKernel): GEMMs of odd
 // shapes, BERT, and NHWC conv2d (3x3 pad 1 with odd channels, strides, a
-// batch, 1x1) for every element type an mma description implements. Each
-// kernel is
+// batch, 1x1) for every element type an mma description implements, with
+// the inputs staged by cp.async where their slice rows are contiguous and
+// element by element elsewhere. Each kernel is
 //   - run through its host lowering on random and extreme data against the
 //     CPU kernels' reference: integers bit-exact, floats within the bound
 //     derived from K;
@@ -107,6 +108,13 @@ TEST_P(GpuLibrary, PtxasAssemblesItWithoutSpills) {
   auto kernel = generate(spec);
   ASSERT_TRUE(kernel);
   EXPECT_NE(kernel->ptx.find(kernel->mnemonic), std::string::npos);
+  // cp.async copies the input whose slice rows are contiguous (A's k, the
+  // convolution input's channels) in chunks of 4 bytes or more.
+  int64_t inner = spec.op == KernelSpec::Op::Gemm ? spec.k : spec.c;
+  int64_t chunk = std::max<int64_t>(1, 4 / elementBytes(spec.types.a));
+  EXPECT_EQ(kernel->ptx.find("cp.async") != std::string::npos,
+            inner % chunk == 0);
+  EXPECT_NE(kernel->ptx.find("ldmatrix"), std::string::npos);
   if (kernel->cubin.empty())
     GTEST_SKIP() << "no cubin: " << kernel->noCubinWhy;
   EXPECT_GT(kernel->registers, 0);
@@ -121,8 +129,9 @@ std::vector<Case> cases() {
                             "f16,f16,f32", "tf32,tf32,f32"})
     for (KernelSpec s :
          {gemm(1, 1, 1), gemm(15, 16, 17), gemm(97, 131, 67),
-          gemm(128, 768, 64), conv(1, 7, 9, 19, 21, 3, 1, 1),
-          conv(2, 14, 13, 33, 40, 3, 2, 1), conv(1, 8, 8, 3, 16, 1, 1, 0),
+          gemm(33, 40, 80), gemm(128, 768, 64),
+          conv(1, 7, 9, 19, 21, 3, 1, 1), conv(2, 14, 13, 33, 40, 3, 2, 1),
+          conv(1, 9, 7, 32, 24, 3, 1, 1), conv(1, 8, 8, 3, 16, 1, 1, 0),
           conv(1, 5, 6, 16, 8, 3, 1, 0)}) {
       s.types = cantFail(KernelTypes::parse(types));
       out.push_back({types, s});
