@@ -16,16 +16,23 @@ namespace tisa {
 
 namespace {
 
-float bf16ToFloat(uint16_t v) {
-  uint32_t bits = uint32_t(v) << 16;
+float bitsToFloat(uint32_t bits) {
   float f;
   std::memcpy(&f, &bits, 4);
   return f;
 }
 
-float halfToFloat(uint16_t v) {
-  llvm::APFloat x(llvm::APFloat::IEEEhalf(), llvm::APInt(16, v));
-  return x.convertToFloat();
+float bf16ToFloat(uint16_t v) { return bitsToFloat(uint32_t(v) << 16); }
+
+float halfToFloat(uint16_t v) { // exact; the reference reads it K times
+  float sign = v & 0x8000 ? -1.0f : 1.0f;
+  int exponent = (v >> 10) & 0x1f, mantissa = v & 0x3ff;
+  if (exponent == 0x1f)
+    return mantissa ? NAN : sign * INFINITY;
+  if (exponent == 0) // zero or a denormal
+    return sign * std::ldexp(float(mantissa), -24);
+  return bitsToFloat((v & 0x8000u) << 16 | uint32_t(exponent + 112) << 23 |
+                     uint32_t(mantissa) << 13);
 }
 
 uint16_t floatToHalf(float f) { // round to nearest even
@@ -36,11 +43,6 @@ uint16_t floatToHalf(float f) { // round to nearest even
   return uint16_t(x.bitcastToAPInt().getZExtValue());
 }
 
-float bitsToFloat(uint32_t bits) {
-  float f;
-  std::memcpy(&f, &bits, 4);
-  return f;
-}
 
 uint32_t floatBits(float f) {
   uint32_t bits;
@@ -84,9 +86,11 @@ double loadElement(ElementKind k, const uint8_t *v, int64_t i,
       x &= 0x8000;
     return halfToFloat(x);
   }
-  case ElementKind::TF32: { // the top 19 bits
+  case ElementKind::TF32: { // the top 19 bits; a NaN stays one
     uint32_t x;
     std::memcpy(&x, &v[4 * i], 4);
+    if ((x & 0x7f800000) == 0x7f800000 && (x & 0x7fffff))
+      return NAN;
     return bitsToFloat(x & ~uint32_t(0x1fff));
   }
   case ElementKind::S32: {

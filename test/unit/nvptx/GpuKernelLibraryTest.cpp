@@ -2,8 +2,8 @@
 //
 // The kernel test matrix for Tensor Cores, through the library entry that
 // `tisa gen|run --target sm_XX` use (tisa::generateGpuKernel): GEMMs of odd
-// shapes, BERT, and NHWC conv2d (3x3 pad 1 with odd channels, strides, a
-// batch, 1x1) for every element type an mma description implements, with
+// shapes, BERT's 128x768x768, and NHWC conv2d (3x3 pad 1 with odd channels,
+// ResNet-50's 7x7x512 layer, strides, a batch, 1x1) for every element type an mma description implements, with
 // the inputs staged by cp.async where their slice rows are contiguous and
 // element by element elsewhere. Each kernel is
 //   - run through its host lowering on random and extreme data against the
@@ -128,11 +128,11 @@ std::vector<Case> cases() {
   for (const char *types : {"s8,s8,s32", "u8,s8,s32", "bf16,bf16,f32",
                             "f16,f16,f32", "tf32,tf32,f32"})
     for (KernelSpec s :
-         {gemm(1, 1, 1), gemm(15, 16, 17), gemm(97, 131, 67),
-          gemm(33, 40, 80), gemm(128, 768, 64),
+         {gemm(1, 1, 1), gemm(15, 16, 17), gemm(17, 15, 65),
+          gemm(97, 131, 67), gemm(33, 40, 80), gemm(128, 768, 768),
           conv(1, 7, 9, 19, 21, 3, 1, 1), conv(2, 14, 13, 33, 40, 3, 2, 1),
-          conv(1, 9, 7, 32, 24, 3, 1, 1), conv(1, 8, 8, 3, 16, 1, 1, 0),
-          conv(1, 5, 6, 16, 8, 3, 1, 0)}) {
+          conv(1, 9, 7, 32, 24, 3, 1, 1), conv(1, 7, 7, 512, 512, 3, 1, 1),
+          conv(1, 8, 8, 3, 16, 1, 1, 0), conv(1, 5, 6, 16, 8, 3, 1, 0)}) {
       s.types = cantFail(KernelTypes::parse(types));
       out.push_back({types, s});
     }
