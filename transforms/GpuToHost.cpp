@@ -247,25 +247,27 @@ LogicalResult checkFragments(ApplyOp op, const nvptx::MmaForm &form) {
 }
 
 Value BlockEmulator::perThread(Value v) {
-  // A uniform value is copied in at every warp op that reads it (the first
-  // one may sit in a loop that runs no iteration).
-  if (uniform.contains(v)) {
+  // A uniform value (or the thread id itself, which phases never buffer) is
+  // copied in at every warp op that reads it (the first one may sit in a
+  // loop that runs no iteration).
+  bool threadId = bool(v.getDefiningOp<gpu::ThreadIdOp>());
+  if (uniform.contains(v) || threadId) {
     Value buffer = bufferOf(v);
     scf::ForOp::create(b, loc, index(0), index(threads), index(1),
                        ValueRange{},
                        [&](OpBuilder &, Location, Value t, ValueRange) {
-                         memref::StoreOp::create(b, loc, uniform.lookup(v),
-                                                 buffer, ValueRange{t});
+                         memref::StoreOp::create(
+                             b, loc, threadId ? t : uniform.lookup(v), buffer,
+                             ValueRange{t});
                          scf::YieldOp::create(b, loc);
                        });
   }
-  return buffers[v];
+  auto it = buffers.find(v);
+  assert(it != buffers.end() && "a per-thread value without its buffer");
+  return it->second;
 }
 
 LogicalResult BlockEmulator::emitLdMatrix(nvgpu::LdMatrixOp op) {
-  if (op.getTranspose())
-    return op.emitError() << "the host lowering models ldmatrix without "
-                             ".trans only";
   if (threads % 32)
     return op.emitError() << "a block of " << threads
                           << " threads is not a whole number of warps";
@@ -278,28 +280,39 @@ LogicalResult BlockEmulator::emitLdMatrix(nvgpu::LdMatrixOp op) {
   Value out = bufferOf(op.getResult());
   VectorType type = op.getRes().getType();
   int64_t tiles = type.getDimSize(0), per = type.getDimSize(1);
+  bool trans = op.getTranspose();
+  if (trans && per != 2)
+    return op.emitError() << "ldmatrix.trans reads 16-bit elements";
   // Lane l receives from matrix i the `per` elements at 4 * (l % 4) bytes
-  // into the row that lane 8 * i + l / 4 of its warp supplies.
+  // into the row that lane 8 * i + l / 4 of its warp supplies; with .trans,
+  // element j at column l / 4 of the row of lane 8 * i + 2 * (l % 4) + j.
   scf::ForOp::create(
       b, loc, index(0), index(threads), index(1), ValueRange{},
       [&](OpBuilder &, Location, Value t, ValueRange) {
         Value lane = arith::RemUIOp::create(b, loc, t, index(32));
         Value warpBase = arith::SubIOp::create(b, loc, t, lane);
         Value quad = arith::DivUIOp::create(b, loc, lane, index(4));
-        Value column = arith::MulIOp::create(
-            b, loc, arith::RemUIOp::create(b, loc, lane, index(4)), index(per));
+        Value laneInQuad = arith::RemUIOp::create(b, loc, lane, index(4));
         SmallVector<Value> elements;
-        for (int64_t i = 0; i < tiles; ++i) {
-          Value supplier = arith::AddIOp::create(
-              b, loc, warpBase,
-              arith::AddIOp::create(b, loc, quad, index(8 * i)));
-          Value row = memref::LoadOp::create(b, loc, rows, ValueRange{supplier});
-          Value first = arith::AddIOp::create(b, loc, row, column);
-          for (int64_t j = 0; j < per; ++j)
+        // .trans: the first of the lane's two rows; else its column.
+        Value pair = arith::MulIOp::create(b, loc, laneInQuad, index(2));
+        Value column = arith::MulIOp::create(b, loc, laneInQuad, index(per));
+        for (int64_t i = 0; i < tiles; ++i)
+          for (int64_t j = 0; j < per; ++j) {
+            Value inWarp =
+                trans ? arith::AddIOp::create(b, loc, pair, index(8 * i + j))
+                      : arith::AddIOp::create(b, loc, quad, index(8 * i));
+            Value supplier = arith::AddIOp::create(b, loc, warpBase, inWarp);
+            Value row =
+                memref::LoadOp::create(b, loc, rows, ValueRange{supplier});
+            Value at = trans ? arith::AddIOp::create(b, loc, row, quad)
+                             : arith::AddIOp::create(
+                                   b, loc, arith::AddIOp::create(b, loc, row,
+                                                                 column),
+                                   index(j));
             elements.push_back(memref::LoadOp::create(
-                b, loc, uniform.lookup(source),
-                ValueRange{arith::AddIOp::create(b, loc, first, index(j))}));
-        }
+                b, loc, uniform.lookup(source), ValueRange{at}));
+          }
         Value v = vector::FromElementsOp::create(b, loc, type, elements);
         memref::StoreOp::create(b, loc, v, out, ValueRange{t});
         scf::YieldOp::create(b, loc);

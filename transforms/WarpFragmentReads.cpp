@@ -59,15 +59,50 @@ int64_t ldmatrixTiles(const std::vector<int32_t> &table, int64_t perLane,
   return tiles;
 }
 
+/// The offset of row q of the transposed 8x8 matrix that register `reg`
+/// of the fragment reads: lane q / 2 (column 0) holds its element q % 2.
+int32_t transposedRow(const std::vector<int32_t> &table, int64_t perLane,
+                      int64_t reg, int64_t q) {
+  return table[(q / 2) * perLane + reg * 2 + q % 2];
+}
+
+/// ldmatrixTiles for ldmatrix.trans (16-bit elements only): element j of
+/// register i of lane l is row 2 (l % 4) + j, column l / 4 of matrix i.
+int64_t transposedTiles(const std::vector<int32_t> &table, int64_t perLane,
+                        int64_t elementBytes, int64_t baseMultiple) {
+  if (elementBytes != 2 || perLane % 2 || (baseMultiple * 2) % 16)
+    return 0;
+  int64_t tiles = perLane / 2;
+  if (tiles != 1 && tiles != 2 && tiles != 4)
+    return 0;
+  for (int64_t i = 0; i < tiles; ++i)
+    for (int64_t q = 0; q < 8; ++q)
+      if ((int64_t(transposedRow(table, perLane, i, q)) * 2) % 16)
+        return 0;
+  for (int64_t l = 0; l < 32; ++l)
+    for (int64_t i = 0; i < tiles; ++i)
+      for (int64_t j = 0; j < 2; ++j)
+        if (table[l * perLane + i * 2 + j] !=
+            transposedRow(table, perLane, i, 2 * (l % 4) + j) + l / 4)
+          return 0;
+  return tiles;
+}
+
 } // namespace
 
 FragmentReadPlan planFragmentReads(const std::vector<int32_t> &table,
                                    int64_t perLane, int64_t elementBytes,
                                    int64_t baseMultiple, int64_t count,
-                                   int64_t stride, bool ldmatrix) {
+                                   int64_t stride, bool ldmatrix,
+                                   bool transposed) {
   FragmentReadPlan p;
   p.perLane = perLane;
-  if (ldmatrix)
+  p.transposed = transposed;
+  if (transposed)
+    p.tiles = ldmatrix ? transposedTiles(table, perLane, elementBytes,
+                                         baseMultiple)
+                       : 0;
+  else if (ldmatrix)
     p.tiles = ldmatrixTiles(table, perLane, elementBytes, baseMultiple);
   if (p.tiles && (stride * elementBytes) % 16)
     p.tiles = 0;
@@ -79,9 +114,11 @@ FragmentReadPlan planFragmentReads(const std::vector<int32_t> &table,
     for (int64_t l = 0; l < 32; ++l) {
       int64_t matrix = (l / 8) % matrices;
       int64_t fragment = matrix / p.tiles, reg = matrix % p.tiles;
-      // Row l % 8 of the register: the offset lane 4 * (l % 8) starts at.
-      p.rows.push_back(int32_t(fragment * stride) +
-                       table[(l % 8) * 4 * perLane + reg * per]);
+      // Row l % 8 of the register's matrix.
+      int32_t row = transposed
+                        ? transposedRow(table, perLane, reg, l % 8)
+                        : table[(l % 8) * 4 * perLane + reg * per];
+      p.rows.push_back(int32_t(fragment * stride) + row);
     }
     return p;
   }

@@ -26,6 +26,9 @@ struct FragmentReadPlan {
   /// ldmatrix: consecutive fragments read by one instruction (tiles * group
   /// <= 4 matrices).
   int64_t group = 1;
+  /// ldmatrix.trans: the slice holds k in rows (16-bit elements; lane l
+  /// takes rows 2 (l % 4) and 2 (l % 4) + 1 at column l / 4).
+  bool transposed = false;
   /// ldmatrix: for each lane, the offset of the row it supplies (row l%8 of
   /// matrix l/8, of fragment (l/8)/tiles of the group; lanes past the last
   /// matrix repeat the first ones).
@@ -39,11 +42,13 @@ struct FragmentReadPlan {
 /// The reads of `count` fragments `stride` elements apart, each with
 /// lane-offset table `table` ([32][perLane]), whose base offsets are
 /// multiples of `baseMultiple` elements in a buffer aligned to 16 bytes.
-/// `ldmatrix`: whether to use it where it applies.
+/// `ldmatrix`: whether to use it where it applies; `transposed`: the table
+/// is of a slice with k in rows, read only by ldmatrix.trans.
 FragmentReadPlan planFragmentReads(const std::vector<int32_t> &table,
                                    int64_t perLane, int64_t elementBytes,
                                    int64_t baseMultiple, int64_t count,
-                                   int64_t stride, bool ldmatrix);
+                                   int64_t stride, bool ldmatrix,
+                                   bool transposed = false);
 
 } // namespace tisa
 

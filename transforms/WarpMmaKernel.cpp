@@ -137,6 +137,7 @@ std::vector<int32_t> fragmentTable(const Description &d, unsigned op,
 /// How one input's fragment is read, and the name of its lane table (the
 /// run starts, or the ldmatrix row each lane supplies).
 struct FragmentReads {
+  SliceLayout layout;
   FragmentReadPlan plan;
   std::string table;
   /// Entries of the table per lane.
@@ -163,11 +164,14 @@ public:
   int64_t blockN() const { return BN; }
   int64_t blockK() const { return BK; }
   int64_t threads() const { return 32 * s.warpsM * s.warpsN; }
-  /// Elements of one half of instruction operand `op`'s shared buffer.
-  int64_t sliceElements(unsigned op) const {
-    SliceStager query(b, loc, c, g, padded, {}, Value(), threads(), BK);
-    return query.sliceElements(plan.programInputOf[op], op ? BN : BM);
+  /// Elements of one half of a shared buffer laid out as `l`.
+  int64_t sliceElements(const SliceLayout &l) const {
+    return query().sliceElements(l);
   }
+  /// How instruction operand `op` is staged and read, its lane table named
+  /// `table`: k in rows (transposed) where only that layout's lines are
+  /// contiguous in memory and ldmatrix.trans reads its fragments.
+  FragmentReads chooseReads(unsigned op, StringRef table) const;
   Type elementType(unsigned op) const {
     return d.registers[op].type.getElementType();
   }
@@ -179,6 +183,10 @@ public:
             StringRef cRows, StringRef cCols);
 
 private:
+  /// A stager for questions about layouts (no code).
+  SliceStager query() const {
+    return SliceStager(b, loc, c, g, padded, {}, Value(), threads(), BK);
+  }
   Value index(int64_t v) { return arith::ConstantIndexOp::create(b, loc, v); }
   Value add(Value x, Value y) { return arith::AddIOp::create(b, loc, x, y); }
   Value mul(Value x, int64_t v) {
@@ -206,6 +214,19 @@ private:
   /// Stages reduction slice `k0` of both inputs into buffer half `which`;
   /// the cp.async group of its copies, or null when it has none.
   Value stageSlice(Value k0, Value which);
+  /// The offset of instruction k step `kk` in a slice laid out as `l`.
+  int64_t kOffset(const SliceLayout &l, int64_t kk) const {
+    return l.transposed ? kk * g.ik * l.rows : kk * g.ik;
+  }
+  /// The offset between consecutive fragments along the row role.
+  int64_t fragmentStride(const SliceLayout &l) const {
+    int64_t instr = l.rowRole ? g.in : g.im;
+    return l.transposed ? instr : instr * BK;
+  }
+  /// The offset of a warp's first row `warpRow` in a slice laid out as `l`.
+  Value rowOffset(const SliceLayout &l, Value warpRow) {
+    return l.transposed ? warpRow : mul(warpRow, BK);
+  }
   /// One staged slice's instruction steps on the accumulators.
   SmallVector<Value> multiply(Value sA, Value sB, Value aBase, Value bBase,
                               SmallVector<Value> acc);
@@ -222,7 +243,7 @@ private:
   int64_t BM = 0, BN = 0, BK = 0;
   Value tid, lane;
   SmallVector<Value> offA, offB, offCm, offCn;
-  FragmentReadPlan readsA, readsB;
+  FragmentReads readsA, readsB;
   std::optional<SliceStager> staging;
   Value sA, sB, bm0, bn0;
   int64_t halfA = 0, halfB = 0; ///< elements of one buffer half
@@ -277,7 +298,7 @@ SmallVector<Value> KernelEmitter::fragments(unsigned op, Value shared,
     Value at = add(add(base, index(f * stride)), offsets.front());
     Value m = nvgpu::LdMatrixOp::create(
         b, loc, VectorType::get({matrices, per}, t), shared, ValueRange{at},
-        /*transpose=*/false, uint32_t(matrices));
+        reads.transposed, uint32_t(matrices));
     for (int64_t g = 0; g < reads.group; ++g) {
       SmallVector<Value> registers;
       for (int64_t r = 0; r < reads.tiles; ++r)
@@ -340,12 +361,12 @@ SmallVector<Value> KernelEmitter::multiply(Value sA, Value sB, Value aBase,
                                            Value bBase,
                                            SmallVector<Value> acc) {
   for (int64_t kk = 0; kk < s.kSteps; ++kk) {
-    SmallVector<Value> as =
-        fragments(0, sA, add(aBase, index(kk * g.ik)), s.tileM, g.im * BK,
-                  readsA, offA);
-    SmallVector<Value> bs =
-        fragments(1, sB, add(bBase, index(kk * g.ik)), s.tileN, g.in * BK,
-                  readsB, offB);
+    SmallVector<Value> as = fragments(
+        0, sA, add(aBase, index(kOffset(readsA.layout, kk))), s.tileM,
+        fragmentStride(readsA.layout), readsA.plan, offA);
+    SmallVector<Value> bs = fragments(
+        1, sB, add(bBase, index(kOffset(readsB.layout, kk))), s.tileN,
+        fragmentStride(readsB.layout), readsB.plan, offB);
     for (int64_t i = 0; i < s.tileM; ++i)
       for (int64_t j = 0; j < s.tileN; ++j) {
         Value &a = acc[i * s.tileN + j];
@@ -358,12 +379,35 @@ SmallVector<Value> KernelEmitter::multiply(Value sA, Value sB, Value aBase,
   return acc;
 }
 
+FragmentReads KernelEmitter::chooseReads(unsigned op, StringRef table) const {
+  unsigned rowLoop = op ? g.instr.n : g.instr.m;
+  int64_t count = op ? s.tileN : s.tileM, instr = op ? g.in : g.im;
+  int64_t perLane = d.registers[op].type.getDimSize(1);
+  int64_t bytes = elementType(op).getIntOrFloatBitWidth() / 8;
+  FragmentReads f;
+  f.table = table.str();
+  f.layout = {plan.programInputOf[op], op, op ? BN : BM, false};
+  f.plan = planFragmentReads(fragmentTable(d, op, rowLoop, g.instr.k, BK, 1),
+                             perLane, bytes, g.ik, count, instr * BK,
+                             s.ldmatrix);
+  SliceLayout t = f.layout;
+  t.transposed = true;
+  if (!s.ldmatrix || query().asyncChunk(f.layout) || !query().asyncChunk(t))
+    return f;
+  FragmentReadPlan p = planFragmentReads(
+      fragmentTable(d, op, rowLoop, g.instr.k, 1, t.rows), perLane, bytes,
+      instr, count, instr, /*ldmatrix=*/true, /*transposed=*/true);
+  if (p.tiles) {
+    f.layout = t;
+    f.plan = std::move(p);
+  }
+  return f;
+}
+
 Value KernelEmitter::stageSlice(Value k0, Value which) {
   SmallVector<Value> tokens;
-  staging->stage(sA, mul(which, halfA), plan.programInputOf[0], BM, 0, bm0,
-                 k0, tokens);
-  staging->stage(sB, mul(which, halfB), plan.programInputOf[1], BN, 1, bn0,
-                 k0, tokens);
+  staging->stage(sA, mul(which, halfA), readsA.layout, bm0, k0, tokens);
+  staging->stage(sB, mul(which, halfB), readsB.layout, bn0, k0, tokens);
   if (tokens.empty())
     return Value();
   return nvgpu::DeviceAsyncCreateGroupOp::create(
@@ -388,10 +432,10 @@ void KernelEmitter::emit(gpu::GPUFuncOp f, const FragmentReads &readA,
   bn0 = mul(gpu::BlockIdOp::create(b, loc, gpu::Dimension::x), BN);
   staging.emplace(b, loc, c, g, padded, entry.getArguments(), tid, threads(),
                   BK);
-  halfA = sliceElements(0);
-  halfB = sliceElements(1);
-  readsA = readA.plan;
-  readsB = readB.plan;
+  readsA = readA;
+  readsB = readB;
+  halfA = sliceElements(readA.layout);
+  halfB = sliceElements(readB.layout);
   offA = laneOffsets(readA.table, readA.tableColumns());
   offB = laneOffsets(readB.table, readB.tableColumns());
   offCm = laneOffsets(cRows, d.registers[2].type.getDimSize(1));
@@ -405,7 +449,8 @@ void KernelEmitter::emit(gpu::GPUFuncOp f, const FragmentReads &readA,
   SmallVector<Value> acc(s.tileM * s.tileN,
                          arith::ConstantOp::create(b, loc, accType,
                                                    b.getZeroAttr(accType)));
-  Value aBase = mul(warpRow, BK), bBase = mul(warpCol, BK);
+  Value aBase = rowOffset(readA.layout, warpRow);
+  Value bBase = rowOffset(readB.layout, warpCol);
 
   // Two buffers: slice s is read from half s % 2 while slice s + 1 is
   // copied into the other (the last step copies zeros past K).
@@ -538,21 +583,14 @@ buildWarpMmaKernel(ModuleOp module, StringRef name, const Contraction &c,
   // [BN][BK]): a lane's fragment elements along k are then adjacent, and
   // read as vectors where the layout allows.
   Roles r = g->instr;
-  auto reads = [&](unsigned op, unsigned rowLoop, int64_t count, int64_t rows,
-                   const char *suffix) {
-    FragmentReads f;
-    int64_t perLane = d.registers[op].type.getDimSize(1);
-    f.plan = planFragmentReads(
-        fragmentTable(d, op, rowLoop, r.k, BK, 1), perLane,
-        emitter.elementType(op).getIntOrFloatBitWidth() / 8, g->ik, count,
-        rows * BK, schedule.ldmatrix);
-    f.table = (name + suffix).str();
-    addTable(b, loc, f.table, f.plan.tiles ? f.plan.rows : f.plan.starts,
-             f.tableColumns());
-    return f;
-  };
-  FragmentReads readA = reads(0, r.m, schedule.tileM, g->im, "_lanes_a");
-  FragmentReads readB = reads(1, r.n, schedule.tileN, g->in, "_lanes_b");
+  FragmentReads reads[2];
+  for (unsigned op = 0; op < 2; ++op) {
+    reads[op] = emitter.chooseReads(
+        op, (name + (op ? "_lanes_b" : "_lanes_a")).str());
+    const FragmentReadPlan &p = reads[op].plan;
+    addTable(b, loc, reads[op].table, p.tiles ? p.rows : p.starts,
+             reads[op].tableColumns());
+  }
   std::string cRows = name.str() + "_lanes_cm", cCols = name.str() + "_lanes_cn";
   int64_t perLaneC = d.registers[2].type.getDimSize(1);
   addTable(b, loc, cRows, fragmentTable(d, 2, r.m, r.n, 1, 0), perLaneC);
@@ -563,8 +601,8 @@ buildWarpMmaKernel(ModuleOp module, StringRef name, const Contraction &c,
     args.push_back(MemRefType::get(argShapes[i], c.operands[i].elementType));
   auto workgroup = gpu::AddressSpaceAttr::get(ctx, gpu::AddressSpace::Workgroup);
   // Two halves per input (double buffering).
-  int64_t sharedElements[2] = {2 * emitter.sliceElements(0),
-                               2 * emitter.sliceElements(1)};
+  int64_t sharedElements[2] = {2 * emitter.sliceElements(reads[0].layout),
+                               2 * emitter.sliceElements(reads[1].layout)};
   Type shared[2] = {MemRefType::get({sharedElements[0]}, emitter.elementType(0),
                                     AffineMap(), workgroup),
                     MemRefType::get({sharedElements[1]}, emitter.elementType(1),
@@ -578,7 +616,7 @@ buildWarpMmaKernel(ModuleOp module, StringRef name, const Contraction &c,
   for (unsigned i = 0; i < 2; ++i)
     f.setWorkgroupAttributionAttr(i, b.getStringAttr("llvm.align"),
                                   b.getI64IntegerAttr(16));
-  emitter.emit(f, readA, readB, cRows, cCols);
+  emitter.emit(f, reads[0], reads[1], cRows, cCols);
 
   const char *roleNames[3] = {"m", "n", "k"};
   for (unsigned role = 0; role < 3; ++role) {

@@ -86,72 +86,81 @@ Value SliceStager::slicePoint(unsigned rowRole, Value row, Value k,
   return arith::AndIOp::create(b, loc, below(row, rowRole), below(k, 2));
 }
 
-void SliceStager::stageElements(Value shared, Value offset, unsigned input,
-                                int64_t rows, unsigned rowRole, Value rowBase,
+/// The slice element `e` of `l` (its position in shared memory): its row
+/// (of the row role) and k offsets within the slice.
+std::pair<Value, Value> SliceStager::slicePosition(const SliceLayout &l,
+                                                   Value e, int64_t along) {
+  Value line = arith::DivUIOp::create(b, loc, e, index(along));
+  Value pos = arith::RemUIOp::create(b, loc, e, index(along));
+  return l.transposed ? std::make_pair(pos, line) : std::make_pair(line, pos);
+}
+
+void SliceStager::stageElements(Value shared, Value offset,
+                                const SliceLayout &l, Value rowBase,
                                 Value kBase) {
   Type t = cast<MemRefType>(shared.getType()).getElementType();
   scf::ForOp::create(
-      b, loc, tid, index(rows * BK), index(threads), ValueRange{},
+      b, loc, tid, index(l.rows * BK), index(threads), ValueRange{},
       [&](OpBuilder &, Location, Value e, ValueRange) {
-        Value row = add(rowBase, arith::DivUIOp::create(b, loc, e, index(BK)));
-        Value k = add(kBase, arith::RemUIOp::create(b, loc, e, index(BK)));
+        auto [r, kk] = slicePosition(l, e, l.transposed ? l.rows : BK);
         SmallVector<Value> point;
-        Value guard = slicePoint(rowRole, row, k, point);
-        Value v = readProgram(input, point, guard, t);
+        Value guard =
+            slicePoint(l.rowRole, add(rowBase, r), add(kBase, kk), point);
+        Value v = readProgram(l.input, point, guard, t);
         memref::StoreOp::create(b, loc, v, shared, ValueRange{add(offset, e)});
         scf::YieldOp::create(b, loc);
       });
 }
 
-int64_t SliceStager::asyncChunk(unsigned input) const {
-  const ProgramOperand &o = c.operands[input];
-  AffineMap map = o.map;
-  auto last = dyn_cast<AffineDimExpr>(map.getResults().back());
-  if (!last || last.getPosition() != g.loops[2].back() || o.shape.empty())
+int64_t SliceStager::asyncChunk(const SliceLayout &l) const {
+  const ProgramOperand &o = c.operands[l.input];
+  auto last = dyn_cast<AffineDimExpr>(o.map.getResults().back());
+  unsigned innermost = g.loops[l.transposed ? l.rowRole : 2].back();
+  if (!last || last.getPosition() != innermost || o.shape.empty())
     return 0;
   // The innermost dimension must be read whole (not padded), so every
   // chunk lies in one row of it and rows start at multiples of the chunk.
   for (const PaddedOperand &p : padded)
-    if (p.operand == input &&
+    if (p.operand == l.input &&
         (p.low.back() || p.shape.back() != o.shape.back()))
       return 0;
   unsigned bytes = o.elementBytes();
-  int64_t inner = c.loops[last.getPosition()].extent;
+  int64_t inner = c.loops[innermost].extent;
+  int64_t along = l.transposed ? l.rows : BK;
   for (int64_t chunkBytes : {16, 8, 4}) {
     int64_t chunk = chunkBytes / bytes;
-    if (chunk && inner % chunk == 0 && BK % chunk == 0 &&
+    if (chunk && inner % chunk == 0 && along % chunk == 0 &&
         o.shape.back() % chunk == 0)
       return chunk;
   }
   return 0;
 }
 
-int64_t SliceStager::sliceElements(unsigned input, int64_t rows) const {
-  int64_t chunk = asyncChunk(input);
+int64_t SliceStager::sliceElements(const SliceLayout &l) const {
+  int64_t chunk = asyncChunk(l);
   if (!chunk)
-    return rows * BK;
-  int64_t chunks = rows * BK / chunk;
+    return l.rows * BK;
+  int64_t chunks = l.rows * BK / chunk;
   return (chunks + threads - 1) / threads * threads * chunk;
 }
 
-void SliceStager::stageAsync(Value shared, Value offset, unsigned input,
-                             int64_t rows, unsigned rowRole, Value rowBase,
-                             Value kBase, SmallVectorImpl<Value> &tokens) {
-  int64_t chunk = asyncChunk(input), perRow = BK / chunk;
-  int64_t copies = sliceElements(input, rows) / chunk / threads;
+void SliceStager::stageAsync(Value shared, Value offset, const SliceLayout &l,
+                             Value rowBase, Value kBase,
+                             SmallVectorImpl<Value> &tokens) {
+  int64_t chunk = asyncChunk(l);
+  int64_t perLine = (l.transposed ? l.rows : BK) / chunk;
+  int64_t copies = sliceElements(l) / chunk / threads;
   // Straight-line copies, the same number in every thread: chunks past the
   // slice land in its padding, zero-filled.
   for (int64_t i = 0; i < copies; ++i) {
     Value e = add(tid, index(i * threads));
-    Value row = add(rowBase, arith::DivUIOp::create(b, loc, e, index(perRow)));
-    Value k = add(kBase, arith::MulIOp::create(
-                             b, loc,
-                             arith::RemUIOp::create(b, loc, e, index(perRow)),
-                             index(chunk)));
+    auto [r, kk] = slicePosition(l, arith::MulIOp::create(b, loc, e,
+                                                          index(chunk)),
+                                 perLine * chunk);
     SmallVector<Value> point;
-    Value inside = slicePoint(rowRole, row, k, point);
+    Value inside = slicePoint(l.rowRole, add(rowBase, r), add(kBase, kk), point);
     Value insideBuffer;
-    SmallVector<Value> idx = programIndices(input, point, insideBuffer);
+    SmallVector<Value> idx = programIndices(l.input, point, insideBuffer);
     if (insideBuffer)
       inside = arith::AndIOp::create(b, loc, inside, insideBuffer);
     // Outside: no byte is read (source size 0), the address kept valid.
@@ -159,20 +168,21 @@ void SliceStager::stageAsync(Value shared, Value offset, unsigned input,
       v = arith::SelectOp::create(b, loc, inside, v, index(0));
     Value size = arith::SelectOp::create(b, loc, inside, index(chunk), index(0));
     Value at = add(offset, arith::MulIOp::create(b, loc, e, index(chunk)));
+    bool whole16 = chunk * c.operands[l.input].elementBytes() == 16;
     tokens.push_back(nvgpu::DeviceAsyncCopyOp::create(
         b, loc, nvgpu::DeviceAsyncTokenType::get(b.getContext()), shared,
-        ValueRange{at}, args[input], idx, b.getIndexAttr(chunk), size,
-        /*bypassL1=*/chunk * int64_t(c.operands[input].elementBytes()) == 16 ? b.getUnitAttr() : UnitAttr()));
+        ValueRange{at}, args[l.input], idx, b.getIndexAttr(chunk), size,
+        /*bypassL1=*/whole16 ? b.getUnitAttr() : UnitAttr()));
   }
 }
 
-void SliceStager::stage(Value shared, Value offset, unsigned input,
-                        int64_t rows, unsigned rowRole, Value rowBase,
-                        Value kBase, SmallVectorImpl<Value> &tokens) {
-  if (asyncChunk(input))
-    stageAsync(shared, offset, input, rows, rowRole, rowBase, kBase, tokens);
+void SliceStager::stage(Value shared, Value offset, const SliceLayout &l,
+                        Value rowBase, Value kBase,
+                        SmallVectorImpl<Value> &tokens) {
+  if (asyncChunk(l))
+    stageAsync(shared, offset, l, rowBase, kBase, tokens);
   else
-    stageElements(shared, offset, input, rows, rowRole, rowBase, kBase);
+    stageElements(shared, offset, l, rowBase, kBase);
 }
 
 Value SliceStager::outputPoint(Value rowFlat, Value colFlat,

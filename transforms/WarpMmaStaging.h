@@ -39,6 +39,17 @@ struct Geometry {
   int64_t K() const { return extent[2]; }
 };
 
+/// One input's reduction slice in shared memory: `rows` lines of BK
+/// elements (k innermost), or, transposed, BK lines of `rows` (the row
+/// role innermost: where the operand's own rows run that way, as a
+/// row-major B's n does).
+struct SliceLayout {
+  unsigned input = 0;   ///< the program input
+  unsigned rowRole = 0; ///< 0: m (instruction A), 1: n (B)
+  int64_t rows = 0;
+  bool transposed = false;
+};
+
 /// Copies slices of the program's inputs into shared memory, and addresses
 /// program operands at points of the implicit GEMM.
 class SliceStager {
@@ -50,21 +61,19 @@ public:
       : b(b), loc(loc), c(c), g(g), padded(padded), args(args), tid(tid),
         threads(threads), BK(blockK) {}
 
-  /// Elements per cp.async chunk of `input`'s slices (16 bytes at most,
-  /// whole chunks inside its innermost dimension), or 0 when its slice
-  /// rows are not contiguous in memory.
-  int64_t asyncChunk(unsigned input) const;
-  /// Elements a rows x BK slice of `input` needs in shared memory (chunks
-  /// of every thread, some past the slice, zero-filled).
-  int64_t sliceElements(unsigned input, int64_t rows) const;
-  /// All threads copy a rows x BK slice of `input` into `shared` at
-  /// `offset`: element (r, col) is the input at flattened indices rowBase +
-  /// r of `rowRole` and kBase + col of the reduction (0 outside). By
-  /// cp.async when asyncChunk(input): the copies' tokens are appended to
-  /// `tokens`.
-  void stage(mlir::Value shared, mlir::Value offset, unsigned input,
-             int64_t rows, unsigned rowRole, mlir::Value rowBase,
-             mlir::Value kBase,
+  /// Elements per cp.async chunk of slices laid out as `l` (16 bytes at
+  /// most, whole chunks inside the operand's innermost dimension), or 0
+  /// when the slice's lines are not contiguous in memory.
+  int64_t asyncChunk(const SliceLayout &l) const;
+  /// Elements a slice laid out as `l` needs in shared memory (chunks of
+  /// every thread, some past the slice, zero-filled).
+  int64_t sliceElements(const SliceLayout &l) const;
+  /// All threads copy a slice of `l.input` into `shared` at `offset`: its
+  /// element (r, col) is the input at flattened indices rowBase + r of the
+  /// row role and kBase + col of the reduction (0 outside). By cp.async
+  /// when asyncChunk(l): the copies' tokens are appended to `tokens`.
+  void stage(mlir::Value shared, mlir::Value offset, const SliceLayout &l,
+             mlir::Value rowBase, mlir::Value kBase,
              llvm::SmallVectorImpl<mlir::Value> &tokens);
 
   /// The point of C's element (rowFlat, colFlat) and whether it exists.
@@ -100,12 +109,14 @@ private:
   /// lies inside a padded operand's buffer), else 0.
   mlir::Value readProgram(unsigned operand, llvm::ArrayRef<mlir::Value> point,
                           mlir::Value guard, mlir::Type t);
-  void stageElements(mlir::Value shared, mlir::Value offset, unsigned input,
-                     int64_t rows, unsigned rowRole, mlir::Value rowBase,
+  std::pair<mlir::Value, mlir::Value>
+  slicePosition(const SliceLayout &l, mlir::Value e, int64_t along);
+  void stageElements(mlir::Value shared, mlir::Value offset,
+                     const SliceLayout &l, mlir::Value rowBase,
                      mlir::Value kBase);
-  void stageAsync(mlir::Value shared, mlir::Value offset, unsigned input,
-                  int64_t rows, unsigned rowRole, mlir::Value rowBase,
-                  mlir::Value kBase, llvm::SmallVectorImpl<mlir::Value> &tokens);
+  void stageAsync(mlir::Value shared, mlir::Value offset, const SliceLayout &l,
+                  mlir::Value rowBase, mlir::Value kBase,
+                  llvm::SmallVectorImpl<mlir::Value> &tokens);
 
   mlir::OpBuilder &b;
   mlir::Location loc;

@@ -36,12 +36,42 @@ module attributes {gpu.container_module} {
 
 // -----
 
+// .trans: lane l takes element j of matrix i at column l / 4 of the row lane 8 * i + 2 * (l % 4) + j
+// supplied.
 module attributes {gpu.container_module} {
   gpu.module @k_kernels {
     gpu.func @k(%out: memref<64xvector<1x2xf16>>) workgroup(%shared: memref<1024xf16, #gpu.address_space<workgroup>>) kernel attributes {known_block_size = array<i32: 64, 1, 1>} {
       %tid = gpu.thread_id x
-      // expected-error @+1 {{the host lowering models ldmatrix without .trans only}}
       %m = nvgpu.ldmatrix %shared[%tid] {numTiles = 1 : i32, transpose = true} : memref<1024xf16, #gpu.address_space<workgroup>> -> vector<1x2xf16>
+      memref.store %m, %out[%tid] : memref<64xvector<1x2xf16>>
+      gpu.return
+    }
+  }
+}
+
+// CHECK-LABEL: func.func private @k_block(
+// CHECK:         scf.for %[[T:.*]] = %{{.*}} to %{{.*}} step
+// CHECK:           %[[LANE:.*]] = arith.remui %[[T]], %{{.*}}
+// CHECK:           %[[QUAD:.*]] = arith.divui %[[LANE]]
+// CHECK:           %[[PAIR:.*]] = arith.muli %{{.*}}, %c2
+// CHECK:           arith.muli
+// CHECK:           arith.addi %[[PAIR]], %c0
+// CHECK:           %[[ROW0:.*]] = memref.load
+// CHECK:           arith.addi %[[ROW0]], %[[QUAD]]
+// CHECK:           arith.addi %[[PAIR]], %c1
+// CHECK:           %[[ROW1:.*]] = memref.load
+// CHECK:           arith.addi %[[ROW1]], %[[QUAD]]
+// CHECK:           vector.from_elements {{.*}} : vector<1x2xf16>
+
+// -----
+
+module attributes {gpu.container_module} {
+  gpu.module @k_kernels {
+    gpu.func @k(%out: memref<64xvector<1x2xf16>>) workgroup(%shared: memref<32x32xf16, #gpu.address_space<workgroup>>) kernel attributes {known_block_size = array<i32: 64, 1, 1>} {
+      %tid = gpu.thread_id x
+      %c0 = arith.constant 0 : index
+      // expected-error @+1 {{the host lowering models ldmatrix from one block-wide one-dimensional buffer}}
+      %m = nvgpu.ldmatrix %shared[%tid, %c0] {numTiles = 1 : i32, transpose = false} : memref<32x32xf16, #gpu.address_space<workgroup>> -> vector<1x2xf16>
       memref.store %m, %out[%tid] : memref<64xvector<1x2xf16>>
       gpu.return
     }

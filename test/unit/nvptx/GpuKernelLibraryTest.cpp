@@ -108,12 +108,17 @@ TEST_P(GpuLibrary, PtxasAssemblesItWithoutSpills) {
   auto kernel = generate(spec);
   ASSERT_TRUE(kernel);
   EXPECT_NE(kernel->ptx.find(kernel->mnemonic), std::string::npos);
-  // cp.async copies the input whose slice rows are contiguous (A's k, the
-  // convolution input's channels) in chunks of 4 bytes or more.
-  int64_t inner = spec.op == KernelSpec::Op::Gemm ? spec.k : spec.c;
-  int64_t chunk = std::max<int64_t>(1, 4 / elementBytes(spec.types.a));
+  // cp.async copies an input whose slice lines are contiguous in chunks of
+  // 4 bytes or more: A's k, the convolution input's channels, and for
+  // 16-bit types (ldmatrix.trans reads them transposed) B's n, the filter's
+  // output channels.
+  bool gemm = spec.op == KernelSpec::Op::Gemm;
+  unsigned bytes = elementBytes(spec.types.a);
+  int64_t chunk = std::max<int64_t>(1, 4 / bytes);
+  bool inputLines = (gemm ? spec.k : spec.c) % chunk == 0;
+  bool weightLines = bytes == 2 && (gemm ? spec.n : spec.filters) % chunk == 0;
   EXPECT_EQ(kernel->ptx.find("cp.async") != std::string::npos,
-            inner % chunk == 0);
+            inputLines || weightLines);
   EXPECT_NE(kernel->ptx.find("ldmatrix"), std::string::npos);
   if (kernel->cubin.empty())
     GTEST_SKIP() << "no cubin: " << kernel->noCubinWhy;
