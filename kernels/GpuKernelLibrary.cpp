@@ -65,6 +65,12 @@ choosePlan(const Contraction &c, ArrayRef<const Description *> descriptions,
   if (candidates.empty())
     return llvm::createStringError("no description named '" + options.isa +
                                    "'");
+  if (options.isa != "auto" && !target.canExecute(*candidates.front()))
+    return llvm::createStringError(
+        "--isa " + options.isa + " is an " +
+        stringifyTargetArch(candidates.front()->target) + " instruction (" +
+        candidates.front()->extension + "), which " + target.name +
+        " does not execute");
   MatchResult result = match(c, candidates, mo);
   std::string first;
   for (const TensorizePlan &p : result.plans) {

@@ -111,6 +111,14 @@ int runGpuOnHost(const Options &o, const KernelSpec &spec,
   auto run = loadGpuKernelOnHost(*kernel, spec);
   if (!run)
     return fail(llvm::toString(run.takeError()));
+  // The emulation runs every thread of every block (a few 10^7
+  // multiply-accumulates per second on one core).
+  double macs = spec.ops() / 2;
+  if (macs > 1e9)
+    llvm::errs() << llvm::formatv(
+        "note: the host lowering emulates every thread and mma.sync: "
+        "{0:E2} multiply-accumulates, twice, take minutes or more\n",
+        macs);
   auto &os = llvm::outs();
   for (Fill fill : {Fill::Random, Fill::Extreme}) {
     KernelData data = makeData(spec, o.seed, fill);
