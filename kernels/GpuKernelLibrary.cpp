@@ -192,18 +192,16 @@ llvm::Error emitDevice(ModuleOp kernels, const Target &target,
   out.noCubinWhy = nvptx::ptxasUnavailableReason();
   if (!out.noCubinWhy.empty())
     return llvm::Error::success();
-  auto resources = nvptx::ptxasResources(out.ptx, target.cpu);
-  if (!resources)
-    return resources.takeError();
-  for (const nvptx::KernelResources &r : *resources)
+  std::vector<nvptx::KernelResources> resources;
+  auto cubin = nvptx::assembleCubin(out.ptx, target.cpu, &resources);
+  if (!cubin)
+    return cubin.takeError();
+  out.cubin = std::move(*cubin);
+  for (const nvptx::KernelResources &r : resources)
     if (r.name == out.name) {
       out.registers = r.registers;
       out.spillBytes = r.spillStoreBytes + r.spillLoadBytes;
     }
-  auto cubin = nvptx::assembleCubin(out.ptx, target.cpu);
-  if (!cubin)
-    return cubin.takeError();
-  out.cubin = std::move(*cubin);
   out.occupancy =
       occupancy(target, out.blockThreads, out.registers, out.sharedBytes);
   return llvm::Error::success();

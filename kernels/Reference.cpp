@@ -24,7 +24,10 @@ float bitsToFloat(uint32_t bits) {
 
 float bf16ToFloat(uint16_t v) { return bitsToFloat(uint32_t(v) << 16); }
 
-float halfToFloat(uint16_t v) { // exact; the reference reads it K times
+/// Exact, and fast (the reference reads each element K times). Written
+/// apart from the warp-level mma reference's decoding on purpose: the host
+/// runs of the Tensor Core kernels compare the two.
+float halfToFloat(uint16_t v) {
   float sign = v & 0x8000 ? -1.0f : 1.0f;
   int exponent = (v >> 10) & 0x1f, mantissa = v & 0x3ff;
   if (exponent == 0x1f)
@@ -182,6 +185,36 @@ float pickF16(std::mt19937_64 &rng) {
   }
 }
 
+/// A float element's value for `how`: multiples of 2^-10 in [-1, 1], the
+/// largest magnitudes the type's products allow (f16: 1.5 * 2^14; bf16 and
+/// tf32: up to 1.5 * 2^47), or the type's extremes.
+float floatValue(ElementKind k, std::mt19937_64 &rng, Fill how, bool extreme,
+                 int64_t i) {
+  float f = std::ldexp(float(int(rng() % 2001) - 1000), -10);
+  float sign = i % 3 ? 1.0f : -1.0f;
+  bool half = k == ElementKind::F16;
+  if (how == Fill::Saturating)
+    return sign * std::ldexp(1.5f, half ? 14 : 40 + int(rng() % 8));
+  if (extreme)
+    return half ? pickF16(rng) : pickBf16(rng);
+  return f;
+}
+
+/// Stores `f` as a `k` element: bf16 and f16 rounded to nearest even, tf32
+/// as its f32 with random bits below tf32's precision (that the kernel must
+/// ignore) when `noise` is given, except in infinities and NaNs.
+void storeFloat(ElementKind k, float f, uint8_t *dst, std::mt19937_64 *noise) {
+  if (k == ElementKind::BF16 || k == ElementKind::F16) {
+    uint16_t h = k == ElementKind::F16 ? floatToHalf(f) : floatToBf16(f);
+    std::memcpy(dst, &h, 2);
+    return;
+  }
+  uint32_t bits = floatBits(f);
+  if (noise && k == ElementKind::TF32 && (bits & 0x7f800000) != 0x7f800000)
+    bits |= uint32_t((*noise)()) & 0x1fff;
+  std::memcpy(dst, &bits, 4);
+}
+
 /// One element's value for `how` (the float specials are placed
 /// afterwards).
 void fillElement(ElementKind k, uint8_t *dst, std::mt19937_64 &rng, Fill how,
@@ -203,40 +236,11 @@ void fillElement(ElementKind k, uint8_t *dst, std::mt19937_64 &rng, Fill how,
     std::memcpy(dst, &v, e.bytes); // little-endian: the low bytes
     return;
   }
-  case ElementKind::BF16: {
-    float f = std::ldexp(float(int(rng() % 2001) - 1000), -10);
-    if (how == Fill::Saturating)
-      f = (i % 3 ? 1.0f : -1.0f) * std::ldexp(1.5f, 40 + int(rng() % 8));
-    else if (extreme)
-      f = pickBf16(rng);
-    uint16_t b = floatToBf16(f);
-    std::memcpy(dst, &b, 2);
+  case ElementKind::BF16:
+  case ElementKind::F16:
+  case ElementKind::TF32:
+    storeFloat(k, floatValue(k, rng, how, extreme, i), dst, &rng);
     return;
-  }
-  case ElementKind::F16: {
-    float f = std::ldexp(float(int(rng() % 2001) - 1000), -10);
-    if (how == Fill::Saturating)
-      f = (i % 3 ? 1.0f : -1.0f) * std::ldexp(1.5f, 14);
-    else if (extreme)
-      f = pickF16(rng);
-    uint16_t h = floatToHalf(f);
-    std::memcpy(dst, &h, 2);
-    return;
-  }
-  case ElementKind::TF32: {
-    // bf16's values (all exact in tf32), with random bits below tf32's
-    // precision that the kernel must ignore.
-    float f = std::ldexp(float(int(rng() % 2001) - 1000), -10);
-    if (how == Fill::Saturating)
-      f = (i % 3 ? 1.0f : -1.0f) * std::ldexp(1.5f, 40 + int(rng() % 8));
-    else if (extreme)
-      f = pickBf16(rng);
-    uint32_t bits = floatBits(f);
-    if ((bits & 0x7f800000) != 0x7f800000)
-      bits |= uint32_t(rng()) & 0x1fff;
-    std::memcpy(dst, &bits, 4);
-    return;
-  }
   default:
     return;
   }
@@ -257,10 +261,7 @@ void fill(ElementKind k, Bytes &v, int64_t elements, const Placement &p,
   float values[] = {INFINITY, -INFINITY, NAN};
   for (float f : values) {
     int64_t i = int64_t(rng() % uint64_t(elements));
-    uint16_t half = k == ElementKind::F16 ? floatToHalf(f) : floatToBf16(f);
-    uint32_t single = floatBits(f);
-    std::memcpy(&v[p.at(i) * eb], eb == 2 ? (void *)&half : (void *)&single,
-                eb);
+    storeFloat(k, f, &v[p.at(i) * eb], /*noise=*/nullptr);
   }
 }
 

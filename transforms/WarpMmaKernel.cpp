@@ -31,7 +31,6 @@
 #include "mlir/Dialect/NVGPU/IR/NVGPUDialect.h"
 #include "mlir/Dialect/SCF/IR/SCF.h"
 #include "mlir/Dialect/Vector/IR/VectorOps.h"
-#include "llvm/ADT/bit.h"
 #include "llvm/Support/FormatVariadic.h"
 
 using namespace mlir;
@@ -162,7 +161,6 @@ public:
 
   int64_t blockM() const { return BM; }
   int64_t blockN() const { return BN; }
-  int64_t blockK() const { return BK; }
   int64_t threads() const { return 32 * s.warpsM * s.warpsN; }
   /// Elements of one half of a shared buffer laid out as `l`.
   int64_t sliceElements(const SliceLayout &l) const {
@@ -341,8 +339,8 @@ void KernelEmitter::storeAccumulators(Value cArg, Value rowBase, Value colBase,
       for (auto [e, om, on] : llvm::enumerate(offCm, offCn)) {
         SmallVector<Value> point;
         Value exists =
-            staging->outputPoint(add(add(rowBase, index(i * g.im)), om),
-                        add(add(colBase, index(j * g.in)), on), point);
+            staging->pointOf(0, add(add(rowBase, index(i * g.im)), om), 1,
+                             add(add(colBase, index(j * g.in)), on), point);
         Value unused;
         SmallVector<Value> idx = staging->programIndices(2, point, unused);
         Value v = vector::ExtractOp::create(b, loc, acc[i * s.tileN + j],
@@ -578,10 +576,10 @@ buildWarpMmaKernel(ModuleOp module, StringRef name, const Contraction &c,
   b.setInsertionPointToStart(gm.getBody());
 
   KernelEmitter emitter(b, loc, c, plan, schedule, *g, *signature, padded);
-  int64_t BM = emitter.blockM(), BN = emitter.blockN(), BK = emitter.blockK();
-  // Shared memory holds both inputs with k innermost (A [BM][BK], B
-  // [BN][BK]): a lane's fragment elements along k are then adjacent, and
-  // read as vectors where the layout allows.
+  int64_t BM = emitter.blockM(), BN = emitter.blockN();
+  // Shared memory holds each input with k innermost (A [BM][BK], B
+  // [BN][BK]), or transposed where only that copies as whole lines
+  // (chooseReads); the lane tables say where each lane's elements are.
   Roles r = g->instr;
   FragmentReads reads[2];
   for (unsigned op = 0; op < 2; ++op) {

@@ -78,12 +78,13 @@ Value SliceStager::readProgram(unsigned operand, ArrayRef<Value> point,
   return ifOp.getResult(0);
 }
 
-Value SliceStager::slicePoint(unsigned rowRole, Value row, Value k,
-                              SmallVector<Value> &point) {
+Value SliceStager::pointOf(unsigned role0, Value flat0, unsigned role1,
+                           Value flat1, SmallVector<Value> &point) {
   point.assign(c.loops.size(), Value());
-  split(rowRole, row, point);
-  split(2, k, point);
-  return arith::AndIOp::create(b, loc, below(row, rowRole), below(k, 2));
+  split(role0, flat0, point);
+  split(role1, flat1, point);
+  return arith::AndIOp::create(b, loc, below(flat0, role0),
+                               below(flat1, role1));
 }
 
 /// The slice element `e` of `l` (its position in shared memory): its row
@@ -105,7 +106,7 @@ void SliceStager::stageElements(Value shared, Value offset,
         auto [r, kk] = slicePosition(l, e, l.transposed ? l.rows : BK);
         SmallVector<Value> point;
         Value guard =
-            slicePoint(l.rowRole, add(rowBase, r), add(kBase, kk), point);
+            pointOf(l.rowRole, add(rowBase, r), 2, add(kBase, kk), point);
         Value v = readProgram(l.input, point, guard, t);
         memref::StoreOp::create(b, loc, v, shared, ValueRange{add(offset, e)});
         scf::YieldOp::create(b, loc);
@@ -158,7 +159,8 @@ void SliceStager::stageAsync(Value shared, Value offset, const SliceLayout &l,
                                                           index(chunk)),
                                  perLine * chunk);
     SmallVector<Value> point;
-    Value inside = slicePoint(l.rowRole, add(rowBase, r), add(kBase, kk), point);
+    Value inside =
+        pointOf(l.rowRole, add(rowBase, r), 2, add(kBase, kk), point);
     Value insideBuffer;
     SmallVector<Value> idx = programIndices(l.input, point, insideBuffer);
     if (insideBuffer)
@@ -183,14 +185,6 @@ void SliceStager::stage(Value shared, Value offset, const SliceLayout &l,
     stageAsync(shared, offset, l, rowBase, kBase, tokens);
   else
     stageElements(shared, offset, l, rowBase, kBase);
-}
-
-Value SliceStager::outputPoint(Value rowFlat, Value colFlat,
-                                 SmallVector<Value> &point) {
-  point.assign(c.loops.size(), Value());
-  split(0, rowFlat, point);
-  split(1, colFlat, point);
-  return arith::AndIOp::create(b, loc, below(rowFlat, 0), below(colFlat, 1));
 }
 
 } // namespace tisa

@@ -76,9 +76,11 @@ public:
              mlir::Value rowBase, mlir::Value kBase,
              llvm::SmallVectorImpl<mlir::Value> &tokens);
 
-  /// The point of C's element (rowFlat, colFlat) and whether it exists.
-  mlir::Value outputPoint(mlir::Value rowFlat, mlir::Value colFlat,
-                          llvm::SmallVector<mlir::Value> &point);
+  /// The program point at flattened index `flat0` of role `role0` and
+  /// `flat1` of `role1` (C's element: roles 0 and 1; a slice element: its
+  /// row role and 2), and whether it lies inside the problem.
+  mlir::Value pointOf(unsigned role0, mlir::Value flat0, unsigned role1,
+                      mlir::Value flat1, llvm::SmallVector<mlir::Value> &point);
   /// The indices of program operand `operand` at `point`, and whether they
   /// lie inside its buffer (null: always).
   llvm::SmallVector<mlir::Value>
@@ -101,10 +103,6 @@ private:
   /// `point` (one value per program loop).
   void split(unsigned role, mlir::Value flat,
              llvm::SmallVector<mlir::Value> &point);
-  /// The point of the slice element (row of `rowRole`, k) and whether it
-  /// lies inside the problem.
-  mlir::Value slicePoint(unsigned rowRole, mlir::Value row, mlir::Value k,
-                         llvm::SmallVector<mlir::Value> &point);
   /// Program operand `operand` at `point` if `guard` holds (and the point
   /// lies inside a padded operand's buffer), else 0.
   mlir::Value readProgram(unsigned operand, llvm::ArrayRef<mlir::Value> point,

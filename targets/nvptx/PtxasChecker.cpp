@@ -75,10 +75,16 @@ Error runPtxasWith(StringRef ptx, StringRef arch, ArrayRef<StringRef> extra,
                    std::string &log, std::string *cubin = nullptr);
 } // namespace
 
-Expected<std::string> assembleCubin(StringRef ptx, StringRef arch) {
+Expected<std::string> assembleCubin(StringRef ptx, StringRef arch,
+                                    std::vector<KernelResources> *resources) {
   std::string log, cubin;
-  if (Error e = runPtxasWith(ptx, arch, {}, log, &cubin))
+  SmallVector<StringRef, 1> verbose;
+  if (resources)
+    verbose.push_back("-v");
+  if (Error e = runPtxasWith(ptx, arch, verbose, log, &cubin))
     return std::move(e);
+  if (resources)
+    *resources = parsePtxasVerbose(log);
   return cubin;
 }
 

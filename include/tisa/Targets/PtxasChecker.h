@@ -48,9 +48,11 @@ struct KernelResources {
 llvm::Expected<std::vector<KernelResources>>
 ptxasResources(llvm::StringRef ptx, llvm::StringRef arch);
 
-/// The cubin ptxas makes of `ptx` for `arch`.
-llvm::Expected<std::string> assembleCubin(llvm::StringRef ptx,
-                                          llvm::StringRef arch);
+/// The cubin ptxas makes of `ptx` for `arch`, and (when `resources` is
+/// given) the figures `ptxas -v` gives of its entry functions, in one run.
+llvm::Expected<std::string>
+assembleCubin(llvm::StringRef ptx, llvm::StringRef arch,
+              std::vector<KernelResources> *resources = nullptr);
 
 /// The entry functions of a `ptxas -v` log.
 std::vector<KernelResources> parsePtxasVerbose(llvm::StringRef log);
