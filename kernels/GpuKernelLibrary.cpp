@@ -214,7 +214,14 @@ llvm::Error emitHost(ModuleOp kernels, const Target &host,
   if (!runPass(*copy, createTisaGpuToHostPass()) ||
       failed(lowerToLLVMDialect(*copy)))
     return llvm::createStringError("the host lowering of the kernel failed");
-  auto object = compileToObject(*copy, codegenTargetFor(host));
+  // The kernel moves bf16 values bit for bit, as the GPU does; LLVM's x86
+  // back end keeps a bf16 value in an f32 register and, where the CPU has
+  // them, narrows it back with vcvtneps2bf16, which flushes denormals to
+  // zero (an infinite product became NaN on AVX512-BF16 hosts). Without
+  // those instructions it calls __truncsfbf2, which keeps them.
+  Target exact = host;
+  exact.disableFeatures({"avx512bf16", "avxneconvert"});
+  auto object = compileToObject(*copy, codegenTargetFor(exact));
   if (!object)
     return object.takeError();
   out.hostObject = std::move(*object);
