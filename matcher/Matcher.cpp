@@ -1,24 +1,18 @@
 //===- Matcher.cpp - plans per description, tiles, cost, ranking, text ----===//
 //
-// The cost model is analytical and deliberately simple; it ranks plans, the
-// tuner (a later issue) refines the tiles by measurement:
-//   - instructions: issues over the tiled loop nest, padding included;
-//   - register tile: unroll up to two parallel loops into accumulators within
-//     the target's register budget (accumulators + the operand kept live +
-//     one streamed image), maximising multiply-accumulates per loaded byte,
-//     preferring enough accumulators to cover latency x issue rate;
-//   - cache tile: reduction steps whose streamed panels fill half of L1, then
-//     the unrolled loops grown to half of L2;
-//   - cycles: max(instructions / issue rate, loaded bytes / load bandwidth)
-//     + packed bytes / 32 + compensation elements / 32.
+// The matcher's cost is what it knows without a code generator: instruction
+// issues over the loop nest tiled by the instruction (padding included), the
+// bytes the relayouts write and the repair's compensation. Its cycles are a
+// lower bound, issues / issue rate + overhead; the register and cache tiles
+// belong to the code generators, whose default schedule's count replaces the
+// bound when plans are ranked for code generation (rankPlans,
+// transforms/PlanRanking.cpp): one cost model, not two.
 //
 //===----------------------------------------------------------------------===//
 
 #include "MatcherImpl.h"
 
 #include "llvm/Support/FormatVariadic.h"
-#include "llvm/ADT/bit.h"
-#include <cmath>
 
 using namespace mlir;
 
@@ -45,14 +39,16 @@ constexpr int64_t kNominalExtent = 256;
 int64_t known(int64_t extent) {
   return extent == kDynamic ? kNominalExtent : extent;
 }
-} // namespace
 
-void estimateCost(const Contraction &c, const InstrModel &model,
-                  const Target *target, TensorizePlan &plan) {
-  const Description &d = *model.desc;
-  // The tiled loop nest: one entry per instruction-fed unit, then the other
-  // program loops.
-  plan.tiles.clear();
+int64_t tilesOf(const TensorizePlan::TiledLoop &t) {
+  return llvm::divideCeil(known(t.extent), t.instr);
+}
+
+/// The loop nest tiled by the instruction: one entry per instruction-fed
+/// unit, then the other program loops, in program order.
+SmallVector<TensorizePlan::TiledLoop> tiledLoops(const Contraction &c,
+                                                 const TensorizePlan &plan) {
+  SmallVector<TensorizePlan::TiledLoop> tiles;
   SmallVector<bool> covered(c.loops.size(), false);
   for (const LoopAssignment &la : plan.loops) {
     if (la.sharesWith >= 0 || la.programLoops.empty())
@@ -68,7 +64,7 @@ void estimateCost(const Contraction &c, const InstrModel &model,
         t.instr *= other.instrExtent;
     for (unsigned l : la.programLoops)
       covered[l] = true;
-    plan.tiles.push_back(t);
+    tiles.push_back(t);
   }
   for (auto [l, loop] : llvm::enumerate(c.loops)) {
     if (covered[l])
@@ -78,213 +74,37 @@ void estimateCost(const Contraction &c, const InstrModel &model,
     t.programLoops = {unsigned(l)};
     t.reduction = loop.reduction;
     t.extent = loop.extent;
-    plan.tiles.push_back(t);
+    tiles.push_back(t);
   }
-  llvm::sort(plan.tiles, [](const auto &a, const auto &b) {
+  llvm::sort(tiles, [](const auto &a, const auto &b) {
     return a.programLoops.front() < b.programLoops.front();
   });
+  return tiles;
+}
 
-  auto tilesOf = [](const TensorizePlan::TiledLoop &t) {
-    return llvm::divideCeil(known(t.extent), t.instr);
-  };
-  int64_t instructions = 1;
-  for (const auto &t : plan.tiles)
-    instructions *= tilesOf(t);
-  int64_t issued = 1;
-  for (const LoopAssignment &la : plan.loops)
-    issued *= la.instrExtent;
-  int64_t macs = 1;
-  for (const ProgramLoop &l : c.loops)
-    macs *= known(l.extent);
-  plan.cost.instructions = instructions;
-  plan.cost.utilization = double(macs) / (double(instructions) * issued);
-
-  // Which tiled loops each operand depends on (computed once: the register
-  // tile search asks often).
-  SmallVector<SmallVector<bool>, 3> dependence(3);
-  for (unsigned p = 0; p < 3; ++p)
-    for (const auto &t : plan.tiles)
-      dependence[p].push_back(llvm::any_of(t.programLoops, [&](unsigned l) {
-        return c.operands[p].map.isFunctionOfDim(l);
-      }));
-  auto dependsOn = [&](unsigned p, const TensorizePlan::TiledLoop &t) {
-    return dependence[p][&t - plan.tiles.data()];
-  };
-  // Bytes written by relayouts: what one instruction reads of the operand,
-  // per distinct tile of the loops it depends on.
+/// Bytes each relayout writes: what one instruction reads of the operand,
+/// per distinct tile of the loops it depends on.
+void estimatePackBytes(const Contraction &c, TensorizePlan &plan) {
+  plan.cost.packBytes = 0;
   for (OperandPlan &op : plan.operands) {
     op.packBytes = 0;
     if (op.access != OperandPlan::Access::Packed &&
         op.access != OperandPlan::Access::Gathered)
       continue;
+    const AffineMap &map = c.operands[op.programOperand].map;
     int64_t images = 1;
-    for (const auto &t : plan.tiles)
-      if (dependsOn(op.programOperand, t))
+    for (const TensorizePlan::TiledLoop &t : plan.tiles)
+      if (llvm::any_of(t.programLoops,
+                       [&](unsigned l) { return map.isFunctionOfDim(l); }))
         images *= tilesOf(t);
     op.packBytes = images * op.bytesPerInstruction;
+    plan.cost.packBytes += op.packBytes;
   }
+}
 
-  // Register tile.
-  RegisterClass cls = d.registers[2].cls;
-  double budget = 32;
-  bool warp = cls == RegisterClass::WarpFragment;
-  // Registers one image of operand j takes: one vector or tile, or its
-  // 32-bit share per thread of a warp fragment.
-  auto regs = [&](unsigned j) -> double {
-    return warp ? std::max(1.0, model.operands[j].imageBytes / 128.0) : 1.0;
-  };
-  const CostModel &cm = target ? target->cost : CostModel();
-  if (cls == RegisterClass::Vector) {
-    budget = target ? target->vectorRegistersOrAssumed()
-                    : cm.assumedVectorRegisters;
-  } else if (cls == RegisterClass::AMXTile) {
-    budget = target && target->tileRegisters ? target->tileRegisters
-                                             : cm.assumedTileRegisters;
-  } else {
-    budget = cm.gpuRegisterShare * (target && target->registersPerThread
-                                        ? target->registersPerThread
-                                        : cm.assumedRegistersPerThread);
-  }
-  double wantAccumulators =
-      target ? target->latency(d) * target->issueRate(d) : 4.0;
-  SmallVector<unsigned> candidates;
-  for (auto [x, t] : llvm::enumerate(plan.tiles))
-    if (!t.reduction && dependsOn(2, t))
-      candidates.push_back(x);
-  struct Choice {
-    SmallVector<int64_t> unroll;
-    bool latencyOk = false;
-    double ratio = 0;
-    int64_t product = 1;
-  } best;
-  best.unroll.assign(plan.tiles.size(), 1);
-  auto consider = [&](ArrayRef<int64_t> unroll) {
-    int64_t product = 1;
-    for (int64_t u : unroll)
-      product *= u;
-    double count[2];
-    double loads = 0; // register images loaded per step (a load each)
-    for (unsigned j = 0; j < 2; ++j) {
-      const OperandPlan &op = plan.operands[j];
-      count[j] = 1;
-      for (auto [x, t] : llvm::enumerate(plan.tiles))
-        if (dependsOn(op.programOperand, t))
-          count[j] *= unroll[x];
-      loads += count[j];
-    }
-    double used = regs(2) * product + std::min(count[0] * regs(0),
-                                               count[1] * regs(1)) +
-                  (count[0] <= count[1] ? regs(1) : regs(0));
-    if (used > budget)
-      return;
-    bool latencyOk = product >= wantAccumulators;
-    double ratio = double(product) / std::max(1.0, loads);
-    if (std::make_tuple(latencyOk, ratio, product) >
-        std::make_tuple(best.latencyOk, best.ratio, best.product)) {
-      best.unroll.assign(unroll.begin(), unroll.end());
-      best.product = product;
-      best.latencyOk = latencyOk;
-      best.ratio = ratio;
-    }
-  };
-  // Accumulators alone must fit the budget: stop growing an unroll there.
-  SmallVector<int64_t> unroll(plan.tiles.size(), 1);
-  for (size_t a = 0; a < candidates.size(); ++a)
-    for (size_t b = a; b < candidates.size(); ++b)
-      for (int64_t ua = 1;
-           ua <= std::min<int64_t>(cm.maxMatchUnroll,
-                                   tilesOf(plan.tiles[candidates[a]])) &&
-           regs(2) * ua <= budget;
-           ua = warp ? ua * 2 : ua + 1) // warp tiles: powers of two
-        for (int64_t ub = 1;
-             ub <= (a == b ? 1
-                           : std::min<int64_t>(
-                                 cm.maxMatchUnroll,
-                                 tilesOf(plan.tiles[candidates[b]]))) &&
-             regs(2) * ua * ub <= budget;
-             ub = warp ? ub * 2 : ub + 1) {
-          std::fill(unroll.begin(), unroll.end(), 1);
-          unroll[candidates[a]] = ua;
-          unroll[candidates[b]] *= ub;
-          consider(unroll);
-        }
-  for (auto [x, t] : llvm::enumerate(plan.tiles))
-    t.reg = std::min<int64_t>(t.instr * best.unroll[x],
-                              llvm::alignTo(known(t.extent), t.instr));
-
-  // Bytes loaded per instruction with that reuse, and per reduction step.
-  double loadPerStep = 0;
-  for (unsigned j = 0; j < 2; ++j) {
-    const OperandPlan &op = plan.operands[j];
-    double count = 1;
-    for (auto [x, t] : llvm::enumerate(plan.tiles))
-      if (dependsOn(op.programOperand, t))
-        count *= best.unroll[x];
-    loadPerStep += count * op.bytesPerInstruction;
-  }
-  int64_t reductionSteps = 1;
-  for (const auto &t : plan.tiles)
-    if (t.reduction)
-      reductionSteps *= tilesOf(t);
-  double accBytes = 2.0 * plan.operands[2].bytesPerInstruction /
-                    std::max<int64_t>(1, reductionSteps);
-  plan.cost.bytesPerInstruction = loadPerStep / best.product + accBytes;
-
-  // Cache tiles.
-  uint64_t l1 = target ? target->l1dBytesOrAssumed() : cm.assumedL1dBytes;
-  uint64_t l2 = target ? target->l2BytesOrAssumed() : cm.assumedL2Bytes;
-  int64_t kSteps = llvm::bit_floor(uint64_t(
-      std::max<int64_t>(1, int64_t(l1 / 2 / std::max(1.0, loadPerStep)))));
-  int main = -1;
-  for (auto [x, t] : llvm::enumerate(plan.tiles))
-    if (t.reduction && t.instr > 1 &&
-        (main < 0 || known(t.extent) > known(plan.tiles[main].extent)))
-      main = x;
-  for (auto [x, t] : llvm::enumerate(plan.tiles)) {
-    int64_t e = known(t.extent);
-    if (t.reduction)
-      t.cache = int(x) == main ? std::min<int64_t>(llvm::alignTo(e, t.instr),
-                                          t.instr * kSteps)
-                               : t.reg;
-    else
-      t.cache = t.reg;
-  }
-  if (main >= 0) {
-    // Grow the first unrolled loop while its panel fits half of L2.
-    for (auto [x, t] : llvm::enumerate(plan.tiles)) {
-      if (t.reduction || best.unroll[x] == 1)
-        continue;
-      double panel = 0;
-      for (unsigned j = 0; j < 2; ++j)
-        if (dependsOn(plan.operands[j].programOperand, t))
-          panel += plan.operands[j].bytesPerInstruction * best.unroll[x] *
-                   (plan.tiles[main].cache / plan.tiles[main].instr);
-      int64_t grow = std::max<int64_t>(1, int64_t(l2 / 2 / std::max(1.0, panel)));
-      t.cache = std::min<int64_t>(llvm::alignTo(known(t.extent), t.instr),
-                                  t.reg * grow);
-      break;
-    }
-  }
-
-  // Cycles.
-  double rate = target ? target->issueRate(d) : 1.0;
-  double compute = instructions / rate;
-  double loadCycles = 0;
-  if (d.target != TargetArch::NVPTX) {
-    double bandwidth = target && target->vectorBits ? 2.0 * target->vectorBits / 8
-                                                    : 128.0;
-    loadCycles = instructions * plan.cost.bytesPerInstruction / bandwidth;
-  }
-  int64_t packBytes = 0;
-  for (const OperandPlan &op : plan.operands)
-    packBytes += op.packBytes;
-  plan.cost.packBytes = packBytes;
-  double extra = packBytes / 32.0;
-  if (plan.repair)
-    extra += plan.repair->compensationElements / 32.0;
-  plan.cost.cycles = std::max(compute, loadCycles) + extra;
-
-  // Notes on remainders.
+/// How the plan's remainders are handled, one note per instruction loop.
+void addRemainderNotes(const Contraction &c, const InstrModel &model,
+                       TensorizePlan &plan) {
   plan.notes.clear();
   for (const LoopAssignment &la : plan.loops) {
     if (la.sharesWith >= 0)
@@ -322,6 +142,34 @@ void estimateCost(const Contraction &c, const InstrModel &model,
         "scalable vectors: costs assume {0} segments of 128 bits (VL = {1}); "
         "give --target for the real length",
         model.segments, model.segments * 128));
+}
+} // namespace
+
+void estimateCost(const Contraction &c, const InstrModel &model,
+                  const Target *target, TensorizePlan &plan) {
+  plan.tiles = tiledLoops(c, plan);
+  int64_t instructions = 1;
+  for (const auto &t : plan.tiles)
+    instructions *= tilesOf(t);
+  int64_t issued = 1;
+  for (const LoopAssignment &la : plan.loops)
+    issued *= la.instrExtent;
+  int64_t macs = 1;
+  for (const ProgramLoop &l : c.loops)
+    macs *= known(l.extent);
+  plan.cost.instructions = instructions;
+  plan.cost.utilization = double(macs) / (double(instructions) * issued);
+  estimatePackBytes(c, plan);
+  // A relayout writes, a compensation adds, about 32 bytes or elements per
+  // cycle.
+  plan.cost.overheadCycles = plan.cost.packBytes / 32.0;
+  if (plan.repair)
+    plan.cost.overheadCycles += plan.repair->compensationElements / 32.0;
+  double rate = target ? target->issueRate(*model.desc) : 1.0;
+  plan.cost.cycles = instructions / rate + plan.cost.overheadCycles;
+  plan.cost.schedule.clear();
+  plan.cost.unsupported.clear();
+  addRemainderNotes(c, model, plan);
 }
 
 } // namespace detail

@@ -56,7 +56,8 @@ void enumeratePlans(const Contraction &c, const InstrModel &model,
                     std::vector<TensorizePlan> &plans,
                     std::string &why);
 
-/// Register and cache tiles and the cost estimate.
+/// The loop nest tiled by the instruction, the counts and the lower bound of
+/// the cycles (Matcher.cpp).
 void estimateCost(const Contraction &c, const InstrModel &model,
                   const Target *target, TensorizePlan &plan);
 

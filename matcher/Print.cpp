@@ -95,6 +95,8 @@ void printPlanSummary(const Contraction &c, const TensorizePlan &p,
   printMapping(c, p, os);
   os << llvm::formatv(" | {0:P0} lanes, {1} instr, ~{2:E2} cycles",
                       p.cost.utilization, p.cost.instructions, p.cost.cycles);
+  if (!p.cost.unsupported.empty())
+    os << ", not generated";
   if (p.repair)
     os << ", repair";
   if (!p.relaxations.empty())
@@ -139,17 +141,22 @@ void printPlan(const Contraction &c, const TensorizePlan &p,
     os << pad << "relaxation: " << r << "\n";
   for (const std::string &n : p.notes)
     os << pad << "note: " << n << "\n";
-  os << pad << "tiles (instruction/register/cache):";
+  os << pad << "instruction tiles:";
   for (const auto &t : p.tiles)
-    os << " " << t.name << "=" << t.instr << "/" << t.reg << "/" << t.cache;
+    os << " " << t.name << "=" << t.instr;
   os << "\n";
+  if (p.cost.counted())
+    os << pad << "schedule: " << p.cost.schedule
+       << " (the code generator's default)\n";
+  else if (!p.cost.unsupported.empty())
+    os << pad << "not generated: " << p.cost.unsupported << "\n";
   os << pad
      << llvm::formatv("cost: {0} instructions, {1:P1} of the lanes useful, "
-                      "{2:F1} bytes loaded per instruction, {3} bytes "
-                      "relaid out, ~{4:E2} cycles",
+                      "{2} bytes relaid out, ~{3:E2} cycles ({4})",
                       p.cost.instructions, p.cost.utilization,
-                      p.cost.bytesPerInstruction, p.cost.packBytes,
-                      p.cost.cycles)
+                      p.cost.packBytes, p.cost.cycles,
+                      p.cost.counted() ? "counted for the schedule"
+                                       : "lower bound: issues / issue rate")
      << "\n";
 }
 

@@ -47,6 +47,40 @@ getKernelGenerator(const Contraction &c, const TensorizePlan &plan,
       std::make_unique<LaneDotKernel>(std::move(*k)));
 }
 
+void rankPlans(MatchResult &result, const Target &target,
+               ArrayRef<int64_t> inputShape, ArrayRef<int64_t> inputPadding) {
+  std::vector<TensorizePlan> counted, other;
+  for (TensorizePlan &p : result.plans) {
+    std::string why;
+    auto kernel = getKernelGenerator(result.contraction, p, why);
+    if (failed(kernel)) {
+      p.cost.unsupported = why;
+      other.push_back(std::move(p));
+      continue;
+    }
+    ScheduleEstimate e = (*kernel)->estimate(target, inputShape, inputPadding);
+    p.cost.cycles = e.cycles + p.cost.overheadCycles;
+    p.cost.schedule = e.schedule.text();
+    counted.push_back(std::move(p));
+  }
+  // Repeatedly the first plan, in the matcher's order, within the tie window
+  // of the cheapest left.
+  result.plans.clear();
+  while (!counted.empty()) {
+    double cheapest = llvm::min_element(counted, [](const auto &a,
+                                                    const auto &b) {
+                        return a.cost.cycles < b.cost.cycles;
+                      })->cost.cycles;
+    auto next = llvm::find_if(counted, [&](const TensorizePlan &p) {
+      return p.cost.cycles <= cheapest * (1 + target.cost.tieWindow);
+    });
+    result.plans.push_back(std::move(*next));
+    counted.erase(next);
+  }
+  for (TensorizePlan &p : other)
+    result.plans.push_back(std::move(p));
+}
+
 FailureOr<std::unique_ptr<KernelGenerator>>
 selectKernel(const MatchResult &result, std::string &why,
              const Target *target) {

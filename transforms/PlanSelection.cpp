@@ -84,6 +84,7 @@ FailureOr<PlannedKernel> planKernel(linalg::LinalgOp op,
   MatchOptions options;
   options.target = &target;
   MatchResult result = match(*c, descriptions, options);
+  rankPlans(result, target, inputShape, inputPadding);
   auto error = [&](const Twine &msg) -> FailureOr<PlannedKernel> {
     op->emitError(msg);
     why = "error";

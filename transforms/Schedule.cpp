@@ -154,7 +154,7 @@ class LaneDotKernel::Impl::TileSearch {
 public:
   TileSearch(const Impl &m, const Target &target,
              ArrayRef<int64_t> inputShape, ArrayRef<int64_t> inputPadding);
-  Schedule run();
+  ScheduleEstimate run();
 
 private:
   /// Tiles of the same number of rows: how many, and the sum of their
@@ -463,7 +463,7 @@ void LaneDotKernel::Impl::TileSearch::blockLanes() {
   }
 }
 
-Schedule LaneDotKernel::Impl::TileSearch::run() {
+ScheduleEstimate LaneDotKernel::Impl::TileSearch::run() {
   // Edge tiles are considered first (winning ties) when border columns are a
   // large enough fraction of the columns: exact taps measured faster there
   // (14x14x256 3x3 pad 1 u8s8s32: 456 GOPS against 422-435 for rows of oh),
@@ -482,12 +482,12 @@ Schedule LaneDotKernel::Impl::TileSearch::run() {
     for (const Candidate &c : candidates)
       consider(c, b);
   blockLanes();
-  return s;
+  return {s, bestCycles};
 }
 
-Schedule LaneDotKernel::defaultSchedule(const Target &target,
-                                         ArrayRef<int64_t> inputShape,
-                                         ArrayRef<int64_t> inputPadding) const {
+ScheduleEstimate
+LaneDotKernel::estimate(const Target &target, ArrayRef<int64_t> inputShape,
+                        ArrayRef<int64_t> inputPadding) const {
   return Impl::TileSearch(*impl, target, inputShape, inputPadding).run();
 }
 

@@ -356,14 +356,17 @@ int64_t TileKernel::tileRegisterBudget(const Target &target) const {
   // share the vector register file with what LLVM keeps beside a step's
   // loads, as the lane-dot kernels' tiles do.
   if (!segments)
-    return std::max<int64_t>(target.tileRegisters, 3);
+    return std::max<int64_t>(target.tileRegisters
+                                 ? target.tileRegisters
+                                 : target.cost.assumedTileRegisters,
+                             3);
   int64_t vectors = target.vectorRegisters ? target.vectorRegisters
                                            : target.cost.assumedVectorRegisters;
   return std::max<int64_t>(vectors - target.cost.spareRegistersWithPacked, 3);
 }
 
-Schedule TileKernel::defaultSchedule(const Target &target, ArrayRef<int64_t>,
-                                     ArrayRef<int64_t>) const {
+ScheduleEstimate TileKernel::estimate(const Target &target, ArrayRef<int64_t>,
+                                      ArrayRef<int64_t>) const {
   // The register tile whose accumulators and one step's A and B tiles fit
   // the target's tile registers with the fewest instructions (padding to
   // whole register tiles included), then the fewest tile loads.
@@ -387,7 +390,27 @@ Schedule TileKernel::defaultSchedule(const Target &target, ArrayRef<int64_t>,
   // instructions count. An AMX step is long; its loop stays as it is.
   if (segments)
     s.reductionUnroll = target.cost.reductionUnroll;
-  return s;
+  return {s, countCycles(target, tm, tn, s.reductionUnroll)};
+}
+
+double TileKernel::countCycles(const Target &target, int64_t tm, int64_t tn,
+                               int64_t kunroll) const {
+  // As the lane-dot kernels count a step: its instructions, or the
+  // accumulator chains the latency needs, or its tile loads, issued at the
+  // instruction's rate; the loop overhead shared by the unrolled steps; each
+  // accumulator loaded and stored once per block.
+  const CostModel &cm = target.cost;
+  double issue = std::max(1e-3, target.issueRate(*d));
+  double chains = cm.accumulatorChains * target.latency(*d) * issue;
+  double step = std::max({double(tm * tn), chains, double(tm + tn)}) / issue +
+                cm.loopOverheadCycles / kunroll;
+  int64_t blocks = llvm::divideCeil(llvm::divideCeil(extent[mLoop], mI), tm) *
+                   llvm::divideCeil(llvm::divideCeil(extent[nLoop], nI), tn);
+  int64_t others = 1; // the loops besides m, n and k (conv2d: taps, rows)
+  for (auto [l, e] : llvm::enumerate(extent))
+    if (l != mLoop && l != nLoop && l != kLoop)
+      others *= e;
+  return blocks * (others * kSteps() * step + cm.accumulatorCycles * tm * tn);
 }
 
 ScheduleSpace TileKernel::space() const {

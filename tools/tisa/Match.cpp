@@ -16,6 +16,7 @@
 #include "tisa/Semantics/Parse.h"
 #include "tisa/Targets/Rates.h"
 #include "tisa/Targets/Target.h"
+#include "tisa/Transforms/Tensorize.h"
 
 #include "mlir/IR/BuiltinOps.h"
 #include "mlir/IR/MLIRContext.h"
@@ -158,6 +159,10 @@ int match(const Options &o) {
       printContraction(*c, os);
       os << "\n";
       MatchResult r = match(*c, descs, options);
+      // The code generators' count ranks what they generate, as tisa gen
+      // does.
+      if (options.target)
+        rankPlans(r, *options.target);
       if (r.plans.empty()) {
         os << "  no instruction applies" << (options.target ? " on " : "")
            << (options.target ? options.target->name : "") << "\n";

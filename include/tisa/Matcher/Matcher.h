@@ -156,12 +156,25 @@ struct Repair {
   int64_t compensationElements = 0;
 };
 
+/// What a plan costs on the target. The matcher fills the counts it knows
+/// without a code generator and a lower bound of the cycles; rankPlans
+/// (transforms/PlanRanking.cpp) replaces the bound by the count of the code
+/// generator's default schedule, so `tisa match`, plan selection, the default
+/// schedule and the tuner's starting point use one cost model.
 struct Cost {
   int64_t instructions = 0; ///< instruction issues including padding
   double utilization = 0;   ///< useful multiply-accumulates / issued lanes
-  double bytesPerInstruction = 0; ///< loads per issue after register reuse
   int64_t packBytes = 0;
-  double cycles = 0; ///< estimate for the target (see docs/matcher.md)
+  /// Cycles the relayouts and the repair's compensation add.
+  double overheadCycles = 0;
+  /// The estimate for the target: issues / issue rate + overhead from the
+  /// matcher, the generator's counted cycles + overhead after rankPlans.
+  double cycles = 0;
+  /// After rankPlans: the default schedule `cycles` counts, or (empty
+  /// schedule) why no code generator takes the plan.
+  std::string schedule;
+  std::string unsupported;
+  bool counted() const { return !schedule.empty(); }
 };
 
 struct TensorizePlan {
@@ -173,16 +186,14 @@ struct TensorizePlan {
   std::optional<Repair> repair;
   llvm::SmallVector<std::string> relaxations;
   llvm::SmallVector<std::string> notes; ///< padding, remainders
-  /// The loop nest after tiling: one entry per program loop, or per fused run
-  /// of program loops, with the tile size at each level: the instruction's
-  /// tile, the register tile (instruction tile x unroll into accumulators)
-  /// and the cache tile.
+  /// The loop nest tiled by the instruction: one entry per program loop, or
+  /// per fused run of program loops, with the instruction's tile of it.
   struct TiledLoop {
     std::string name; ///< "k", or "kw.c" for a fused run
     llvm::SmallVector<unsigned, 3> programLoops;
     bool reduction = false;
     int64_t extent = kDynamic;
-    int64_t instr = 1, reg = 1, cache = 1;
+    int64_t instr = 1;
   };
   llvm::SmallVector<TiledLoop> tiles;
   Cost cost;

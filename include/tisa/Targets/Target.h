@@ -56,18 +56,13 @@ struct CostModel {
   double edgeFirstFraction = 0.05;
   /// Fraction of L2 a lane block's packed panel may fill.
   double l2BlockFraction = 0.5;
-  /// Largest unroll of one loop the matcher's register-tile estimate tries.
-  int64_t maxMatchUnroll = 16;
   /// Instruction steps per iteration of a tile kernel's reduction loop over
   /// vector registers (NEON mmla segments): the loop's add, compare and
   /// branch shared by that many steps (Schedule::reductionUnroll).
   int64_t reductionUnroll = 1;
   /// Assumed where the target does not say: vector registers, AMX tiles,
-  /// 32-bit registers per GPU thread (of which `gpuRegisterShare` may hold a
-  /// register tile), L1d and L2 bytes per core.
-  int64_t assumedVectorRegisters = 32, assumedTileRegisters = 8,
-          assumedRegistersPerThread = 255;
-  double gpuRegisterShare = 0.75;
+  /// L1d and L2 bytes per core.
+  int64_t assumedVectorRegisters = 32, assumedTileRegisters = 8;
   uint64_t assumedL1dBytes = 32 << 10, assumedL2Bytes = 1 << 20;
 };
 

@@ -87,6 +87,12 @@ struct Schedule {
   }
 };
 
+/// A schedule and the cycles the target's cost model counts for it.
+struct ScheduleEstimate {
+  Schedule schedule;
+  double cycles = 0;
+};
+
 /// What a schedule may choose for one kernel: which program loops are
 /// parallel (unrollable), which carries the lanes, and how many there are.
 struct ScheduleSpace {
@@ -121,13 +127,20 @@ public:
   /// "[n/80=7][k/4=64][80][4] + 128 * sums (i32)"-style description.
   virtual std::string packedLayoutText(const Schedule &s) const = 0;
 
-  /// The schedule with the fewest counted cycles on `target` (see each
-  /// implementation). With the input's shape and padding as emitCompute will
-  /// get them, the count knows which filter taps each tile skips.
-  virtual Schedule
-  defaultSchedule(const Target &target,
-                  llvm::ArrayRef<int64_t> inputShape = {},
-                  llvm::ArrayRef<int64_t> inputPadding = {}) const = 0;
+  /// The schedule with the fewest counted cycles on `target`, and that
+  /// count (see each implementation): the one cost model that ranks plans
+  /// (rankPlans) and picks the default schedule. With the input's shape and
+  /// padding as emitCompute will get them, the count knows which filter taps
+  /// each tile skips.
+  virtual ScheduleEstimate
+  estimate(const Target &target, llvm::ArrayRef<int64_t> inputShape = {},
+           llvm::ArrayRef<int64_t> inputPadding = {}) const = 0;
+  /// estimate()'s schedule.
+  Schedule defaultSchedule(const Target &target,
+                           llvm::ArrayRef<int64_t> inputShape = {},
+                           llvm::ArrayRef<int64_t> inputPadding = {}) const {
+    return estimate(target, inputShape, inputPadding).schedule;
+  }
   virtual ScheduleSpace space() const = 0;
   /// Checks `s` against this kernel on `target` (sizes, multiples,
   /// registers), or says why not.
@@ -180,9 +193,9 @@ public:
   /// `target`, remainder tiles included; panels as wide as that tile; lane
   /// blocks whose panels fill half of L2 when the packed operand does not fit
   /// and is reused (docs/codegen.md, "Schedules and tuning"); edge tiles.
-  Schedule defaultSchedule(const Target &target,
-                           llvm::ArrayRef<int64_t> inputShape = {},
-                           llvm::ArrayRef<int64_t> inputPadding = {}) const override;
+  ScheduleEstimate estimate(const Target &target,
+                            llvm::ArrayRef<int64_t> inputShape = {},
+                            llvm::ArrayRef<int64_t> inputPadding = {}) const override;
   ScheduleSpace space() const override;
   mlir::LogicalResult verify(const Schedule &s, const Target &target,
                              std::string &why) const override;
@@ -210,6 +223,18 @@ private:
 mlir::FailureOr<std::unique_ptr<KernelGenerator>>
 getKernelGenerator(const Contraction &c, const TensorizePlan &plan,
                    std::string &why);
+
+/// Ranks `result`'s plans with the code generators' cost model: a plan a
+/// generator takes costs its default schedule's counted cycles on `target`
+/// (for an input of `inputShape` with `inputPadding`, as defaultSchedule) plus
+/// the matcher's relayout and repair overhead, and records that schedule;
+/// such plans come first, cheapest first, except that plans within the
+/// target's tie window of each other keep the matcher's order (fewer issues,
+/// fewer bytes relaid out). Plans no generator takes follow in the matcher's
+/// order with the reason recorded.
+void rankPlans(MatchResult &result, const Target &target,
+               llvm::ArrayRef<int64_t> inputShape = {},
+               llvm::ArrayRef<int64_t> inputPadding = {});
 
 /// The best plan of `result` that a generator supports (plans are ranked
 /// best first), or failure with the reason the best one was skipped; with no

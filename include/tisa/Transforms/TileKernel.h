@@ -52,9 +52,9 @@ public:
   std::string packedLayoutText(const Schedule &s) const override;
   /// 2 x 2 accumulator tiles (fewer when m or n has fewer tiles) within the
   /// target's tile registers: a tile load per instruction.
-  Schedule defaultSchedule(const Target &target,
-                           llvm::ArrayRef<int64_t> inputShape = {},
-                           llvm::ArrayRef<int64_t> inputPadding = {}) const override;
+  ScheduleEstimate estimate(const Target &target,
+                            llvm::ArrayRef<int64_t> inputShape = {},
+                            llvm::ArrayRef<int64_t> inputPadding = {}) const override;
   ScheduleSpace space() const override;
   /// The register tile's accumulators and one step's A and B tiles fit the
   /// target's tile registers.
@@ -100,6 +100,9 @@ private:
   llvm::SmallVector<int64_t>
   operandExtents(unsigned i, llvm::ArrayRef<int64_t> loopExtents) const;
   int64_t kSteps() const;
+  /// The cost model's cycles of a tm x tn register tile (estimate()).
+  double countCycles(const Target &target, int64_t tm, int64_t tn,
+                     int64_t kunroll) const;
   int64_t panels(const Schedule &s) const;
   int64_t tileBytes(unsigned reg) const;
   /// The byte offset of B element (k, n) in its tile, as an affine map of

@@ -7,15 +7,17 @@
 // RUN: tisa match %s --target sm_80 --all | FileCheck %s --check-prefix=MMA-ALL
 
 // VNNI: target: znver4 (x86_64
-// VNNI: gemm.mlir:[[@LINE+39]]:8: linalg.generic (m=128 n=768 k=768r; u8 x s8 -> s32)
+// VNNI: gemm.mlir:[[@LINE+41]]:8: linalg.generic (m=128 n=768 k=768r; u8 x s8 -> s32)
 // VNNI-NEXT: plan:
 // VNNI-NEXT: instruction: vpdpbusd.zmm (AVX512_VNNI, vpdpbusd)
 // VNNI-NEXT: loops: n(16) <- n(768); k(4) <- k(768);
 // VNNI-NEXT: ins0 -> operand 0 (vector<64xi8>): broadcast 4 bytes to the 64-byte register
 // VNNI-NEXT: ins1 -> operand 1 (vector<64xi8>): pack [K][N] -> [K/4][N][4] (589824 bytes written)
 // VNNI-NEXT: outs0 -> operand 2 (vector<16xi32>): vector load of 64 bytes
-// VNNI-NEXT: tiles (instruction/register/cache): m=1/{{[0-9]+}}/{{[0-9]+}} n=16/{{[0-9]+}}/{{[0-9]+}} k=4/4/{{[0-9]+}}
-// VNNI-NEXT: cost: 1179648 instructions, 100.0% of the lanes useful
+// VNNI-NEXT: instruction tiles: m=1 n=16 k=4
+// The register tile and its count are the code generator's (one cost model).
+// VNNI-NEXT: schedule: unroll={{[0-9]+}}x{{[0-9]+}}x1,{{.*}} (the code generator's default)
+// VNNI-NEXT: cost: 1179648 instructions, 100.0% of the lanes useful, 589824 bytes relaid out, ~{{.*}} cycles (counted for the schedule)
 
 // AMX: instruction: tdpbusd (AMX-INT8, tdpbusd)
 // AMX-NEXT: loops: m(16) <- m(128); n(16) <- n(768); k(64) <- k(768);

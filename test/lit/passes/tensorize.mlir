@@ -73,9 +73,9 @@ func.func @gemm_u8s8s32(%a: memref<8x64xi8>, %b: memref<64x32xi8>, %c: memref<8x
 // mask (the packed operand holds zeros past K).
 // CHECK-LABEL: func.func @gemm_s8s8s32
 // CHECK:         %[[PADB:.*]] = arith.constant -128 : i8
-// CHECK:         %[[RB:.*]] = vector.transfer_read %arg1[{{.*}}], %[[PADB]] {{.*}} : memref<6x40xi8>, vector<8xi8>
-// CHECK:         %[[BIAS:.*]] = arith.constant dense<-128> : vector<8xi8>
-// CHECK:         arith.xori %[[RB]], %[[BIAS]] : vector<8xi8>
+// CHECK:         %[[RB:.*]] = vector.transfer_read %arg1[{{.*}}], %[[PADB]]{{.*}} : memref<6x40xi8>, vector<16xi8>
+// CHECK:         %[[BIAS:.*]] = arith.constant dense<-128> : vector<16xi8>
+// CHECK:         arith.xori %[[RB]], %[[BIAS]] : vector<16xi8>
 // The compensation: per row of A, 128 x its sum, kept in a temporary.
 // CHECK:         %[[SUMS:.*]] = memref.alloc() {{.*}} : memref<5xi32>
 // CHECK:         scf.for %[[SM:.*]] = %{{.*}} to %c5
@@ -89,21 +89,21 @@ func.func @gemm_u8s8s32(%a: memref<8x64xi8>, %b: memref<64x32xi8>, %c: memref<8x
 // The registers in the description's semantic order: the packed (biased,
 // unsigned) B in the unsigned register, the broadcast signed A, the
 // accumulator.
-// CHECK:         %[[ACC:.*]] = scf.for {{.*}} = %c0{{.*}} to %c1{{.*}} step %c1{{.*}} iter_args(%[[A:.*]] = %{{.*}}) -> (vector<8xi32>)
+// CHECK:         %[[ACC:.*]] = scf.for {{.*}} = %c0{{.*}} to %c1{{.*}} step %c1{{.*}} iter_args(%[[A:.*]] = %{{.*}}) -> (vector<16xi32>)
 // CHECK:           %[[AW:.*]] = vector.load %arg0[%[[M:.*]], %{{.*}}] : memref<5x6xi8>, vector<4xi8>
 // CHECK:           %[[AI:.*]] = vector.bitcast %[[AW]] : vector<4xi8> to vector<1xi32>
 // CHECK:           %[[AS:.*]] = vector.extract %[[AI]][0]
-// CHECK:           %[[AB:.*]] = vector.broadcast %[[AS]] : i32 to vector<8xi32>
-// CHECK:           %[[AV:.*]] = vector.bitcast %[[AB]] : vector<8xi32> to vector<32xi8>
-// CHECK:           %[[BV:.*]] = vector.load %{{.*}} : memref<2x2x128xi8>, vector<32xi8>
-// CHECK:           tisa.apply "vpdpbusd.ymm"(%[[BV]], %[[AV]], %[[A]]) {accumulator = 2 : i64, intrinsic = "llvm.x86.avx512.vpdpbusd.256", order = array<i64: 2, 0, 1>, {{.*}}} : (vector<32xi8>, vector<32xi8>, vector<8xi32>) -> vector<8xi32>
+// CHECK:           %[[AB:.*]] = vector.broadcast %[[AS]] : i32 to vector<16xi32>
+// CHECK:           %[[AV:.*]] = vector.bitcast %[[AB]] : vector<16xi32> to vector<64xi8>
+// CHECK:           %[[BV:.*]] = vector.load %{{.*}} : memref<1x2x192xi8>, vector<64xi8>
+// CHECK:           tisa.apply "vpdpbusd.zmm"(%[[BV]], %[[AV]], %[[A]]) {accumulator = 2 : i64, intrinsic = "llvm.x86.avx512.vpdpbusd.512", order = array<i64: 2, 0, 1>, {{.*}}} : (vector<64xi8>, vector<64xi8>, vector<16xi32>) -> vector<16xi32>
 // CHECK:         } {tisa.loop = "reduction"}
 // CHECK:         %[[MASK:.*]] = vector.constant_mask [2] : vector<4xi1>
 // CHECK:         vector.maskedload %arg0[{{.*}}], %[[MASK]], {{.*}} : memref<5x6xi8>, vector<4xi1>, vector<4xi8>
-// CHECK:         %[[LAST:.*]] = tisa.apply "vpdpbusd.ymm"({{.*}}, %[[ACC]])
+// CHECK:         %[[LAST:.*]] = tisa.apply "vpdpbusd.zmm"({{.*}}, %[[ACC]])
 // CHECK:         %[[ROW:.*]] = memref.load %[[SUMS]][%[[M]]] : memref<5xi32>
-// CHECK:         %[[ROWV:.*]] = vector.broadcast %[[ROW]] : i32 to vector<8xi32>
-// CHECK:         %[[OUT:.*]] = arith.subi %[[LAST]], %[[ROWV]] : vector<8xi32>
+// CHECK:         %[[ROWV:.*]] = vector.broadcast %[[ROW]] : i32 to vector<16xi32>
+// CHECK:         %[[OUT:.*]] = arith.subi %[[LAST]], %[[ROWV]] : vector<16xi32>
 // CHECK:         vector.maskedstore %arg2[%[[M]], %{{.*}}], %{{.*}}, %[[OUT]]
 func.func @gemm_s8s8s32(%a: memref<5x6xi8>, %b: memref<6x40xi8>, %c: memref<5x40xi32>) {
   linalg.matmul ins(%a, %b : memref<5x6xi8>, memref<6x40xi8>) outs(%c : memref<5x40xi32>)
