@@ -2,12 +2,15 @@
 
 #include "tisa/Kernels/Tune.h"
 #include "tisa/Kernels/Reference.h"
+#include "tisa/Semantics/DescriptionSet.h"
+#include "tisa/Targets/Rates.h"
 #include "tisa/Transforms/Tensorize.h"
 
 #include "llvm/ADT/StringSet.h"
 #include "llvm/Support/FormatVariadic.h"
 
 #include <chrono>
+#include <cmath>
 
 namespace tisa {
 
@@ -19,11 +22,50 @@ double since(Clock::time_point t) {
   return std::chrono::duration<double>(Clock::now() - t).count();
 }
 
+/// The register tiles worth measuring on the target, from its data: at least
+/// the accumulators that cover the instruction's latency (the cost model's
+/// chains x latency x issue rate), at most the vector registers less those
+/// the broadcasts keep; rows a little past the default search's (which
+/// counts, where the tuner measures), registers as many as it tries.
+struct TileBounds {
+  int64_t minAccumulators = 1, maxAccumulators = 1, maxRows = 1,
+          maxRegisters = 1;
+};
+
+/// How far past the default search's rows the tuner looks.
+constexpr int64_t kExtraRows = 2;
+
+llvm::Expected<TileBounds> tileBounds(const JitOptions &jit,
+                                      llvm::StringRef instruction) {
+  llvm::Expected<Target> target = loadTarget(jit.target, jit.targetDir);
+  if (!target)
+    return target.takeError();
+  LoadedDescriptions loaded(jit.isaDirs);
+  auto d = llvm::find_if(loaded.all, [&](const Description *x) {
+    return x->name == instruction;
+  });
+  if (d == loaded.all.end())
+    return llvm::createStringError("internal error: the kernel's instruction '" +
+                                   instruction + "' is not loaded");
+  resolveRates(*target, {*d});
+  const CostModel &cm = target->cost;
+  TileBounds b;
+  b.minAccumulators = std::max<int64_t>(
+      1, int64_t(std::ceil(cm.accumulatorChains * target->latency(**d) *
+                           target->issueRate(**d))));
+  b.maxAccumulators =
+      target->vectorRegistersOrAssumed() - cm.spareRegistersWithBroadcasts;
+  b.maxRows = cm.maxTileRows + kExtraRows;
+  b.maxRegisters = cm.maxTileRegisters;
+  return b;
+}
+
 /// Register tiles, lane blocks and loop orders around a schedule.
 class Neighbourhood {
 public:
-  Neighbourhood(const ScheduleSpace &space, const Schedule &initial)
-      : space(space), initial(initial) {
+  Neighbourhood(const ScheduleSpace &space, const Schedule &initial,
+                const TileBounds &bounds)
+      : space(space), initial(initial), bounds(bounds) {
     // The loop whose unroll pairs with the lanes: the innermost one the
     // default unrolls, else the innermost parallel loop besides the lanes.
     int innermost = -1;
@@ -49,10 +91,11 @@ public:
     std::vector<std::tuple<int64_t, size_t, Schedule>> out;
     int64_t u0 = other >= 0 ? base.unroll[other] : 1;
     int64_t v0 = base.unroll[space.laneLoop];
-    for (int64_t u = 1; u <= (other >= 0 ? 10 : 1); ++u)
-      for (int64_t v = 1; v <= 8; ++v) {
+    for (int64_t u = 1; u <= (other >= 0 ? bounds.maxRows : 1); ++u)
+      for (int64_t v = 1; v <= bounds.maxRegisters; ++v) {
         int64_t acc = u * v;
-        if (acc < 8 || acc > 30 || (u == u0 && v == v0))
+        if (acc < bounds.minAccumulators || acc > bounds.maxAccumulators ||
+            (u == u0 && v == v0))
           continue;
         Schedule s = with(base, u, v);
         out.push_back({std::abs(acc - u0 * v0) * 4 + std::abs(u - u0) +
@@ -106,7 +149,8 @@ public:
                           {-1, 1}}) {
       if (other < 0 && du)
         continue;
-      if (u + du < 1 || v + dv < 1 || (u + du) * (v + dv) > 30)
+      if (u + du < 1 || v + dv < 1 ||
+          (u + du) * (v + dv) > bounds.maxAccumulators)
         continue;
       out.push_back(with(base, u + du, v + dv));
     }
@@ -129,13 +173,14 @@ private:
     // Panels follow the tile (see Schedule::panel).
     s.panel = base.panel ? (tile < space.lanesPadded ? tile : 0) : 0;
     // Edge tiles stay within the accumulators the register tile may have.
-    if (s.edge * v > 30)
-      s.edge = std::max<int64_t>(1, 30 / v);
+    if (s.edge * v > bounds.maxAccumulators)
+      s.edge = std::max<int64_t>(1, bounds.maxAccumulators / v);
     return s;
   }
 
   ScheduleSpace space;
   Schedule initial;
+  TileBounds bounds;
   int other = -1;
   bool fusable = false; ///< two parallel loops besides the lanes
 };
@@ -168,6 +213,11 @@ llvm::Expected<TuneResult> tuneKernel(const KernelSpec &spec,
   if (failed(space) || failed(initial))
     return llvm::createStringError("internal error: unreadable schedule '" +
                                    (*first)->schedule() + "'");
+
+  llvm::Expected<TileBounds> bounds =
+      tileBounds(options.jit, (*first)->instruction());
+  if (!bounds)
+    return bounds.takeError();
 
   TuneResult result;
   result.key = *key;
@@ -257,7 +307,7 @@ llvm::Expected<TuneResult> tuneKernel(const KernelSpec &spec,
     return llvm::createStringError("the default schedule of " +
                                    spec.describe() + " failed: " +
                                    result.tried.front().error);
-  Neighbourhood around(*space, *initial);
+  Neighbourhood around(*space, *initial, *bounds);
   auto best = [&] { return *Schedule::parse(result.best, why); };
   // Register tiles, then blocks and orders for the best one, then single
   // steps from the best until nothing improves.

@@ -92,6 +92,19 @@ int64_t wholeTiles(const KernelSpec &s, double macs) {
          tiles(s.filters, 16) * tiles(s.c, kTile);
 }
 
+/// Instruction steps of the reduction (K, or a conv2d's taps and channel
+/// steps), K being 64 bytes of the input elements per step.
+int64_t reductionSteps(const KernelSpec &s, double macs) {
+  int64_t kTile = int64_t(macs) / 256;
+  auto tiles = [](int64_t x, int64_t t) { return (x + t - 1) / t; };
+  if (s.op == KernelSpec::Op::Gemm)
+    return tiles(s.k, kTile);
+  return s.r * s.s * tiles(s.c, kTile);
+}
+
+/// Fewer reduction steps than this may be unrolled completely.
+constexpr int64_t kUnrolledSteps = 4;
+
 class AMXKernels : public testing::TestWithParam<AMXCase> {};
 
 TEST_P(AMXKernels, CorrectAndTensorized) {
@@ -122,6 +135,20 @@ TEST_P(AMXKernels, CorrectAndTensorized) {
   for (llvm::StringRef entry : {"_packed", "_packed_range"}) {
     auto insts = disassembleFunction(k.object(), k.name() + entry.str(), "");
     ASSERT_TRUE(bool(insts)) << llvm::toString(insts.takeError());
+    // The reduction's steps run as an innermost loop of tile loads and
+    // tdp*, unless they are so few that LLVM unrolls them completely (then
+    // the loop over blocks holds them, beside the edge moves' own loops).
+    if (reductionSteps(spec, macs) >= kUnrolledSteps)
+      EXPECT_TRUE(llvm::any_of(innermostLoops(*insts), [&](auto loop) {
+        bool dot = false, load = false;
+        for (size_t i = loop.first; i <= loop.second; ++i) {
+          dot |= (*insts)[i].mnemonic == GetParam().mnemonic;
+          load |= (*insts)[i].mnemonic == "tileloadd";
+        }
+        return dot && load;
+      })) << k.name() << entry.str() << ": no innermost loop holds "
+          << GetParam().mnemonic << " and tileloadd (plan " << k.plan()
+          << ", schedule " << k.schedule() << ")";
     for (auto [first, last] : allLoops(*insts))
       for (size_t i = first; i <= last; ++i)
         EXPECT_NE((*insts)[i].mnemonic, "ldtilecfg")
