@@ -81,6 +81,7 @@ const CostKey kCostKeys[] = {
     {"edge_first_fraction", &CostModel::edgeFirstFraction},
     {"l1_overflow_factor", &CostModel::l1OverflowFactor},
     {"l2_block_fraction", &CostModel::l2BlockFraction},
+    {"l2_bytes_per_cycle", &CostModel::l2BytesPerCycle},
     {"loop_overhead_cycles", &CostModel::loopOverheadCycles},
     {"max_tile_registers", nullptr, &CostModel::maxTileRegisters},
     {"max_tile_rows", nullptr, &CostModel::maxTileRows},

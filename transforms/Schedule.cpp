@@ -191,6 +191,7 @@ private:
   const CostModel &cm;
   double issue, chains;
   int64_t registers, steps, laneRegs;
+  double packedRegisterBytes; // one register of the packed operand
   // The broadcast elements a tile reads over its reduction should stay in
   // L1 while the packed panel streams; the count adds a penalty beyond L1.
   // Rows of a conv2d share most of their windows (5 columns of 3x3 taps read
@@ -225,6 +226,9 @@ LaneDotKernel::Impl::TileSearch::TileSearch(const Impl &m,
       registers(target.vectorRegistersOrAssumed()),
       steps(m.reductionVolume() / m.extent[m.groupLoop] * m.groupTiles),
       laneRegs(m.lanesPadded / m.lanes),
+      packedRegisterBytes(
+          double(m.d->registers[m.pkInstr].type.getNumElements()) *
+          m.d->registers[m.pkInstr].type.getElementTypeBitWidth() / 8),
       l1(int64_t(target.l1dBytesOrAssumed())),
       l2Budget(
           int64_t(double(target.l2BytesOrAssumed()) * cm.l2BlockFraction)),
@@ -267,8 +271,12 @@ double LaneDotKernel::Impl::TileSearch::tileBytes(int rowLoop, int64_t a) {
 /// the reduction's steps (the rest are taps on a zero border).
 double LaneDotKernel::Impl::TileSearch::tileCycles(int rowLoop, int64_t a,
                                                    int64_t b, double frac) {
-  double step = std::max({double(a * b), chains, double(a + b)}) / issue +
-                cm.loopOverheadCycles;
+  double step = std::max({double(a * b), chains, double(a + b)}) / issue;
+  // A packed panel larger than L1 streams from L2 for every row tile.
+  double packed = double(b) * packedRegisterBytes;
+  if (cm.l2BytesPerCycle > 0 && packed * steps > l1)
+    step = std::max(step, packed / cm.l2BytesPerCycle);
+  step += cm.loopOverheadCycles;
   if (tileBytes(rowLoop, a) > l1)
     step *= cm.l1OverflowFactor;
   return steps * frac * step +

@@ -285,12 +285,18 @@ int targetShow(const Options &o) {
                       "tiles up to {1}x{2}, {3}/{4} spare registers, "
                       "{5:f2} cycles loop overhead, x{6:f2} per step beyond L1, "
                       "{7:f0}% tie window, {8:f0}% border columns for edge "
-                      "tiles first, {9:f0}% of L2 per lane block\n",
+                      "tiles first, {9:f0}% of L2 per lane block{10}\n",
                       c.accumulatorChains, c.maxTileRows, c.maxTileRegisters,
                       c.spareRegistersWithPacked,
                       c.spareRegistersWithBroadcasts, c.loopOverheadCycles,
                       c.l1OverflowFactor, c.tieWindow * 100,
-                      c.edgeFirstFraction * 100, c.l2BlockFraction * 100);
+                      c.edgeFirstFraction * 100, c.l2BlockFraction * 100,
+                      c.l2BytesPerCycle > 0
+                          ? llvm::formatv(", panels beyond L1 streamed from "
+                                          "L2 at {0:f0} bytes per cycle",
+                                          c.l2BytesPerCycle)
+                                .str()
+                          : std::string());
   return 0;
 }
 

@@ -56,6 +56,11 @@ struct CostModel {
   double edgeFirstFraction = 0.05;
   /// Fraction of L2 a lane block's packed panel may fill.
   double l2BlockFraction = 0.5;
+  /// Bytes per cycle a core streams from L2 into its loads, effectively: a
+  /// register tile whose packed panel (its registers of lanes over the whole
+  /// reduction) outgrows L1 reads it from L2 at every row tile, so a step
+  /// costs at least its packed bytes over this. 0: not modelled.
+  double l2BytesPerCycle = 0;
   /// Instruction steps per iteration of a tile kernel's reduction loop over
   /// vector registers (NEON mmla segments): the loop's add, compare and
   /// branch shared by that many steps (Schedule::reductionUnroll).
