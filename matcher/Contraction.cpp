@@ -160,6 +160,12 @@ FailureOr<Contraction> readContraction(linalg::LinalgOp op, std::string &why) {
   Contraction c;
   c.op = op;
   c.opName = op->getName().getStringRef().str();
+  if (isa<linalg::QuantizedMatmulOp>(op.getOperation())) {
+    why = c.opName + " is not a contraction as it stands: its zero points "
+                     "make it one plus row and column sums (tisa gen and "
+                     "-tisa-decompose-quantized split it so)";
+    return failure();
+  }
   if (op.getNumDpsInputs() != 2 || op.getNumDpsInits() != 1) {
     why = llvm::formatv("{0} is not a contraction: it has {1} inputs and {2} "
                         "outputs (a contraction multiplies 2 inputs into 1 "

@@ -1,7 +1,8 @@
 /* Runs a GEMM that `tisa gen FILE.mlir` generated, through MLIR's C interface,
  * against a plain reference: random and mixed-extreme inputs, bit-exact, with
  * guard words around C. Built with -DFUNC=<symbol> -DM= -DN= -DK= and
- * -DA_SIGNED=0|1 -DB_SIGNED=0|1 (the program's extsi/extui). Prints one line
+ * -DA_SIGNED=0|1 -DB_SIGNED=0|1 (the program's extsi/extui), and for a
+ * quantized matmul -DZERO_POINTS -DZA= -DZB=. Prints one line
  * per run and exits non-zero on the first difference. */
 #include <stdint.h>
 #include <stdio.h>
@@ -16,7 +17,15 @@ typedef struct {
   int64_t offset, sizes[2], strides[2];
 } Memref32;
 
+#ifdef ZERO_POINTS
+/* linalg.quantized_matmul: C += (A - ZA)(B - ZB), the zero points passed
+ * as i32 arguments. */
+void FUNC(Memref8 *a, Memref8 *b, int32_t za, int32_t zb, Memref32 *c);
+#else
 void FUNC(Memref8 *a, Memref8 *b, Memref32 *c);
+#define ZA 0
+#define ZB 0
+#endif
 
 #define GUARD 16
 #define POISON ((int32_t)0x5a5a5a5a)
@@ -55,7 +64,11 @@ static int check(int extreme) {
     c[i] = POISON;
   Memref8 ma = view8(a, M, K), mb = view8(b, K, N);
   Memref32 mc = {c, c + GUARD, 0, {M, N}, {N, 1}};
+#ifdef ZERO_POINTS
+  FUNC(&ma, &mb, ZA, ZB, &mc);
+#else
   FUNC(&ma, &mb, &mc);
+#endif
   for (int i = 0; i < GUARD; ++i)
     if (c[i] != POISON || c[GUARD + M * N + i] != POISON) {
       printf("%s inputs: the kernel wrote outside C\n",
@@ -66,8 +79,8 @@ static int check(int extreme) {
     for (int n = 0; n < N; ++n) {
       uint32_t want = 0; /* s32 arithmetic wraps */
       for (int k = 0; k < K; ++k)
-        want += (uint32_t)(widen(a[m * K + k], A_SIGNED) *
-                           widen(b[k * N + n], B_SIGNED));
+        want += (uint32_t)((widen(a[m * K + k], A_SIGNED) - ZA) *
+                           (widen(b[k * N + n], B_SIGNED) - ZB));
       int32_t got = c[GUARD + m * N + n];
       if ((uint32_t)got != want) {
         printf("%s inputs: C[%d][%d] = %d, expected %d\n",
