@@ -160,9 +160,13 @@ FailureOr<Contraction> readContraction(linalg::LinalgOp op, std::string &why) {
   Contraction c;
   c.op = op;
   c.opName = op->getName().getStringRef().str();
-  if (isa<linalg::QuantizedMatmulOp>(op.getOperation())) {
+  // linalg's quantized contractions: two inputs and two scalar zero points.
+  if (op.getNumDpsInputs() == 4 && op.getNumDpsInits() == 1 &&
+      llvm::none_of(llvm::drop_begin(op.getDpsInputs(), 2), [](Value v) {
+        return isa<ShapedType>(v.getType());
+      })) {
     why = c.opName + " is not a contraction as it stands: its zero points "
-                     "make it one plus row and column sums (tisa gen and "
+                     "make it one plus sums of its inputs (tisa gen and "
                      "-tisa-decompose-quantized split it so)";
     return failure();
   }

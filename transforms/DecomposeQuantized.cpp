@@ -1,9 +1,11 @@
 //===- DecomposeQuantized.cpp - -tisa-decompose-quantized ----------------===//
 //
-// linalg.quantized_matmul on memrefs becomes linalg.matmul plus its
-// zero-point terms (the repair algebra of docs/matcher.md with run-time
-// biases):
-//   C += A B - zb * rows(A) - za * columns(B) + K za zb   (i32, wrapping).
+// Linalg's quantized contractions (quantized_matmul, quantized_batch_matmul,
+// the *_q convolutions) on memrefs become the plain contraction plus its
+// zero-point terms, by the repair algebra of docs/matcher.md with run-time
+// biases:
+//   C += sum A B - zb * sum_red A - za * sum_red B + R za zb   (wrapping),
+// the sums over the reduction loops, R their trip count.
 //
 //===----------------------------------------------------------------------===//
 
@@ -22,6 +24,17 @@ using namespace mlir;
 namespace tisa {
 namespace {
 
+/// Every linalg op computing C += (cast(A) - cast(za)) * (cast(B) - cast(zb))
+/// with signed casts and scalar zero points (operands 2 and 3).
+bool isQuantizedContraction(Operation *op) {
+  return isa<linalg::QuantizedMatmulOp, linalg::QuantizedBatchMatmulOp,
+             linalg::Conv2DNhwcHwcfQOp, linalg::Conv2DNhwcFhwcQOp,
+             linalg::Conv2DNchwFchwQOp, linalg::Conv2DNgchwGfchwQOp,
+             linalg::Conv2DNhwgcGfhwcQOp, linalg::Conv3DNdhwcDhwcfQOp,
+             linalg::DepthwiseConv2DNhwcHwcQOp,
+             linalg::DepthwiseConv2DNhwcHwcmQOp>(op);
+}
+
 /// `v` sign-extended (or truncated) to `to`, as linalg's cast_signed.
 Value castSigned(OpBuilder &b, Location loc, Value v, Type to) {
   unsigned from = v.getType().getIntOrFloatBitWidth();
@@ -33,113 +46,200 @@ Value castSigned(OpBuilder &b, Location loc, Value v, Type to) {
   return v;
 }
 
-/// A zeroed temporary of `extents` (each a dimension of `of`) elements of
-/// `type`; the caller frees it.
-Value zeroedBuffer(OpBuilder &b, Location loc, Value of,
-                   ArrayRef<unsigned> dims, Type type) {
-  auto shaped = cast<MemRefType>(of.getType());
+/// The loops of a quantized contraction and their trip counts.
+struct Loops {
+  SmallVector<utils::IteratorType> kinds;
+  SmallVector<Value> sizes; // index values
+  SmallVector<int64_t> static_;
+
+  bool reduction(unsigned l) const {
+    return kinds[l] == utils::IteratorType::reduction;
+  }
+};
+
+/// sums[p] = sum over the reduction loops of cast(x), p being the parallel
+/// loops `map` (x's indexing map) reads, in loop order: a row sum of A for a
+/// GEMM, a window sum of the input or a filter sum for a convolution.
+/// Returns the buffer (the caller frees it) and its map in the loop space.
+std::pair<Value, AffineMap> sumsOf(OpBuilder &b, Location loc, Value x,
+                                   AffineMap map, const Loops &loops,
+                                   Type acc) {
+  MLIRContext *ctx = b.getContext();
+  // The sub-space: x's parallel loops, then every reduction loop.
+  SmallVector<unsigned> parallel, space;
+  for (unsigned l = 0; l < loops.kinds.size(); ++l)
+    if (!loops.reduction(l) && map.isFunctionOfDim(l))
+      parallel.push_back(l);
+  space = parallel;
+  for (unsigned l = 0; l < loops.kinds.size(); ++l)
+    if (loops.reduction(l))
+      space.push_back(l);
+  SmallVector<AffineExpr> rename(loops.kinds.size(),
+                                 getAffineConstantExpr(0, ctx));
+  SmallVector<utils::IteratorType> kinds;
+  for (auto [i, l] : llvm::enumerate(space)) {
+    rename[l] = getAffineDimExpr(i, ctx);
+    kinds.push_back(loops.kinds[l]);
+  }
+  AffineMap in = map.replaceDimsAndSymbols(rename, {}, space.size(), 0);
+  SmallVector<AffineExpr> outExprs, fullExprs;
   SmallVector<int64_t> shape;
   SmallVector<Value> dynamic;
-  for (unsigned d : dims) {
-    shape.push_back(shaped.getDimSize(d));
-    if (shaped.isDynamicDim(d))
-      dynamic.push_back(memref::DimOp::create(b, loc, of, d));
+  for (auto [i, l] : llvm::enumerate(parallel)) {
+    outExprs.push_back(getAffineDimExpr(i, ctx));
+    fullExprs.push_back(getAffineDimExpr(l, ctx));
+    shape.push_back(loops.static_[l]);
+    if (ShapedType::isDynamic(loops.static_[l]))
+      dynamic.push_back(loops.sizes[l]);
   }
-  Value buffer = memref::AllocOp::create(
-      b, loc, MemRefType::get(shape, type), dynamic, b.getI64IntegerAttr(64));
-  Value zero = arith::ConstantOp::create(b, loc, b.getZeroAttr(type));
-  linalg::FillOp::create(b, loc, zero, buffer);
-  return buffer;
-}
-
-/// sums[i] = sum over the other loop of cast(x), for a 2-d `x` whose
-/// dimension `keep` is kept: the row sums of A (keep 0) or the column sums
-/// of B (keep 1).
-Value sumsOf(OpBuilder &b, Location loc, Value x, unsigned keep, Type acc) {
-  Value sums = zeroedBuffer(b, loc, x, {keep}, acc);
-  MLIRContext *ctx = b.getContext();
-  // Loops (kept, summed); x is indexed (kept, summed) or (summed, kept).
-  AffineExpr kept = getAffineDimExpr(0, ctx), summed = getAffineDimExpr(1, ctx);
-  AffineMap in = AffineMap::get(2, 0,
-                                keep == 0 ? ArrayRef<AffineExpr>{kept, summed}
-                                          : ArrayRef<AffineExpr>{summed, kept},
-                                ctx);
-  AffineMap out = AffineMap::get(2, 0, {kept}, ctx);
+  Value sums = memref::AllocOp::create(b, loc, MemRefType::get(shape, acc),
+                                       dynamic, b.getI64IntegerAttr(64));
+  Value zero = arith::ConstantOp::create(b, loc, b.getZeroAttr(acc));
+  linalg::FillOp::create(b, loc, zero, sums);
+  AffineMap out = AffineMap::get(space.size(), 0, outExprs, ctx);
+  SmallVector<Value> ins = {x};
+  SmallVector<AffineMap> maps = {in};
+  // A convolution's input alone does not give the filter's extents (it is
+  // read at oh + kh): a window operand of the reduction loops' shape does,
+  // as for linalg's pooling ops; its elements are never read.
+  if (!inversePermutation(concatAffineMaps({in, out}, ctx))) {
+    SmallVector<int64_t> windowShape;
+    SmallVector<Value> windowDynamic;
+    SmallVector<AffineExpr> windowExprs;
+    for (unsigned i = parallel.size(); i < space.size(); ++i) {
+      windowShape.push_back(loops.static_[space[i]]);
+      if (ShapedType::isDynamic(loops.static_[space[i]]))
+        windowDynamic.push_back(loops.sizes[space[i]]);
+      windowExprs.push_back(getAffineDimExpr(i, ctx));
+    }
+    ins.push_back(memref::AllocaOp::create(
+        b, loc, MemRefType::get(windowShape, b.getI8Type()), windowDynamic));
+    maps.push_back(AffineMap::get(space.size(), 0, windowExprs, ctx));
+  }
+  maps.push_back(out);
   linalg::GenericOp::create(
-      b, loc, ValueRange{x}, ValueRange{sums}, ArrayRef<AffineMap>{in, out},
-      ArrayRef<utils::IteratorType>{utils::IteratorType::parallel,
-                                    utils::IteratorType::reduction},
+      b, loc, ins, ValueRange{sums}, maps, kinds,
       [&](OpBuilder &nb, Location nl, ValueRange args) {
         Value wide = castSigned(nb, nl, args[0], acc);
         linalg::YieldOp::create(nb, nl,
                                 ValueRange{arith::AddIOp::create(
-                                    nb, nl, args[1], wide)});
+                                    nb, nl, args.back(), wide)});
       });
-  return sums;
+  return {sums, AffineMap::get(loops.kinds.size(), 0, fullExprs, ctx)};
 }
 
-struct DecomposeQuantizedMatmul
-    : public OpRewritePattern<linalg::QuantizedMatmulOp> {
-  using OpRewritePattern::OpRewritePattern;
+/// The contraction without zero points: C += cast(A) * cast(B).
+void buildPlainContraction(OpBuilder &b, Location loc, linalg::LinalgOp op,
+                           ArrayRef<AffineMap> maps, const Loops &loops,
+                           Type acc) {
+  Value a = op.getDpsInputs()[0], x = op.getDpsInputs()[1];
+  linalg::GenericOp::create(
+      b, loc, ValueRange{a, x}, ValueRange{op.getDpsInits()[0]},
+      ArrayRef<AffineMap>{maps[0], maps[1], maps[4]}, loops.kinds,
+      [&](OpBuilder &nb, Location nl, ValueRange args) {
+        Value p = arith::MulIOp::create(nb, nl, castSigned(nb, nl, args[0], acc),
+                                        castSigned(nb, nl, args[1], acc));
+        linalg::YieldOp::create(
+            nb, nl, ValueRange{arith::AddIOp::create(nb, nl, args[2], p)});
+      });
+}
 
-  LogicalResult matchAndRewrite(linalg::QuantizedMatmulOp op,
+struct DecomposeQuantizedContraction
+    : public OpInterfaceRewritePattern<linalg::LinalgOp> {
+  using OpInterfaceRewritePattern::OpInterfaceRewritePattern;
+
+  LogicalResult matchAndRewrite(linalg::LinalgOp op,
                                 PatternRewriter &rewriter) const override {
+    if (!isQuantizedContraction(op))
+      return rewriter.notifyMatchFailure(op, "not a quantized contraction");
     if (!op.hasPureBufferSemantics())
       return rewriter.notifyMatchFailure(
           op, "on tensors: bufferize first (tisa gen FILE.mlir does)");
-    Value a = op.getDpsInputs()[0], bIn = op.getDpsInputs()[1];
-    Value za = op.getDpsInputs()[2], zb = op.getDpsInputs()[3];
     Value c = op.getDpsInits()[0];
     Type acc = cast<MemRefType>(c.getType()).getElementType();
     if (!isa<IntegerType>(acc))
       return rewriter.notifyMatchFailure(op, "the output is not an integer");
+    SmallVector<AffineMap> maps = op.getIndexingMapsArray();
     Location loc = op.getLoc();
     rewriter.setInsertionPoint(op);
-    linalg::MatmulOp::create(rewriter, loc, ValueRange{a, bIn}, ValueRange{c});
-    bool rows = !matchPattern(zb, m_Zero()), columns = !matchPattern(za, m_Zero());
-    if (!rows && !columns) {
-      rewriter.eraseOp(op);
-      return success();
-    }
-    SmallVector<Value> temporaries;
-    if (rows)
-      temporaries.push_back(sumsOf(rewriter, loc, a, 0, acc));
-    if (columns)
-      temporaries.push_back(sumsOf(rewriter, loc, bIn, 1, acc));
-    Value zaWide = castSigned(rewriter, loc, za, acc);
-    Value zbWide = castSigned(rewriter, loc, zb, acc);
-    Value k = arith::IndexCastOp::create(
-        rewriter, loc, acc, memref::DimOp::create(rewriter, loc, a, 1));
-    // K za zb, the same for every element.
-    Value constant = arith::MulIOp::create(
-        rewriter, loc, k, arith::MulIOp::create(rewriter, loc, zaWide, zbWide));
-    MLIRContext *ctx = rewriter.getContext();
-    AffineExpr m = getAffineDimExpr(0, ctx), n = getAffineDimExpr(1, ctx);
-    SmallVector<AffineMap> maps;
-    if (rows)
-      maps.push_back(AffineMap::get(2, 0, {m}, ctx));
-    if (columns)
-      maps.push_back(AffineMap::get(2, 0, {n}, ctx));
-    maps.push_back(AffineMap::get(2, 0, {m, n}, ctx));
-    linalg::GenericOp::create(
-        rewriter, loc, temporaries, ValueRange{c}, maps,
-        ArrayRef<utils::IteratorType>{utils::IteratorType::parallel,
-                                      utils::IteratorType::parallel},
-        [&](OpBuilder &nb, Location nl, ValueRange args) {
-          Value v = arith::AddIOp::create(nb, nl, args.back(), constant);
-          unsigned i = 0;
-          if (rows)
-            v = arith::SubIOp::create(
-                nb, nl, v, arith::MulIOp::create(nb, nl, zbWide, args[i++]));
-          if (columns)
-            v = arith::SubIOp::create(
-                nb, nl, v, arith::MulIOp::create(nb, nl, zaWide, args[i++]));
-          linalg::YieldOp::create(nb, nl, ValueRange{v});
-        });
-    for (Value t : temporaries)
-      memref::DeallocOp::create(rewriter, loc, t);
+    Loops loops;
+    loops.kinds = op.getIteratorTypesArray();
+    loops.static_ = op.getStaticLoopRanges();
+    for (Range r : op.createLoopRanges(rewriter, loc))
+      loops.sizes.push_back(
+          getValueOrCreateConstantIndexOp(rewriter, loc, r.size));
+    // Each input reads every reduction loop (else its sum would need that
+    // loop's trip count as a factor).
+    for (unsigned i = 0; i < 2; ++i)
+      for (unsigned l = 0; l < loops.kinds.size(); ++l)
+        if (loops.reduction(l) && !maps[i].isFunctionOfDim(l))
+          return rewriter.notifyMatchFailure(
+              op, "an input does not read every reduction loop");
+    buildPlainContraction(rewriter, loc, op, maps, loops, acc);
+    Value za = op.getDpsInputs()[2], zb = op.getDpsInputs()[3];
+    bool sumA = !matchPattern(zb, m_Zero()), sumB = !matchPattern(za, m_Zero());
+    if (sumA || sumB)
+      addZeroPointTerms(rewriter, loc, op, maps, loops, acc, sumA, sumB);
     rewriter.eraseOp(op);
     return success();
+  }
+
+private:
+  /// C += R za zb - zb * sums(A) - za * sums(B), the sums of an input whose
+  /// zero-point partner is the constant 0 left out.
+  static void addZeroPointTerms(OpBuilder &b, Location loc, linalg::LinalgOp op,
+                                ArrayRef<AffineMap> maps, const Loops &loops,
+                                Type acc, bool sumA, bool sumB) {
+    Value za = castSigned(b, loc, op.getDpsInputs()[2], acc);
+    Value zb = castSigned(b, loc, op.getDpsInputs()[3], acc);
+    SmallVector<Value> sums;
+    SmallVector<AffineMap> sumMaps;
+    SmallVector<Value> factors; // what each sum is multiplied by
+    for (unsigned i = 0; i < 2; ++i) {
+      if (!(i == 0 ? sumA : sumB))
+        continue;
+      auto [buffer, map] =
+          sumsOf(b, loc, op.getDpsInputs()[i], maps[i], loops, acc);
+      sums.push_back(buffer);
+      sumMaps.push_back(map);
+      factors.push_back(i == 0 ? zb : za);
+    }
+    // R za zb, the same for every element.
+    Value r = arith::ConstantIndexOp::create(b, loc, 1);
+    for (unsigned l = 0; l < loops.kinds.size(); ++l)
+      if (loops.reduction(l))
+        r = b.createOrFold<arith::MulIOp>(loc, r, loops.sizes[l]);
+    Value constant = arith::MulIOp::create(
+        b, loc, b.createOrFold<arith::IndexCastOp>(loc, acc, r),
+        arith::MulIOp::create(b, loc, za, zb));
+    // Over the output's loops (the parallel ones), in the output's terms.
+    SmallVector<unsigned> parallel;
+    SmallVector<utils::IteratorType> kinds;
+    SmallVector<AffineExpr> rename(loops.kinds.size(),
+                                   getAffineConstantExpr(0, b.getContext()));
+    for (unsigned l = 0; l < loops.kinds.size(); ++l)
+      if (!loops.reduction(l)) {
+        rename[l] = getAffineDimExpr(parallel.size(), b.getContext());
+        parallel.push_back(l);
+        kinds.push_back(utils::IteratorType::parallel);
+      }
+    SmallVector<AffineMap> updateMaps;
+    for (AffineMap m : sumMaps)
+      updateMaps.push_back(
+          m.replaceDimsAndSymbols(rename, {}, parallel.size(), 0));
+    updateMaps.push_back(
+        maps[4].replaceDimsAndSymbols(rename, {}, parallel.size(), 0));
+    linalg::GenericOp::create(
+        b, loc, sums, ValueRange{op.getDpsInits()[0]}, updateMaps, kinds,
+        [&](OpBuilder &nb, Location nl, ValueRange args) {
+          Value v = arith::AddIOp::create(nb, nl, args.back(), constant);
+          for (auto [i, f] : llvm::enumerate(factors))
+            v = arith::SubIOp::create(nb, nl, v,
+                                      arith::MulIOp::create(nb, nl, f, args[i]));
+          linalg::YieldOp::create(nb, nl, ValueRange{v});
+        });
+    for (Value s : sums)
+      memref::DeallocOp::create(b, loc, s);
   }
 };
 
@@ -149,11 +249,13 @@ struct DecomposeQuantizedPass
   void runOnOperation() override {
     // One walk, no folding: the rest of the function stays as it is.
     RewritePatternSet patterns(&getContext());
-    patterns.add<DecomposeQuantizedMatmul>(&getContext());
-    walkAndApplyPatterns(getOperation(), FrozenRewritePatternSet(std::move(patterns)));
-    getOperation().walk([](linalg::QuantizedMatmulOp op) {
-      op.emitWarning("not tensorized: a quantized matmul on tensors; "
-                     "bufferize first (tisa gen FILE.mlir does)");
+    patterns.add<DecomposeQuantizedContraction>(&getContext());
+    walkAndApplyPatterns(getOperation(),
+                         FrozenRewritePatternSet(std::move(patterns)));
+    getOperation().walk([](linalg::LinalgOp op) {
+      if (isQuantizedContraction(op))
+        op.emitWarning("not tensorized: a quantized contraction on tensors; "
+                       "bufferize first (tisa gen FILE.mlir does)");
     });
   }
 };

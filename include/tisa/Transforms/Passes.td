@@ -44,27 +44,32 @@ def TisaSelectPlanPass : Pass<"tisa-select-plan", "::mlir::func::FuncOp"> {
 
 def TisaDecomposeQuantizedPass
     : Pass<"tisa-decompose-quantized", "::mlir::func::FuncOp"> {
-  let summary = "Split a quantized matmul into a plain one and its zero-point terms";
+  let summary = "Split a quantized contraction into a plain one and its zero-point terms";
   let description = [{
-    `linalg.quantized_matmul` computes C += (A - za)(B - zb) on sign-extended 8-bit inputs with
-    run-time zero points; no tensor instruction has zero points, so the matcher does not read it
-    as a contraction. By the repair algebra the matcher uses for signedness,
-      sum_k (A - za)(B - zb) = sum_k A B - zb * sum_k A[m, k] - za * sum_k B[k, n] + K za zb
-    exactly in 32-bit integers (every term wraps as the original does). On memrefs, this pass
-    replaces the op by a `linalg.matmul` of A and B into C, which the tensorizing passes then
-    generate on the target's instruction, the row sums of A (when zb may be nonzero) and the column
-    sums of B (when za may be nonzero) as reductions into temporary buffers, and one elementwise
-    update of C with the compensation. A zero point that is the constant 0 drops its term.
-    `tisa gen FILE.mlir` runs it after bufferization. On tensors it does nothing but say so.
+    Linalg's quantized contractions (`quantized_matmul`, `quantized_batch_matmul`, the `*_q`
+    convolutions) compute C += (A - za)(B - zb) on sign-extended inputs with run-time zero
+    points; no tensor instruction has zero points, so the matcher does not read them as
+    contractions. By the repair algebra the matcher uses for signedness,
+      sum (A - za)(B - zb) = sum A B - zb * sum_red A - za * sum_red B + R za zb
+    exactly in 32-bit integers (every term wraps as the original does), the sums running over the
+    reduction loops and R being their trip count. On memrefs, this pass replaces the op by
+    - the contraction without zero points, as a `linalg.generic` with the op's indexing maps,
+      which the tensorizing passes then generate on the target's instruction;
+    - the sums of A (when zb may be nonzero) and of B (when za may be nonzero) over the reduction
+      loops, per parallel loop each reads, as reductions into temporary buffers (a convolution's
+      window sums get a window operand of the filter's shape, as linalg's pooling ops do);
+    - one elementwise update of C with the compensation.
+    A zero point that is the constant 0 drops its term. `tisa gen FILE.mlir` runs it after
+    bufferization. On tensors it does nothing but say so.
 
     Example:
     ```mlir
     linalg.quantized_matmul ins(%a, %b, %za, %zb : memref<4x8xi8>, memref<8x16xi8>, i32, i32)
                             outs(%c : memref<4x16xi32>)
     ```
-    becomes `linalg.matmul ins(%a, %b) outs(%c)`, a `linalg.generic` summing each row of `%a`
-    into a `memref<4xi32>`, one summing each column of `%b` into a `memref<16xi32>`, and a
-    `linalg.generic` adding `8 * za * zb - zb * rows[m] - za * columns[n]` to `%c`.
+    becomes a `linalg.generic` adding `extsi(a) * extsi(b)` into `%c`, one summing each row of
+    `%a` into a `memref<4xi32>`, one summing each column of `%b` into a `memref<16xi32>`, and one
+    adding `8 * za * zb - zb * rows[m] - za * columns[n]` to `%c`.
   }];
   let dependentDialects = ["::mlir::arith::ArithDialect", "::mlir::linalg::LinalgDialect",
                            "::mlir::memref::MemRefDialect"];

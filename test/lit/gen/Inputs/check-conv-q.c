@@ -1,0 +1,81 @@
+/* Runs the quantized NHWC convolution of quantized-conv.mlir (tisa gen
+ * FILE.mlir) through MLIR's C interface against a plain reference:
+ * O[oh][ow][f] = sum (I[oh*S+kh][ow*S+kw][c] - IZ) (F[kh][kw][c][f] - FZ),
+ * random and mixed-extreme s8 inputs, bit-exact, guard words around O.
+ * Built with -DIZ= -DFZ=. */
+#include <stdint.h>
+#include <stdio.h>
+
+enum { H = 11, W = 13, C = 19, KH = 3, KW = 3, F = 21, S = 2, OH = 5, OW = 6 };
+
+typedef struct {
+  int8_t *allocated, *aligned;
+  int64_t offset, sizes[4], strides[4];
+} Memref8;
+typedef struct {
+  int32_t *allocated, *aligned;
+  int64_t offset, sizes[4], strides[4];
+} Memref32;
+
+void _mlir_ciface_qconv(Memref8 *in, Memref8 *f, int32_t iz, int32_t fz,
+                        Memref32 *out);
+
+#define GUARD 16
+#define POISON ((int32_t)0x5a5a5a5a)
+
+static uint64_t state = 0x9e3779b9;
+static int8_t value(int extreme) {
+  static const int8_t s8[] = {0, 1, -1, 127, -128};
+  state = state * 6364136223846793005ull + 1442695040888963407ull;
+  uint32_t r = (uint32_t)(state >> 33);
+  return extreme && (r & 1) ? s8[(r >> 1) % 5] : (int8_t)(r >> 8);
+}
+
+static Memref8 view8(int8_t *p, int64_t d0, int64_t d1, int64_t d2,
+                     int64_t d3) {
+  Memref8 m = {p, p, 0, {d0, d1, d2, d3}, {d1 * d2 * d3, d2 * d3, d3, 1}};
+  return m;
+}
+
+static int check(int extreme) {
+  static int8_t in[H * W * C], flt[KH * KW * C * F];
+  static int32_t out[GUARD + OH * OW * F + GUARD];
+  for (int i = 0; i < H * W * C; ++i)
+    in[i] = value(extreme);
+  for (int i = 0; i < KH * KW * C * F; ++i)
+    flt[i] = value(extreme);
+  for (int i = 0; i < GUARD + OH * OW * F + GUARD; ++i)
+    out[i] = POISON;
+  Memref8 mi = view8(in, 1, H, W, C), mf = view8(flt, KH, KW, C, F);
+  Memref32 mo = {out, out + GUARD, 0, {1, OH, OW, F},
+                 {OH * OW * F, OW * F, F, 1}};
+  _mlir_ciface_qconv(&mi, &mf, IZ, FZ, &mo);
+  const char *what = extreme ? "extreme" : "random";
+  for (int i = 0; i < GUARD; ++i)
+    if (out[i] != POISON || out[GUARD + OH * OW * F + i] != POISON) {
+      printf("%s inputs: the kernel wrote outside O\n", what);
+      return 1;
+    }
+  for (int oh = 0; oh < OH; ++oh)
+    for (int ow = 0; ow < OW; ++ow)
+      for (int f = 0; f < F; ++f) {
+        uint32_t want = 0; /* s32 arithmetic wraps */
+        for (int kh = 0; kh < KH; ++kh)
+          for (int kw = 0; kw < KW; ++kw)
+            for (int c = 0; c < C; ++c)
+              want += (uint32_t)(
+                  ((int64_t)in[((oh * S + kh) * W + ow * S + kw) * C + c] -
+                   IZ) *
+                  ((int64_t)flt[((kh * KW + kw) * C + c) * F + f] - FZ));
+        int32_t got = out[GUARD + (oh * OW + ow) * F + f];
+        if ((uint32_t)got != want) {
+          printf("%s inputs: O[%d][%d][%d] = %d, expected %d\n", what, oh, ow,
+                 f, got, (int32_t)want);
+          return 1;
+        }
+      }
+  printf("%s inputs: %dx%dx%d -> %d 3x3/%d bit-exact\n", what, H, W, C, F, S);
+  return 0;
+}
+
+int main(void) { return check(0) || check(1); }
