@@ -35,7 +35,9 @@ void addTisaBufferizePasses(mlir::OpPassManager &pm) {
 void addTisaTensorizePasses(mlir::OpPassManager &pm,
                             std::shared_ptr<const TensorizeInputs> inputs,
                             llvm::StringRef schedule) {
-  // Quantized matmuls become plain ones plus their zero-point terms.
+  // NCHW convolutions run on NHWC copies; quantized contractions become
+  // plain ones plus their zero-point terms.
+  pm.addNestedPass<mlir::func::FuncOp>(createTisaRelayoutNchwPass());
   pm.addNestedPass<mlir::func::FuncOp>(createTisaDecomposeQuantizedPass());
   pm.addNestedPass<mlir::func::FuncOp>(
       createTisaSelectPlanPass(inputs, schedule));

@@ -42,6 +42,27 @@ def TisaSelectPlanPass : Pass<"tisa-select-plan", "::mlir::func::FuncOp"> {
   let dependentDialects = ["::mlir::linalg::LinalgDialect"];
 }
 
+def TisaRelayoutNchwPass : Pass<"tisa-relayout-nchw", "::mlir::func::FuncOp"> {
+  let summary = "Run an NCHW convolution on NHWC copies of its input and output";
+  let description = [{
+    `linalg.conv_2d_nchw_fchw` reads its input's channels (the reduction a dot-product
+    instruction groups) at a stride of a whole image and writes its output's channels at the
+    same stride, so no plan of it can be generated. On memrefs, this pass transposes the input
+    and the output to NHWC buffers (`linalg.transpose`), runs the convolution there as a
+    `linalg.generic` with the op's own body and its indexing maps' results permuted, and
+    transposes the output back. The filter keeps its FCHW layout: the plan's packing reads it as
+    any layout. The tensorizing passes then generate the NHWC kernel (channels in the reduction,
+    output channels on the lanes). `tisa gen FILE.mlir` runs it after bufferization.
+
+    Example: `linalg.conv_2d_nchw_fchw ins(%i, %f : memref<1x64x16x16xi8>,
+    memref<32x64x3x3xi8>) outs(%o : memref<1x32x14x14xi32>)` becomes a transpose of `%i` into a
+    `memref<1x16x16x64xi8>` and of `%o` into a `memref<1x14x14x32xi32>`, a `linalg.generic` over
+    (n, f, oh, ow, c, kh, kw) reading `(n, oh + kh, ow + kw, c)`, `(f, c, kh, kw)` and writing
+    `(n, oh, ow, f)`, and a transpose back into `%o`.
+  }];
+  let dependentDialects = ["::mlir::linalg::LinalgDialect", "::mlir::memref::MemRefDialect"];
+}
+
 def TisaDecomposeQuantizedPass
     : Pass<"tisa-decompose-quantized", "::mlir::func::FuncOp"> {
   let summary = "Split a quantized contraction into a plain one and its zero-point terms";

@@ -1,12 +1,38 @@
-/* Runs the quantized NHWC convolution of quantized-conv.mlir (tisa gen
- * FILE.mlir) through MLIR's C interface against a plain reference:
+/* Runs a convolution that `tisa gen FILE.mlir` generated (FUNC, through
+ * MLIR's C interface) against a plain reference:
  * O[oh][ow][f] = sum (I[oh*S+kh][ow*S+kw][c] - IZ) (F[kh][kw][c][f] - FZ),
  * random and mixed-extreme s8 inputs, bit-exact, guard words around O.
- * Built with -DIZ= -DFZ=. */
+ * NHWC input and HWCF filter (quantized-conv.mlir, with -DZERO_POINTS
+ * -DIZ= -DFZ=), or -DNCHW: NCHW input and output, FCHW filter
+ * (conv-nchw.mlir). */
 #include <stdint.h>
 #include <stdio.h>
 
 enum { H = 11, W = 13, C = 19, KH = 3, KW = 3, F = 21, S = 2, OH = 5, OW = 6 };
+
+#ifdef NCHW
+static int inAt(int h, int w, int c) { return (c * H + h) * W + w; }
+static int filterAt(int kh, int kw, int c, int f) {
+  return ((f * C + c) * KH + kh) * KW + kw;
+}
+static int outAt(int oh, int ow, int f) { return (f * OH + oh) * OW + ow; }
+#define IN_SHAPE 1, C, H, W
+#define FILTER_SHAPE F, C, KH, KW
+#define OUT_SHAPE 1, F, OH, OW
+#else
+static int inAt(int h, int w, int c) { return (h * W + w) * C + c; }
+static int filterAt(int kh, int kw, int c, int f) {
+  return ((kh * KW + kw) * C + c) * F + f;
+}
+static int outAt(int oh, int ow, int f) { return (oh * OW + ow) * F + f; }
+#define IN_SHAPE 1, H, W, C
+#define FILTER_SHAPE KH, KW, C, F
+#define OUT_SHAPE 1, OH, OW, F
+#endif
+#ifndef ZERO_POINTS
+#define IZ 0
+#define FZ 0
+#endif
 
 typedef struct {
   int8_t *allocated, *aligned;
@@ -17,8 +43,11 @@ typedef struct {
   int64_t offset, sizes[4], strides[4];
 } Memref32;
 
-void _mlir_ciface_qconv(Memref8 *in, Memref8 *f, int32_t iz, int32_t fz,
-                        Memref32 *out);
+#ifdef ZERO_POINTS
+void FUNC(Memref8 *in, Memref8 *f, int32_t iz, int32_t fz, Memref32 *out);
+#else
+void FUNC(Memref8 *in, Memref8 *f, Memref32 *out);
+#endif
 
 #define GUARD 16
 #define POISON ((int32_t)0x5a5a5a5a)
@@ -46,10 +75,15 @@ static int check(int extreme) {
     flt[i] = value(extreme);
   for (int i = 0; i < GUARD + OH * OW * F + GUARD; ++i)
     out[i] = POISON;
-  Memref8 mi = view8(in, 1, H, W, C), mf = view8(flt, KH, KW, C, F);
-  Memref32 mo = {out, out + GUARD, 0, {1, OH, OW, F},
-                 {OH * OW * F, OW * F, F, 1}};
-  _mlir_ciface_qconv(&mi, &mf, IZ, FZ, &mo);
+  Memref8 mi = view8(in, IN_SHAPE), mf = view8(flt, FILTER_SHAPE);
+  Memref32 mo = {out, out + GUARD, 0, {OUT_SHAPE}, {0, 0, 0, 1}};
+  for (int d = 2; d >= 0; --d)
+    mo.strides[d] = mo.strides[d + 1] * mo.sizes[d + 1];
+#ifdef ZERO_POINTS
+  FUNC(&mi, &mf, IZ, FZ, &mo);
+#else
+  FUNC(&mi, &mf, &mo);
+#endif
   const char *what = extreme ? "extreme" : "random";
   for (int i = 0; i < GUARD; ++i)
     if (out[i] != POISON || out[GUARD + OH * OW * F + i] != POISON) {
@@ -64,10 +98,9 @@ static int check(int extreme) {
           for (int kw = 0; kw < KW; ++kw)
             for (int c = 0; c < C; ++c)
               want += (uint32_t)(
-                  ((int64_t)in[((oh * S + kh) * W + ow * S + kw) * C + c] -
-                   IZ) *
-                  ((int64_t)flt[((kh * KW + kw) * C + c) * F + f] - FZ));
-        int32_t got = out[GUARD + (oh * OW + ow) * F + f];
+                  ((int64_t)in[inAt(oh * S + kh, ow * S + kw, c)] - IZ) *
+                  ((int64_t)flt[filterAt(kh, kw, c, f)] - FZ));
+        int32_t got = out[GUARD + outAt(oh, ow, f)];
         if ((uint32_t)got != want) {
           printf("%s inputs: O[%d][%d][%d] = %d, expected %d\n", what, oh, ow,
                  f, got, (int32_t)want);

@@ -1,0 +1,60 @@
+// RUN: tisa-opt %s --tisa-relayout-nchw --split-input-file | FileCheck %s
+
+// The input and the output go to NHWC copies, the convolution runs there as
+// a generic with the op's body and its maps' results permuted (the stride
+// kept), the filter stays FCHW, and the output comes back.
+// CHECK-DAG:   #[[IN:.*]] = affine_map<(d0, d1, d2, d3, d4, d5, d6) -> (d0, d2 * 2 + d5, d3 * 2 + d6, d4)>
+// CHECK-DAG:   #[[FLT:.*]] = affine_map<(d0, d1, d2, d3, d4, d5, d6) -> (d1, d4, d5, d6)>
+// CHECK-DAG:   #[[OUT:.*]] = affine_map<(d0, d1, d2, d3, d4, d5, d6) -> (d0, d2, d3, d1)>
+// CHECK-LABEL: func.func @conv
+// CHECK-SAME:    (%[[I:.*]]: memref<1x19x11x13xi8>, %[[F:.*]]: memref<21x19x3x3xi8>, %[[O:.*]]: memref<1x21x5x6xi32>)
+// CHECK:         %[[IN_NHWC:.*]] = memref.alloc() {alignment = 64 : i64} : memref<1x11x13x19xi8>
+// CHECK:         linalg.transpose ins(%[[I]] : memref<1x19x11x13xi8>) outs(%[[IN_NHWC]] : memref<1x11x13x19xi8>) permutation = [0, 2, 3, 1]
+// CHECK:         %[[OUT_NHWC:.*]] = memref.alloc() {alignment = 64 : i64} : memref<1x5x6x21xi32>
+// CHECK:         linalg.transpose ins(%[[O]] : memref<1x21x5x6xi32>) outs(%[[OUT_NHWC]] : memref<1x5x6x21xi32>) permutation = [0, 2, 3, 1]
+// CHECK:         linalg.generic {indexing_maps = [#[[IN]], #[[FLT]], #[[OUT]]], iterator_types = ["parallel", "parallel", "parallel", "parallel", "reduction", "reduction", "reduction"]} ins(%[[IN_NHWC]], %[[F]] : memref<1x11x13x19xi8>, memref<21x19x3x3xi8>) outs(%[[OUT_NHWC]] : memref<1x5x6x21xi32>)
+// CHECK:           arith.extsi
+// CHECK:           arith.muli
+// CHECK:           arith.addi
+// CHECK:         linalg.transpose ins(%[[OUT_NHWC]] : memref<1x5x6x21xi32>) outs(%[[O]] : memref<1x21x5x6xi32>) permutation = [0, 3, 1, 2]
+// CHECK:         memref.dealloc %[[IN_NHWC]]
+// CHECK:         memref.dealloc %[[OUT_NHWC]]
+// CHECK-NOT:     linalg.conv_2d_nchw_fchw
+func.func @conv(%i: memref<1x19x11x13xi8>, %f: memref<21x19x3x3xi8>, %o: memref<1x21x5x6xi32>) {
+  linalg.conv_2d_nchw_fchw {dilations = dense<1> : tensor<2xi64>, strides = dense<2> : tensor<2xi64>}
+    ins(%i, %f : memref<1x19x11x13xi8>, memref<21x19x3x3xi8>) outs(%o : memref<1x21x5x6xi32>)
+  return
+}
+
+// -----
+
+// Dynamic batch and image: the copies take their extents from the operands.
+// CHECK-LABEL: func.func @dynamic
+// CHECK:         %[[N:.*]] = memref.dim %arg0, %c0
+// CHECK:         %[[H:.*]] = memref.dim %arg0, %c2
+// CHECK:         %[[W:.*]] = memref.dim %arg0, %c3
+// CHECK:         memref.alloc(%[[N]], %[[H]], %[[W]]) {{.*}} : memref<?x?x?x8xi8>
+func.func @dynamic(%i: memref<?x8x?x?xi8>, %f: memref<16x8x3x3xi8>, %o: memref<?x16x?x?xi32>) {
+  linalg.conv_2d_nchw_fchw {dilations = dense<1> : tensor<2xi64>, strides = dense<1> : tensor<2xi64>}
+    ins(%i, %f : memref<?x8x?x?xi8>, memref<16x8x3x3xi8>) outs(%o : memref<?x16x?x?xi32>)
+  return
+}
+
+// -----
+
+// negative_: on tensors (bufferize first) and NHWC convolutions nothing changes.
+// CHECK-LABEL: func.func @negative_tensors
+// CHECK:         linalg.conv_2d_nchw_fchw
+// CHECK-LABEL: func.func @negative_nhwc
+// CHECK:         linalg.conv_2d_nhwc_hwcf
+// CHECK-NOT:     linalg.transpose
+func.func @negative_tensors(%i: tensor<1x8x6x6xi8>, %f: tensor<16x8x3x3xi8>, %o: tensor<1x16x4x4xi32>) -> tensor<1x16x4x4xi32> {
+  %r = linalg.conv_2d_nchw_fchw {dilations = dense<1> : tensor<2xi64>, strides = dense<1> : tensor<2xi64>}
+    ins(%i, %f : tensor<1x8x6x6xi8>, tensor<16x8x3x3xi8>) outs(%o : tensor<1x16x4x4xi32>) -> tensor<1x16x4x4xi32>
+  return %r : tensor<1x16x4x4xi32>
+}
+func.func @negative_nhwc(%i: memref<1x6x6x8xi8>, %f: memref<3x3x8x16xi8>, %o: memref<1x4x4x16xi32>) {
+  linalg.conv_2d_nhwc_hwcf {dilations = dense<1> : tensor<2xi64>, strides = dense<1> : tensor<2xi64>}
+    ins(%i, %f : memref<1x6x6x8xi8>, memref<3x3x8x16xi8>) outs(%o : memref<1x4x4x16xi32>)
+  return
+}
