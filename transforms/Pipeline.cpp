@@ -35,9 +35,10 @@ void addTisaBufferizePasses(mlir::OpPassManager &pm) {
 void addTisaTensorizePasses(mlir::OpPassManager &pm,
                             std::shared_ptr<const TensorizeInputs> inputs,
                             llvm::StringRef schedule) {
-  // NCHW convolutions run on NHWC copies; quantized contractions become
-  // plain ones plus their zero-point terms.
-  pm.addNestedPass<mlir::func::FuncOp>(createTisaRelayoutNchwPass());
+  // Operands no instruction reads in place (NCHW, a transposed A) get
+  // copies that it can; quantized contractions become plain ones plus their
+  // zero-point terms.
+  pm.addNestedPass<mlir::func::FuncOp>(createTisaRelayoutPass());
   pm.addNestedPass<mlir::func::FuncOp>(createTisaDecomposeQuantizedPass());
   pm.addNestedPass<mlir::func::FuncOp>(
       createTisaSelectPlanPass(inputs, schedule));

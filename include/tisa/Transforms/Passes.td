@@ -42,17 +42,22 @@ def TisaSelectPlanPass : Pass<"tisa-select-plan", "::mlir::func::FuncOp"> {
   let dependentDialects = ["::mlir::linalg::LinalgDialect"];
 }
 
-def TisaRelayoutNchwPass : Pass<"tisa-relayout-nchw", "::mlir::func::FuncOp"> {
-  let summary = "Run an NCHW convolution on NHWC copies of its input and output";
+def TisaRelayoutPass : Pass<"tisa-relayout", "::mlir::func::FuncOp"> {
+  let summary = "Copy operands no instruction can read in place into a layout it can";
   let description = [{
-    `linalg.conv_2d_nchw_fchw` reads its input's channels (the reduction a dot-product
-    instruction groups) at a stride of a whole image and writes its output's channels at the
-    same stride, so no plan of it can be generated. On memrefs, this pass transposes the input
-    and the output to NHWC buffers (`linalg.transpose`), runs the convolution there as a
-    `linalg.generic` with the op's own body and its indexing maps' results permuted, and
-    transposes the output back. The filter keeps its FCHW layout: the plan's packing reads it as
-    any layout. The tensorizing passes then generate the NHWC kernel (channels in the reduction,
-    output channels on the lanes). `tisa gen FILE.mlir` runs it after bufferization.
+    Two layouts leave a contraction without a plan that can be generated, and this pass (on
+    memrefs) gives each a copy in a layout that has one, around a `linalg.generic` with the op's
+    own body; the tensorizing passes then generate it:
+    - `linalg.conv_2d_nchw_fchw` reads its input's channels (the reduction a dot-product
+      instruction groups) at a stride of a whole image and writes its output's channels at the
+      same stride: the input and the output are transposed to NHWC buffers (`linalg.transpose`),
+      the generic reads them through the op's maps with their results permuted, and the output is
+      transposed back. The filter keeps its FCHW layout: the plan's packing reads it as any
+      layout.
+    - A contraction neither of whose inputs runs along a reduction loop in memory (a GEMM with
+      a transposed A: A[k][m], B[k][n]) can broadcast groups of neither: its first input is copied
+      with its reduction dimensions innermost (A to [m][k]).
+    `tisa gen FILE.mlir` runs it after bufferization.
 
     Example: `linalg.conv_2d_nchw_fchw ins(%i, %f : memref<1x64x16x16xi8>,
     memref<32x64x3x3xi8>) outs(%o : memref<1x32x14x14xi32>)` becomes a transpose of `%i` into a

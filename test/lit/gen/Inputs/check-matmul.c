@@ -27,6 +27,13 @@ void FUNC(Memref8 *a, Memref8 *b, Memref32 *c);
 #define ZB 0
 #endif
 
+/* A is [M][K], or with -DA_TRANSPOSED [K][M] (the program reads A[k][m]). */
+#ifdef A_TRANSPOSED
+#define A_AT(m, k) ((k) * M + (m))
+#else
+#define A_AT(m, k) ((m) * K + (k))
+#endif
+
 #define GUARD 16
 #define POISON ((int32_t)0x5a5a5a5a)
 
@@ -62,7 +69,11 @@ static int check(int extreme) {
     b[i] = value(extreme, B_SIGNED);
   for (int i = 0; i < GUARD + M * N + GUARD; ++i)
     c[i] = POISON;
+#ifdef A_TRANSPOSED
+  Memref8 ma = view8(a, K, M), mb = view8(b, K, N);
+#else
   Memref8 ma = view8(a, M, K), mb = view8(b, K, N);
+#endif
   Memref32 mc = {c, c + GUARD, 0, {M, N}, {N, 1}};
 #ifdef ZERO_POINTS
   FUNC(&ma, &mb, ZA, ZB, &mc);
@@ -79,7 +90,7 @@ static int check(int extreme) {
     for (int n = 0; n < N; ++n) {
       uint32_t want = 0; /* s32 arithmetic wraps */
       for (int k = 0; k < K; ++k)
-        want += (uint32_t)((widen(a[m * K + k], A_SIGNED) - ZA) *
+        want += (uint32_t)((widen(a[A_AT(m, k)], A_SIGNED) - ZA) *
                            (widen(b[k * N + n], B_SIGNED) - ZB));
       int32_t got = c[GUARD + m * N + n];
       if ((uint32_t)got != want) {

@@ -1,4 +1,4 @@
-// RUN: tisa-opt %s --tisa-relayout-nchw --split-input-file | FileCheck %s
+// RUN: tisa-opt %s --tisa-relayout --split-input-file | FileCheck %s
 
 // The input and the output go to NHWC copies, the convolution runs there as
 // a generic with the op's body and its maps' results permuted (the stride
@@ -42,11 +42,33 @@ func.func @dynamic(%i: memref<?x8x?x?xi8>, %f: memref<16x8x3x3xi8>, %o: memref<?
 
 // -----
 
-// negative_: on tensors (bufferize first) and NHWC convolutions nothing changes.
+// A^T B: A[k][m] is copied to [m][k]; B, which the plan packs, stays.
+// CHECK-DAG:   #[[AT:.*]] = affine_map<(d0, d1, d2) -> (d0, d2)>
+// CHECK-DAG:   #[[BT:.*]] = affine_map<(d0, d1, d2) -> (d2, d1)>
+// CHECK-LABEL: func.func @transposed_a
+// CHECK:         %[[COPY:.*]] = memref.alloc() {alignment = 64 : i64} : memref<33x70xi8>
+// CHECK:         linalg.transpose ins(%arg0 : memref<70x33xi8>) outs(%[[COPY]] : memref<33x70xi8>) permutation = [1, 0]
+// CHECK:         linalg.generic {indexing_maps = [#[[AT]], #[[BT]], #{{.*}}], {{.*}}} ins(%[[COPY]], %arg1 : memref<33x70xi8>, memref<70x48xi8>)
+// CHECK:         memref.dealloc %[[COPY]]
+func.func @transposed_a(%a: memref<70x33xi8>, %b: memref<70x48xi8>, %c: memref<33x48xi32>) {
+  linalg.matmul indexing_maps = [affine_map<(m, n, k) -> (k, m)>, affine_map<(m, n, k) -> (k, n)>, affine_map<(m, n, k) -> (m, n)>]
+    ins(%a, %b : memref<70x33xi8>, memref<70x48xi8>) outs(%c : memref<33x48xi32>)
+  return
+}
+
+// -----
+
+// negative_: on tensors (bufferize first), NHWC convolutions, and GEMMs
+// with an input along k (A B, A B^T, B^T-first operand orders) nothing
+// changes.
 // CHECK-LABEL: func.func @negative_tensors
 // CHECK:         linalg.conv_2d_nchw_fchw
 // CHECK-LABEL: func.func @negative_nhwc
 // CHECK:         linalg.conv_2d_nhwc_hwcf
+// CHECK-LABEL: func.func @negative_matmul
+// CHECK-NEXT:    linalg.matmul ins
+// CHECK-LABEL: func.func @negative_weights_first
+// CHECK-NEXT:    linalg.generic
 // CHECK-NOT:     linalg.transpose
 func.func @negative_tensors(%i: tensor<1x8x6x6xi8>, %f: tensor<16x8x3x3xi8>, %o: tensor<1x16x4x4xi32>) -> tensor<1x16x4x4xi32> {
   %r = linalg.conv_2d_nchw_fchw {dilations = dense<1> : tensor<2xi64>, strides = dense<1> : tensor<2xi64>}
@@ -56,5 +78,22 @@ func.func @negative_tensors(%i: tensor<1x8x6x6xi8>, %f: tensor<16x8x3x3xi8>, %o:
 func.func @negative_nhwc(%i: memref<1x6x6x8xi8>, %f: memref<3x3x8x16xi8>, %o: memref<1x4x4x16xi32>) {
   linalg.conv_2d_nhwc_hwcf {dilations = dense<1> : tensor<2xi64>, strides = dense<1> : tensor<2xi64>}
     ins(%i, %f : memref<1x6x6x8xi8>, memref<3x3x8x16xi8>) outs(%o : memref<1x4x4x16xi32>)
+  return
+}
+func.func @negative_matmul(%a: memref<33x70xi8>, %b: memref<70x48xi8>, %c: memref<33x48xi32>) {
+  linalg.matmul ins(%a, %b : memref<33x70xi8>, memref<70x48xi8>) outs(%c : memref<33x48xi32>)
+  return
+}
+func.func @negative_weights_first(%b: memref<70x48xi8>, %a: memref<33x70xi8>, %c: memref<33x48xi32>) {
+  linalg.generic {indexing_maps = [affine_map<(m, n, k) -> (k, n)>, affine_map<(m, n, k) -> (m, k)>, affine_map<(m, n, k) -> (m, n)>],
+                  iterator_types = ["parallel", "parallel", "reduction"]}
+      ins(%b, %a : memref<70x48xi8>, memref<33x70xi8>) outs(%c : memref<33x48xi32>) {
+  ^bb0(%x: i8, %y: i8, %acc: i32):
+    %xw = arith.extsi %x : i8 to i32
+    %yw = arith.extsi %y : i8 to i32
+    %p = arith.muli %xw, %yw : i32
+    %s = arith.addi %acc, %p : i32
+    linalg.yield %s : i32
+  }
   return
 }
