@@ -47,7 +47,9 @@ llvm::Expected<TileBounds> tileBounds(const JitOptions &jit,
   if (d == loaded.all.end())
     return llvm::createStringError("internal error: the kernel's instruction '" +
                                    instruction + "' is not loaded");
-  resolveRates(*target, {*d});
+  // Every description, so a rate the target file does not give is scaled
+  // from a sibling's as the code generator's is.
+  resolveRates(*target, loaded.all);
   const CostModel &cm = target->cost;
   TileBounds b;
   b.minAccumulators = std::max<int64_t>(
@@ -91,10 +93,14 @@ public:
     std::vector<std::tuple<int64_t, size_t, Schedule>> out;
     int64_t u0 = other >= 0 ? base.unroll[other] : 1;
     int64_t v0 = base.unroll[space.laneLoop];
+    // Without a row loop the registers alone hold the accumulators.
+    int64_t least = other >= 0 ? bounds.minAccumulators
+                               : std::min(bounds.minAccumulators,
+                                          bounds.maxRegisters);
     for (int64_t u = 1; u <= (other >= 0 ? bounds.maxRows : 1); ++u)
       for (int64_t v = 1; v <= bounds.maxRegisters; ++v) {
         int64_t acc = u * v;
-        if (acc < bounds.minAccumulators || acc > bounds.maxAccumulators ||
+        if (acc < least || acc > bounds.maxAccumulators ||
             (u == u0 && v == v0))
           continue;
         Schedule s = with(base, u, v);

@@ -6,7 +6,7 @@
 // lower bound, issues / issue rate + overhead; the register and cache tiles
 // belong to the code generators, whose default schedule's count replaces the
 // bound when plans are ranked for code generation (rankPlans,
-// transforms/PlanRanking.cpp): one cost model, not two.
+// transforms/KernelGenerator.cpp): one cost model, not two.
 //
 //===----------------------------------------------------------------------===//
 

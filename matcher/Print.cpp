@@ -156,7 +156,8 @@ void printPlan(const Contraction &c, const TensorizePlan &p,
                       p.cost.instructions, p.cost.utilization,
                       p.cost.packBytes, p.cost.cycles,
                       p.cost.counted() ? "counted for the schedule"
-                                       : "lower bound: issues / issue rate")
+                                       : "lower bound: issues / issue rate "
+                                         "+ relayout")
      << "\n";
 }
 

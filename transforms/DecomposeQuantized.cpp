@@ -112,7 +112,7 @@ std::pair<Value, AffineMap> sumsOf(OpBuilder &b, Location loc, Value x,
         windowDynamic.push_back(loops.sizes[space[i]]);
       windowExprs.push_back(getAffineDimExpr(i, ctx));
     }
-    ins.push_back(memref::AllocaOp::create(
+    ins.push_back(memref::AllocOp::create(
         b, loc, MemRefType::get(windowShape, b.getI8Type()), windowDynamic));
     maps.push_back(AffineMap::get(space.size(), 0, windowExprs, ctx));
   }
@@ -125,14 +125,24 @@ std::pair<Value, AffineMap> sumsOf(OpBuilder &b, Location loc, Value x,
                                 ValueRange{arith::AddIOp::create(
                                     nb, nl, args.back(), wide)});
       });
+  if (ins.size() > 1)
+    memref::DeallocOp::create(b, loc, ins[1]);
   return {sums, AffineMap::get(loops.kinds.size(), 0, fullExprs, ctx)};
 }
 
-/// The contraction without zero points: C += cast(A) * cast(B).
+/// The contraction without zero points: C += cast(A) * cast(B); an NCHW
+/// convolution as the named op, which -tisa-relayout then runs on NHWC
+/// copies.
 void buildPlainContraction(OpBuilder &b, Location loc, linalg::LinalgOp op,
                            ArrayRef<AffineMap> maps, const Loops &loops,
                            Type acc) {
   Value a = op.getDpsInputs()[0], x = op.getDpsInputs()[1];
+  if (auto q = dyn_cast<linalg::Conv2DNchwFchwQOp>(op.getOperation())) {
+    linalg::Conv2DNchwFchwOp::create(b, loc, TypeRange{}, ValueRange{a, x},
+                                     ValueRange{op.getDpsInits()[0]},
+                                     q.getStrides(), q.getDilations());
+    return;
+  }
   linalg::GenericOp::create(
       b, loc, ValueRange{a, x}, ValueRange{op.getDpsInits()[0]},
       ArrayRef<AffineMap>{maps[0], maps[1], maps[4]}, loops.kinds,
@@ -144,6 +154,31 @@ void buildPlainContraction(OpBuilder &b, Location loc, linalg::LinalgOp op,
       });
 }
 
+/// Why `op`, a quantized contraction, cannot be decomposed; empty if it can.
+std::string whyNotDecomposable(linalg::LinalgOp op) {
+  if (!op.hasPureBufferSemantics())
+    return "on tensors: bufferize first (tisa gen FILE.mlir does)";
+  auto isInteger = [](Value v) {
+    return isa<IntegerType>(getElementTypeOrSelf(v.getType()));
+  };
+  if (!isInteger(op.getDpsInits()[0]) ||
+      !llvm::all_of(op.getDpsInputs(), isInteger))
+    return "its inputs, zero points and output are not all integers";
+  for (Value zp : llvm::drop_begin(op.getDpsInputs(), 2))
+    if (isa<ShapedType>(zp.getType()))
+      return "a zero point is not a scalar";
+  SmallVector<AffineMap> maps = op.getIndexingMapsArray();
+  auto kinds = op.getIteratorTypesArray();
+  // Each input reads every reduction loop (else its sum would need that
+  // loop's trip count as a factor).
+  for (unsigned i = 0; i < 2; ++i)
+    for (unsigned l = 0; l < kinds.size(); ++l)
+      if (kinds[l] == utils::IteratorType::reduction &&
+          !maps[i].isFunctionOfDim(l))
+        return "an input does not read every reduction loop";
+  return "";
+}
+
 struct DecomposeQuantizedContraction
     : public OpInterfaceRewritePattern<linalg::LinalgOp> {
   using OpInterfaceRewritePattern::OpInterfaceRewritePattern;
@@ -152,13 +187,11 @@ struct DecomposeQuantizedContraction
                                 PatternRewriter &rewriter) const override {
     if (!isQuantizedContraction(op))
       return rewriter.notifyMatchFailure(op, "not a quantized contraction");
-    if (!op.hasPureBufferSemantics())
-      return rewriter.notifyMatchFailure(
-          op, "on tensors: bufferize first (tisa gen FILE.mlir does)");
+    std::string why = whyNotDecomposable(op);
+    if (!why.empty())
+      return rewriter.notifyMatchFailure(op, why);
     Value c = op.getDpsInits()[0];
     Type acc = cast<MemRefType>(c.getType()).getElementType();
-    if (!isa<IntegerType>(acc))
-      return rewriter.notifyMatchFailure(op, "the output is not an integer");
     SmallVector<AffineMap> maps = op.getIndexingMapsArray();
     Location loc = op.getLoc();
     rewriter.setInsertionPoint(op);
@@ -168,13 +201,6 @@ struct DecomposeQuantizedContraction
     for (Range r : op.createLoopRanges(rewriter, loc))
       loops.sizes.push_back(
           getValueOrCreateConstantIndexOp(rewriter, loc, r.size));
-    // Each input reads every reduction loop (else its sum would need that
-    // loop's trip count as a factor).
-    for (unsigned i = 0; i < 2; ++i)
-      for (unsigned l = 0; l < loops.kinds.size(); ++l)
-        if (loops.reduction(l) && !maps[i].isFunctionOfDim(l))
-          return rewriter.notifyMatchFailure(
-              op, "an input does not read every reduction loop");
     buildPlainContraction(rewriter, loc, op, maps, loops, acc);
     Value za = op.getDpsInputs()[2], zb = op.getDpsInputs()[3];
     bool sumA = !matchPattern(zb, m_Zero()), sumB = !matchPattern(za, m_Zero());
@@ -254,8 +280,8 @@ struct DecomposeQuantizedPass
                          FrozenRewritePatternSet(std::move(patterns)));
     getOperation().walk([](linalg::LinalgOp op) {
       if (isQuantizedContraction(op))
-        op.emitWarning("not tensorized: a quantized contraction on tensors; "
-                       "bufferize first (tisa gen FILE.mlir does)");
+        op.emitWarning("not tensorized: a quantized contraction ")
+            << whyNotDecomposable(op);
     });
   }
 };

@@ -49,6 +49,10 @@ getKernelGenerator(const Contraction &c, const TensorizePlan &plan,
 
 void rankPlans(MatchResult &result, const Target &target,
                ArrayRef<int64_t> inputShape, ArrayRef<int64_t> inputPadding) {
+  // GPU kernels come from the warp-fragment generator (tisa gen --target
+  // sm_XX), which picks its plan itself; these generators take none.
+  if (target.arch == TargetArch::NVPTX)
+    return;
   std::vector<TensorizePlan> counted, other;
   for (TensorizePlan &p : result.plans) {
     std::string why;

@@ -35,11 +35,11 @@ void addTisaBufferizePasses(mlir::OpPassManager &pm) {
 void addTisaTensorizePasses(mlir::OpPassManager &pm,
                             std::shared_ptr<const TensorizeInputs> inputs,
                             llvm::StringRef schedule) {
-  // Operands no instruction reads in place (NCHW, a transposed A) get
-  // copies that it can; quantized contractions become plain ones plus their
-  // zero-point terms.
-  pm.addNestedPass<mlir::func::FuncOp>(createTisaRelayoutPass());
+  // Quantized contractions become plain ones plus their zero-point terms;
+  // operands no instruction reads in place (NCHW, a transposed A) get copies
+  // that it can.
   pm.addNestedPass<mlir::func::FuncOp>(createTisaDecomposeQuantizedPass());
+  pm.addNestedPass<mlir::func::FuncOp>(createTisaRelayoutPass());
   pm.addNestedPass<mlir::func::FuncOp>(
       createTisaSelectPlanPass(inputs, schedule));
   pm.addNestedPass<mlir::func::FuncOp>(createTisaSplitPackPass(inputs));

@@ -71,6 +71,19 @@ AffineMap permuteResults(AffineMap map, ArrayRef<int64_t> permutation) {
                         map.getContext());
 }
 
+/// Whether a copy can pay off: static shapes (the generators take no
+/// dynamic extents yet) and inputs of at most 16 bits (every tensor
+/// instruction of the CPU targets multiplies narrower elements than its
+/// accumulator; an f32 or i32 contraction has none).
+bool worthCopying(linalg::LinalgOp op) {
+  if (op.hasDynamicShape())
+    return false;
+  return llvm::all_of(op.getDpsInputs(), [](Value v) {
+    Type t = getElementTypeOrSelf(v.getType());
+    return t.isIntOrFloat() && t.getIntOrFloatBitWidth() <= 16;
+  });
+}
+
 struct RelayoutNchwConv : public OpRewritePattern<linalg::Conv2DNchwFchwOp> {
   using OpRewritePattern::OpRewritePattern;
 
@@ -79,6 +92,10 @@ struct RelayoutNchwConv : public OpRewritePattern<linalg::Conv2DNchwFchwOp> {
     if (!op.hasPureBufferSemantics())
       return rewriter.notifyMatchFailure(
           op, "on tensors: bufferize first (tisa gen FILE.mlir does)");
+    if (!worthCopying(op))
+      return rewriter.notifyMatchFailure(
+          op, "dynamic extents or 32-bit inputs: no kernel would read the "
+              "copies");
     Location loc = op.getLoc();
     Value input = op.getDpsInputs()[0], filter = op.getDpsInputs()[1];
     Value output = op.getDpsInits()[0];
@@ -116,6 +133,10 @@ struct RelayoutReductionOuterInput
         op.getNumDpsInits() != 1 || op.getNumReductionLoops() == 0 ||
         op->getNumRegions() != 1 || isa<linalg::Conv2DNchwFchwOp>(op))
       return rewriter.notifyMatchFailure(op, "not a contraction on memrefs");
+    if (!worthCopying(op))
+      return rewriter.notifyMatchFailure(
+          op, "dynamic extents or 32-bit inputs: no kernel would read the "
+              "copy");
     SmallVector<AffineMap> maps = op.getIndexingMapsArray();
     if (!llvm::all_of(maps,
                       [](AffineMap m) { return m.isProjectedPermutation(); }))

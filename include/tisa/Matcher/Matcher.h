@@ -158,7 +158,7 @@ struct Repair {
 
 /// What a plan costs on the target. The matcher fills the counts it knows
 /// without a code generator and a lower bound of the cycles; rankPlans
-/// (transforms/PlanRanking.cpp) replaces the bound by the count of the code
+/// (transforms/KernelGenerator.cpp) replaces the bound by the count of the code
 /// generator's default schedule, so `tisa match`, plan selection, the default
 /// schedule and the tuner's starting point use one cost model.
 struct Cost {

@@ -57,7 +57,9 @@ def TisaRelayoutPass : Pass<"tisa-relayout", "::mlir::func::FuncOp"> {
     - A contraction neither of whose inputs runs along a reduction loop in memory (a GEMM with
       a transposed A: A[k][m], B[k][n]) can broadcast groups of neither: its first input is copied
       with its reduction dimensions innermost (A to [m][k]).
-    `tisa gen FILE.mlir` runs it after bufferization.
+    Only where a kernel can read the copies: static shapes and inputs of at most 16 bits (the
+    CPU instructions' operands). `tisa gen FILE.mlir` runs it after bufferization and
+    `-tisa-decompose-quantized` (whose NCHW convolutions it then takes).
 
     Example: `linalg.conv_2d_nchw_fchw ins(%i, %f : memref<1x64x16x16xi8>,
     memref<32x64x3x3xi8>) outs(%o : memref<1x32x14x14xi32>)` becomes a transpose of `%i` into a
@@ -85,8 +87,10 @@ def TisaDecomposeQuantizedPass
       loops, per parallel loop each reads, as reductions into temporary buffers (a convolution's
       window sums get a window operand of the filter's shape, as linalg's pooling ops do);
     - one elementwise update of C with the compensation.
-    A zero point that is the constant 0 drops its term. `tisa gen FILE.mlir` runs it after
-    bufferization. On tensors it does nothing but say so.
+    A zero point that is the constant 0 drops its term; an NCHW convolution's plain part is the
+    named `linalg.conv_2d_nchw_fchw`, for `-tisa-relayout`. `tisa gen FILE.mlir` runs it after
+    bufferization. On tensors, or with non-integer operands or zero points that are not scalars,
+    it leaves the op and says why.
 
     Example:
     ```mlir

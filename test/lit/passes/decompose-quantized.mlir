@@ -86,7 +86,7 @@ func.func @dynamic(%a: memref<?x?xi8>, %b: memref<?x?xi8>, %za: i32, %zb: i32, %
 // CHECK:         %[[W:.*]] = memref.alloc() {{.*}} : memref<1x4x4xi32>
 // The input alone does not give kh and kw their extents: a window operand
 // of the filter's shape does (never read), as for linalg's pooling ops.
-// CHECK:         %[[WINDOW:.*]] = memref.alloca() : memref<3x3x5xi8>
+// CHECK:         %[[WINDOW:.*]] = memref.alloc() : memref<3x3x5xi8>
 // CHECK:         linalg.generic {indexing_maps = [#[[WIN]], #{{.*}}, #{{.*}}], iterator_types = ["parallel", "parallel", "parallel", "reduction", "reduction", "reduction"]} ins(%arg0, %[[WINDOW]] : memref<1x9x9x5xi8>, memref<3x3x5xi8>) outs(%[[W]] : memref<1x4x4xi32>)
 // CHECK:         %[[F:.*]] = memref.alloc() {{.*}} : memref<8xi32>
 // CHECK:         linalg.generic {{.*}} ins(%arg1 : memref<3x3x5x8xi8>) outs(%[[F]] : memref<8xi32>)
@@ -104,7 +104,22 @@ func.func @conv(%i: memref<1x9x9x5xi8>, %f: memref<3x3x5x8xi8>, %iz: i32, %fz: i
 // CHECK-LABEL: func.func @negative_tensors
 // CHECK:         linalg.quantized_matmul
 func.func @negative_tensors(%a: tensor<4x8xi8>, %b: tensor<8x16xi8>, %za: i32, %zb: i32, %c: tensor<4x16xi32>) -> tensor<4x16xi32> {
-  // expected-warning @+1 {{not tensorized: a quantized contraction on tensors; bufferize first (tisa gen FILE.mlir does)}}
+  // expected-warning @+1 {{not tensorized: a quantized contraction on tensors: bufferize first (tisa gen FILE.mlir does)}}
   %r = linalg.quantized_matmul ins(%a, %b, %za, %zb : tensor<4x8xi8>, tensor<8x16xi8>, i32, i32) outs(%c : tensor<4x16xi32>) -> tensor<4x16xi32>
   return %r : tensor<4x16xi32>
+}
+
+// -----
+
+// negative_: zero points in 0-d memrefs, and float operands, are left alone
+// with the reason (no crash).
+func.func @negative_memref_zero_points(%a: memref<4x8xi8>, %b: memref<8x16xi8>, %za: memref<i32>, %zb: memref<i32>, %c: memref<4x16xi32>) {
+  // expected-warning @+1 {{not tensorized: a quantized contraction a zero point is not a scalar}}
+  linalg.quantized_matmul ins(%a, %b, %za, %zb : memref<4x8xi8>, memref<8x16xi8>, memref<i32>, memref<i32>) outs(%c : memref<4x16xi32>)
+  return
+}
+func.func @negative_float(%a: memref<4x8xf16>, %b: memref<8x16xf16>, %za: f16, %zb: f16, %c: memref<4x16xi32>) {
+  // expected-warning @+1 {{not tensorized: a quantized contraction its inputs, zero points and output are not all integers}}
+  linalg.quantized_matmul ins(%a, %b, %za, %zb : memref<4x8xf16>, memref<8x16xf16>, f16, f16) outs(%c : memref<4x16xi32>)
+  return
 }

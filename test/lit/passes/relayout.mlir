@@ -28,13 +28,18 @@ func.func @conv(%i: memref<1x19x11x13xi8>, %f: memref<21x19x3x3xi8>, %o: memref<
 
 // -----
 
-// Dynamic batch and image: the copies take their extents from the operands.
-// CHECK-LABEL: func.func @dynamic
-// CHECK:         %[[N:.*]] = memref.dim %arg0, %c0
-// CHECK:         %[[H:.*]] = memref.dim %arg0, %c2
-// CHECK:         %[[W:.*]] = memref.dim %arg0, %c3
-// CHECK:         memref.alloc(%[[N]], %[[H]], %[[W]]) {{.*}} : memref<?x?x?x8xi8>
-func.func @dynamic(%i: memref<?x8x?x?xi8>, %f: memref<16x8x3x3xi8>, %o: memref<?x16x?x?xi32>) {
+// negative_: dynamic extents (no generator takes them yet) and f32 inputs
+// (no instruction) get no copies.
+// CHECK-LABEL: func.func @negative_f32
+// CHECK-NEXT:    linalg.matmul
+// CHECK-LABEL: func.func @negative_dynamic
+// CHECK-NEXT:    linalg.conv_2d_nchw_fchw
+func.func @negative_f32(%a: memref<70x33xf32>, %b: memref<70x48xf32>, %c: memref<33x48xf32>) {
+  linalg.matmul indexing_maps = [affine_map<(m, n, k) -> (k, m)>, affine_map<(m, n, k) -> (k, n)>, affine_map<(m, n, k) -> (m, n)>]
+    ins(%a, %b : memref<70x33xf32>, memref<70x48xf32>) outs(%c : memref<33x48xf32>)
+  return
+}
+func.func @negative_dynamic(%i: memref<?x8x?x?xi8>, %f: memref<16x8x3x3xi8>, %o: memref<?x16x?x?xi32>) {
   linalg.conv_2d_nchw_fchw {dilations = dense<1> : tensor<2xi64>, strides = dense<1> : tensor<2xi64>}
     ins(%i, %f : memref<?x8x?x?xi8>, memref<16x8x3x3xi8>) outs(%o : memref<?x16x?x?xi32>)
   return
