@@ -495,7 +495,7 @@ bool installAMXEmulator(llvm::raw_ostream &os) {
     fail("cannot install the AMX emulator: " + why);
     return false;
   }
-  os << "amx          emulated: this CPU has no AMX; tisa's trap-and-emulate "
+  os << "amx          this CPU has no AMX: tisa's trap-and-emulate "
         "library executes each AMX instruction\n";
   return true;
 #else
@@ -506,8 +506,9 @@ bool installAMXEmulator(llvm::raw_ostream &os) {
 }
 
 /// What the emulator executed in one call of the pre-packed entry: tile
-/// loads per tdp* and tile configurations.
-void printAMXCounts(llvm::raw_ostream &os, const CompiledKernel &k,
+/// loads per tdp* and tile configurations. False when the kernel's
+/// instruction is not an AMX one (nothing was emulated).
+bool printAMXCounts(llvm::raw_ostream &os, const CompiledKernel &k,
                     const std::function<void()> &call) {
 #ifdef TISA_HAVE_AMX_EMULATOR
   namespace amx = tisa::amx;
@@ -516,17 +517,21 @@ void printAMXCounts(llvm::raw_ostream &os, const CompiledKernel &k,
   uint64_t dots = amx::emulatedCount(k.mnemonic().c_str());
   uint64_t loads = amx::emulatedCount("tileloadd") +
                    amx::emulatedCount("tileloaddt1");
+  if (!dots) {
+    os << "amx          " << k.instruction()
+       << " is not an AMX instruction: nothing was emulated\n";
+    return false;
+  }
   os << llvm::formatv("amx counts   one pre-packed call: {0} {5}, {1} tile "
                       "loads ({2:f2} per {5}), {3} tile stores, {4} tile "
                       "configurations\n",
                       dots, loads, dots ? double(loads) / dots : 0.0,
                       amx::emulatedCount("tilestored"),
                       amx::emulatedCount("ldtilecfg"), k.mnemonic());
-  if (!dots)
-    os << "             (" << k.instruction()
-       << " is not an AMX instruction: nothing was emulated)\n";
+  return true;
 #else
   (void)os, (void)k, (void)call;
+  return false;
 #endif
 }
 
@@ -664,8 +669,7 @@ int run(const Options &o) {
   }
   std::function<void()> calls[] = {bindKernel(k, data, RunMode{}, packed),
                                     bindKernel(k, data, packedMode, packed)};
-  if (r->emulateAMX)
-    printAMXCounts(os, k, calls[1]);
+  bool emulated = r->emulateAMX && printAMXCounts(os, k, calls[1]);
   auto timeOnce = [&](bool prepacked) {
     auto t0 = clock::now();
     calls[prepacked]();
@@ -690,9 +694,12 @@ int run(const Options &o) {
   if (used < threads)
     threadText += ": too little work for " + std::to_string(threads);
   const char *unit = spec->types.isFloat() ? "GFLOPS" : "GOPS";
-  if (r->emulateAMX)
+  if (emulated)
     os << "time         of this machine running AMX under the emulator "
           "(each AMX instruction a trap), not of "
+       << target->name << ":\n";
+  else if (r->emulateAMX)
+    os << "time         of this machine (nothing emulated), not of "
        << target->name << ":\n";
   os << llvm::formatv("time         median of {0}: {1:f3} ms pre-packed, "
                       "{2:f3} ms plain (packing included)\n",
