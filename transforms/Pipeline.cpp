@@ -41,7 +41,7 @@ void addTisaTensorizePasses(mlir::OpPassManager &pm,
   pm.addNestedPass<mlir::func::FuncOp>(createTisaDecomposeQuantizedPass());
   pm.addNestedPass<mlir::func::FuncOp>(createTisaRelayoutPass());
   pm.addNestedPass<mlir::func::FuncOp>(
-      createTisaSelectPlanPass(inputs, schedule));
+      createTisaSelectPlanPass(inputs, schedule, /*warnUnplanned=*/false));
   pm.addNestedPass<mlir::func::FuncOp>(createTisaSplitPackPass(inputs));
   pm.addNestedPass<mlir::func::FuncOp>(createTisaTensorizePass(inputs));
 }

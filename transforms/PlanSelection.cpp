@@ -138,7 +138,7 @@ forEachPlanned(func::FuncOp func, const TensorizeInputs &in,
       apply(op, *planned);
     else if (why == "error")
       return failure();
-    else if (!why.empty())
+    else if (!why.empty() && !warning.empty())
       op->emitWarning(warning) << why;
   }
   return success();
@@ -150,8 +150,8 @@ struct SelectPlanPass
     : public tisa::impl::TisaSelectPlanPassBase<SelectPlanPass> {
   using TisaSelectPlanPassBase::TisaSelectPlanPassBase;
   SelectPlanPass(std::shared_ptr<const TensorizeInputs> given,
-                 llvm::StringRef scheduleText)
-      : inputs(std::move(given)) {
+                 llvm::StringRef scheduleText, bool warnUnplanned)
+      : inputs(std::move(given)), warnUnplanned(warnUnplanned) {
     schedule = scheduleText.str();
   }
 
@@ -172,19 +172,22 @@ struct SelectPlanPass
                  planned.schedule);
     };
     if (failed(forEachPlanned(getOperation(), *inputs, schedule,
-                              "no plan selected: ", record)))
+                              warnUnplanned ? "no plan selected: " : "",
+                              record)))
       signalPassFailure();
   }
 
   std::shared_ptr<const TensorizeInputs> inputs;
+  bool warnUnplanned = true;
 };
 
 } // namespace
 
 std::unique_ptr<Pass>
 createTisaSelectPlanPass(std::shared_ptr<const TensorizeInputs> inputs,
-                         llvm::StringRef schedule) {
-  return std::make_unique<SelectPlanPass>(std::move(inputs), schedule);
+                         llvm::StringRef schedule, bool warnUnplanned) {
+  return std::make_unique<SelectPlanPass>(std::move(inputs), schedule,
+                                          warnUnplanned);
 }
 
 } // namespace tisa

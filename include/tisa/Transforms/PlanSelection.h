@@ -106,7 +106,8 @@ void recordPlan(mlir::linalg::LinalgOp op, const Contraction &c,
                 const TensorizePlan &plan, const Schedule &schedule);
 
 /// Plans every linalg op in `func` (planKernel) and calls `apply` on each
-/// contraction with a plan; warns `warning` + why on those without one.
+/// contraction with a plan; warns `warning` + why on those without one
+/// (unless `warning` is empty).
 /// Failure after an error on an op.
 mlir::LogicalResult
 forEachPlanned(mlir::func::FuncOp func, const TensorizeInputs &in,
@@ -130,10 +131,12 @@ ComputeOp buildCompute(mlir::OpBuilder &b, mlir::Location loc,
 
 /// The tensorizing passes working on descriptions and a target the caller
 /// has loaded (once, for all of them: loading resolves rates by compiling
-/// probes), instead of loading them from their options.
+/// probes), instead of loading them from their options. A pipeline that
+/// runs -tisa-split-pack next (which says why a contraction stays plain)
+/// silences -tisa-select-plan's own warning with `warnUnplanned` false.
 std::unique_ptr<mlir::Pass>
 createTisaSelectPlanPass(std::shared_ptr<const TensorizeInputs> inputs,
-                         llvm::StringRef schedule);
+                         llvm::StringRef schedule, bool warnUnplanned = true);
 std::unique_ptr<mlir::Pass>
 createTisaSplitPackPass(std::shared_ptr<const TensorizeInputs> inputs);
 std::unique_ptr<mlir::Pass>
