@@ -1,0 +1,132 @@
+//===- RankPlansTest.cpp - one cost model for plans and schedules ---------===//
+//
+// rankPlans puts the plans a code generator takes first, each costed by the
+// count of its generator's default schedule (the schedule recorded is that
+// default), ordered by that count up to the target's tie window; plans no
+// generator takes follow with their reason; GPU targets are left alone.
+//
+//===----------------------------------------------------------------------===//
+
+#include "tisa/Config.h"
+#include "tisa/Matcher/Matcher.h"
+#include "tisa/Semantics/DescriptionSet.h"
+#include "tisa/Targets/Rates.h"
+#include "tisa/Targets/Target.h"
+#include "tisa/Transforms/Tensorize.h"
+
+#include "mlir/Dialect/Linalg/IR/Linalg.h"
+#include "mlir/Dialect/MemRef/IR/MemRef.h"
+#include "mlir/IR/BuiltinOps.h"
+#include "mlir/Parser/Parser.h"
+#include <gtest/gtest.h>
+
+using namespace mlir;
+using namespace tisa;
+
+namespace {
+
+class RankPlansTest : public ::testing::Test {
+protected:
+  RankPlansTest() : set(ctx, errs) {
+    DialectRegistry registry;
+    registerDescriptionDialects(registry);
+    registry.insert<memref::MemRefDialect>();
+    ctx.appendDialectRegistry(registry);
+    ctx.loadAllAvailableDialects();
+    loaded = succeeded(set.loadDirectory(TISA_SOURCE_ISA_DIR));
+    for (const auto &d : set.descriptions())
+      all.push_back(d.get());
+  }
+
+  /// The plans of `source`'s only linalg op for `targetName`, matched and
+  /// ranked by the generators.
+  MatchResult ranked(StringRef source, StringRef targetName, Target &t) {
+    module = parseSourceString<ModuleOp>(source, &ctx);
+    EXPECT_TRUE(bool(module));
+    linalg::LinalgOp op;
+    module->walk([&](linalg::LinalgOp found) { op = found; });
+    std::string why;
+    FailureOr<Contraction> c = readContraction(op, why);
+    EXPECT_TRUE(succeeded(c)) << why;
+    llvm::Expected<Target> loadedTarget = loadTarget(targetName);
+    EXPECT_TRUE(bool(loadedTarget));
+    t = std::move(*loadedTarget);
+    resolveRates(t, all);
+    MatchOptions options;
+    options.target = &t;
+    MatchResult r = match(*c, all, options);
+    rankPlans(r, t);
+    return r;
+  }
+
+  MLIRContext ctx;
+  std::string errText;
+  llvm::raw_string_ostream errs{errText};
+  DescriptionSet set;
+  bool loaded = false;
+  std::vector<const Description *> all;
+  OwningOpRef<ModuleOp> module;
+};
+
+constexpr const char *kGemm = R"(
+func.func @f(%a: memref<97x200xi8>, %b: memref<200x131xi8>, %c: memref<97x131xi32>) {
+  linalg.generic {indexing_maps = [affine_map<(m, n, k) -> (m, k)>,
+      affine_map<(m, n, k) -> (k, n)>, affine_map<(m, n, k) -> (m, n)>],
+      iterator_types = ["parallel", "parallel", "reduction"]}
+      ins(%a, %b : memref<97x200xi8>, memref<200x131xi8>) outs(%c : memref<97x131xi32>) {
+    ^bb0(%x: i8, %y: i8, %s: i32):
+      %xw = arith.extui %x : i8 to i32
+      %yw = arith.extsi %y : i8 to i32
+      %p = arith.muli %xw, %yw : i32
+      %t = arith.addi %s, %p : i32
+      linalg.yield %t : i32
+  }
+  return
+})";
+
+TEST_F(RankPlansTest, GeneratedPlansFirstByTheirCount) {
+  ASSERT_TRUE(loaded) << errText;
+  for (StringRef name : {"znver4", "sapphirerapids", "neoverse-v2"}) {
+    Target t;
+    MatchResult r = ranked(kGemm, name, t);
+    ASSERT_FALSE(r.plans.empty()) << name.str();
+    ASSERT_TRUE(r.plans.front().cost.counted()) << name.str();
+    size_t counted = 0;
+    while (counted < r.plans.size() && r.plans[counted].cost.counted())
+      ++counted;
+    for (size_t i = counted; i < r.plans.size(); ++i) {
+      EXPECT_FALSE(r.plans[i].cost.counted()) << name.str() << " plan " << i;
+      EXPECT_FALSE(r.plans[i].cost.unsupported.empty())
+          << name.str() << " plan " << i << " says no reason";
+    }
+    // Each plan is within the tie window of the cheapest after it.
+    for (size_t i = 0; i < counted; ++i)
+      for (size_t j = i + 1; j < counted; ++j)
+        EXPECT_LE(r.plans[i].cost.cycles,
+                  r.plans[j].cost.cycles * (1 + t.cost.tieWindow))
+            << name.str() << ": plan " << i << " ranks before plan " << j;
+    // The schedule recorded is the generator's default, its count the cost.
+    for (size_t i = 0; i < counted; ++i) {
+      std::string why;
+      auto kernel = getKernelGenerator(r.contraction, r.plans[i], why);
+      ASSERT_TRUE(succeeded(kernel)) << why;
+      ScheduleEstimate e = (*kernel)->estimate(t);
+      EXPECT_EQ(r.plans[i].cost.schedule, e.schedule.text());
+      EXPECT_DOUBLE_EQ(r.plans[i].cost.cycles,
+                       e.cycles + r.plans[i].cost.overheadCycles);
+    }
+  }
+}
+
+TEST_F(RankPlansTest, GpuTargetsKeepTheMatchersOrder) {
+  ASSERT_TRUE(loaded) << errText;
+  Target t;
+  MatchResult r = ranked(kGemm, "sm_80", t);
+  ASSERT_FALSE(r.plans.empty());
+  for (const TensorizePlan &p : r.plans) {
+    EXPECT_FALSE(p.cost.counted());
+    EXPECT_TRUE(p.cost.unsupported.empty()) << p.cost.unsupported;
+  }
+}
+
+} // namespace
