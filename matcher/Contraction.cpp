@@ -161,8 +161,9 @@ FailureOr<Contraction> readContraction(linalg::LinalgOp op, std::string &why) {
   c.op = op;
   c.opName = op->getName().getStringRef().str();
   // linalg's quantized contractions: two inputs and two scalar zero points.
-  if (op.getNumDpsInputs() == 4 && op.getNumDpsInits() == 1 &&
-      llvm::none_of(llvm::drop_begin(op.getDpsInputs(), 2), [](Value v) {
+  SmallVector<Value> inputs = op.getDpsInputs();
+  if (inputs.size() == 4 && op.getNumDpsInits() == 1 &&
+      llvm::none_of(llvm::drop_begin(inputs, 2), [](Value v) {
         return isa<ShapedType>(v.getType());
       })) {
     why = c.opName + " is not a contraction as it stands: its zero points "

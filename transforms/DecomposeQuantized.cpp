@@ -161,10 +161,10 @@ std::string whyNotDecomposable(linalg::LinalgOp op) {
   auto isInteger = [](Value v) {
     return isa<IntegerType>(getElementTypeOrSelf(v.getType()));
   };
-  if (!isInteger(op.getDpsInits()[0]) ||
-      !llvm::all_of(op.getDpsInputs(), isInteger))
+  SmallVector<Value> inputs = op.getDpsInputs();
+  if (!isInteger(op.getDpsInits()[0]) || !llvm::all_of(inputs, isInteger))
     return "its inputs, zero points and output are not all integers";
-  for (Value zp : llvm::drop_begin(op.getDpsInputs(), 2))
+  for (Value zp : llvm::drop_begin(inputs, 2))
     if (isa<ShapedType>(zp.getType()))
       return "a zero point is not a scalar";
   SmallVector<AffineMap> maps = op.getIndexingMapsArray();
