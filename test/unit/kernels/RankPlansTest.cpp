@@ -7,7 +7,6 @@
 //
 //===----------------------------------------------------------------------===//
 
-#include "tisa/Config.h"
 #include "tisa/Matcher/Matcher.h"
 #include "tisa/Semantics/DescriptionSet.h"
 #include "tisa/Targets/Rates.h"
@@ -27,21 +26,17 @@ namespace {
 
 class RankPlansTest : public ::testing::Test {
 protected:
-  RankPlansTest() : set(ctx, errs) {
+  RankPlansTest() {
     DialectRegistry registry;
-    registerDescriptionDialects(registry);
     registry.insert<memref::MemRefDialect>();
-    ctx.appendDialectRegistry(registry);
-    ctx.loadAllAvailableDialects();
-    loaded = succeeded(set.loadDirectory(TISA_SOURCE_ISA_DIR));
-    for (const auto &d : set.descriptions())
-      all.push_back(d.get());
+    loaded.ctx.appendDialectRegistry(registry);
+    loaded.ctx.loadAllAvailableDialects();
   }
 
   /// The plans of `source`'s only linalg op for `targetName`, matched and
   /// ranked by the generators.
   MatchResult ranked(StringRef source, StringRef targetName, Target &t) {
-    module = parseSourceString<ModuleOp>(source, &ctx);
+    module = parseSourceString<ModuleOp>(source, &loaded.ctx);
     EXPECT_TRUE(bool(module));
     linalg::LinalgOp op;
     module->walk([&](linalg::LinalgOp found) { op = found; });
@@ -51,20 +46,16 @@ protected:
     llvm::Expected<Target> loadedTarget = loadTarget(targetName);
     EXPECT_TRUE(bool(loadedTarget));
     t = std::move(*loadedTarget);
-    resolveRates(t, all);
+    resolveRates(t, loaded.all);
     MatchOptions options;
     options.target = &t;
-    MatchResult r = match(*c, all, options);
+    MatchResult r = match(*c, loaded.all, options);
     rankPlans(r, t);
     return r;
   }
 
-  MLIRContext ctx;
-  std::string errText;
-  llvm::raw_string_ostream errs{errText};
-  DescriptionSet set;
-  bool loaded = false;
-  std::vector<const Description *> all;
+  /// The shipped descriptions (and any on TISA_ISA_PATH).
+  LoadedDescriptions loaded;
   OwningOpRef<ModuleOp> module;
 };
 
@@ -85,7 +76,7 @@ func.func @f(%a: memref<97x200xi8>, %b: memref<200x131xi8>, %c: memref<97x131xi3
 })";
 
 TEST_F(RankPlansTest, GeneratedPlansFirstByTheirCount) {
-  ASSERT_TRUE(loaded) << errText;
+  ASSERT_TRUE(loaded.ok) << loaded.errors;
   for (StringRef name : {"znver4", "sapphirerapids", "neoverse-v2"}) {
     Target t;
     MatchResult r = ranked(kGemm, name, t);
@@ -119,7 +110,7 @@ TEST_F(RankPlansTest, GeneratedPlansFirstByTheirCount) {
 }
 
 TEST_F(RankPlansTest, GpuTargetsKeepTheMatchersOrder) {
-  ASSERT_TRUE(loaded) << errText;
+  ASSERT_TRUE(loaded.ok) << loaded.errors;
   Target t;
   MatchResult r = ranked(kGemm, "sm_80", t);
   ASSERT_FALSE(r.plans.empty());
