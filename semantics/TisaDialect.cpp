@@ -101,14 +101,51 @@ LogicalResult PackOp::verify() {
   return success();
 }
 
+/// The epilogue region: one block of (accumulators, operands..., output)
+/// holding one all-parallel linalg.generic on them in that order.
+LogicalResult verifyEpilogueRegion(ComputeOp op, Type accumulators) {
+  Block &block = op.getEpilogue().front();
+  SmallVector<Type> expected{accumulators};
+  llvm::append_range(expected, op.getEpilogueOperands().getTypes());
+  expected.push_back(op.getOutput().getType());
+  if (block.getArgumentTypes() != ArrayRef<Type>(expected))
+    return op.emitOpError()
+           << "epilogue region must take the contraction's output type, the "
+              "epilogue operands' types and the output type, in that order";
+  auto generic = op.getEpilogueOp();
+  if (!generic || !llvm::hasSingleElement(block))
+    return op.emitOpError()
+           << "epilogue region must hold exactly one linalg.generic";
+  SmallVector<Value> inputs(block.getArguments().drop_back());
+  if (generic.getNumDpsInits() != 1 ||
+      generic.getDpsInits()[0] != block.getArguments().back() ||
+      SmallVector<Value>(generic.getDpsInputs()) != inputs)
+    return op.emitOpError()
+           << "the epilogue's linalg.generic must read the region's arguments "
+              "in order and write the last one";
+  if (generic.getNumLoops() != generic.getNumParallelLoops())
+    return op.emitOpError() << "the epilogue's linalg.generic must be "
+                               "elementwise (every loop parallel)";
+  if (!op.getOverwrite())
+    return op.emitOpError()
+           << "an epilogue needs overwrite: the accumulators start at zero";
+  return success();
+}
+
 LogicalResult ComputeOp::verify() {
   if (failed(verifyContractionRegion(*this, getProgram())))
     return failure();
   Block &body = *getBody();
-  if (getOutput().getType() != body.getArgument(2).getType())
+  if (!getEpilogue().empty()) {
+    if (failed(verifyEpilogueRegion(*this, body.getArgument(2).getType())))
+      return failure();
+  } else if (!getEpilogueOperands().empty()) {
+    return emitOpError() << "epilogue operands without an epilogue region";
+  } else if (getOutput().getType() != body.getArgument(2).getType()) {
     return emitOpError() << "output type " << getOutput().getType()
                          << " is not the contraction's output type "
                          << body.getArgument(2).getType();
+  }
   if (!getRange().empty() && getRange().size() != 2)
     return emitOpError() << "range takes two values (begin, end), not "
                          << getRange().size();

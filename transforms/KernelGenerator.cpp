@@ -20,6 +20,12 @@ MemRefType KernelGenerator::packedBufferType(MLIRContext *ctx,
   return MemRefType::get({packedBytes(s)}, IntegerType::get(ctx, 8));
 }
 
+LogicalResult KernelGenerator::canFuse(const Epilogue &, std::string &why) const {
+  why = plan().desc->name + "'s code generator stores its accumulators whole "
+        "(tiles)";
+  return failure();
+}
+
 namespace {
 bool allRegistersOf(const Description &d, RegisterClass cls) {
   return llvm::all_of(d.registers,

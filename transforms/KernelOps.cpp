@@ -50,7 +50,7 @@ ComputeOp buildCompute(OpBuilder &b, Location loc,
   if (begin)
     range = {begin, end};
   auto op = ComputeOp::create(
-      b, loc, input, buffer, output, range, overwrite,
+      b, loc, input, buffer, output, range, ValueRange{}, overwrite,
       inputPadding.empty() ? DenseI64ArrayAttr()
                            : b.getDenseI64ArrayAttr(inputPadding));
   cloneInto(b, op.getProgram(), contraction);

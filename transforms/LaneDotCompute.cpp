@@ -18,9 +18,8 @@ namespace tisa {
 /// span) are set by the enclosing level before an inner one is emitted.
 class LaneDotKernel::Impl::Compute {
 public:
-  Compute(const Impl &m, OpBuilder &b, Location loc, Value input, Value buffer,
-          Value output, bool overwrite, const Schedule &s, Value begin,
-          Value end, ArrayRef<int64_t> inputPadding);
+  Compute(const Impl &m, OpBuilder &b, Location loc,
+          const ComputeOperands &operands, const Schedule &s);
   /// The whole nest, then the temporaries freed.
   void emit(OpBuilder &b, Location loc);
 
@@ -63,6 +62,7 @@ private:
   MLIRContext *ctx;
   Value input, buffer, output, begin, end;
   bool overwrite;
+  const Epilogue *epilogue;
   const Schedule &s;
   Type i32, elt, groupInt;
   VectorType accVec;
@@ -128,18 +128,18 @@ private:
 };
 
 LaneDotKernel::Impl::Compute::Compute(const Impl &m, OpBuilder &b,
-                                      Location loc, Value input, Value buffer,
-                                      Value output, bool overwrite,
-                                      const Schedule &s, Value begin,
-                                      Value end,
-                                      ArrayRef<int64_t> inputPadding)
-    : m(m), d(*m.d), ctx(b.getContext()), input(input), buffer(buffer),
-      output(output), begin(begin), end(end), overwrite(overwrite), s(s),
+                                      Location loc,
+                                      const ComputeOperands &operands,
+                                      const Schedule &s)
+    : m(m), d(*m.d), ctx(b.getContext()), input(operands.input),
+      buffer(operands.buffer), output(operands.output), begin(operands.begin),
+      end(operands.end), overwrite(operands.overwrite),
+      epilogue(operands.epilogue), s(s),
       i32(b.getI32Type()), elt(m.elementType(m.bcInput)),
       groupInt(b.getIntegerType(elt.getIntOrFloatBitWidth() * m.group)),
       accVec(d.registers[2].type), bc(m.c.operands[m.bcInput]),
       inputType(cast<MemRefType>(input.getType())), rank(bc.shape.size()),
-      border(m.borderOf(inputType.getShape(), inputPadding)),
+      border(m.borderOf(inputType.getShape(), operands.inputPadding)),
       copy(border.padded(rank - 1) || (border.any() && m.groupTiles < 4)),
       inPlaceBorder(border.any() && !copy), bcMem(input),
       maskLastGroup(m.partialGroup && !copy), numLoops(m.c.loops.size()),
@@ -411,6 +411,7 @@ void LaneDotKernel::Impl::Compute::registerBody(OpBuilder &b, Location loc) {
       b, loc, VectorType::get({m.lanes}, b.getI1Type()), ValueRange{valid});
   Value zero =
       arith::ConstantOp::create(b, loc, accVec, b.getZeroAttr(accVec));
+  assert((!epilogue || overwrite) && "an epilogue starts from zero");
   Value init = overwrite ? zero
                          : Value(vector::MaskedLoadOp::create(
                                b, loc, accVec, output, outAt, mask, zero));
@@ -426,6 +427,8 @@ void LaneDotKernel::Impl::Compute::registerBody(OpBuilder &b, Location loc) {
                                b.getI32IntegerAttr(int32_t(m.constantTerm))));
     acc = arith::SubIOp::create(b, loc, acc, k);
   }
+  if (epilogue)
+    return epilogue->apply(b, loc, acc, outAt, m.outputLaneDim(), mask);
   vector::MaskedStoreOp::create(b, loc, output, outAt, mask, acc);
 }
 
@@ -718,13 +721,15 @@ void LaneDotKernel::Impl::Compute::emitBlocks(OpBuilder &b, Location loc,
     emitBorderTiles(b, loc, bl, whole);
 }
 
-void LaneDotKernel::emitCompute(OpBuilder &b, Location loc, Value input,
-                                Value buffer, Value output, bool overwrite,
-                                const Schedule &s, Value begin, Value end,
-                                ArrayRef<int64_t> inputPadding) const {
-  Impl::Compute(*impl, b, loc, input, buffer, output, overwrite, s, begin,
-                end, inputPadding)
-      .emit(b, loc);
+void LaneDotKernel::emitCompute(OpBuilder &b, Location loc,
+                                const ComputeOperands &operands,
+                                const Schedule &s) const {
+  Impl::Compute(*impl, b, loc, operands, s).emit(b, loc);
+}
+
+LogicalResult LaneDotKernel::canFuse(const Epilogue &epilogue,
+                                     std::string &why) const {
+  return epilogue.checkLanes(impl->outputLaneDim(), why);
 }
 
 } // namespace tisa

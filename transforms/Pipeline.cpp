@@ -34,7 +34,7 @@ void addTisaBufferizePasses(mlir::OpPassManager &pm) {
 
 void addTisaTensorizePasses(mlir::OpPassManager &pm,
                             std::shared_ptr<const TensorizeInputs> inputs,
-                            llvm::StringRef schedule) {
+                            llvm::StringRef schedule, bool fuseEpilogues) {
   // Quantized contractions become plain ones plus their zero-point terms;
   // operands no instruction reads in place (NCHW, a transposed A) get copies
   // that it can.
@@ -43,6 +43,10 @@ void addTisaTensorizePasses(mlir::OpPassManager &pm,
   pm.addNestedPass<mlir::func::FuncOp>(
       createTisaSelectPlanPass(inputs, schedule, /*warnUnplanned=*/false));
   pm.addNestedPass<mlir::func::FuncOp>(createTisaSplitPackPass(inputs));
+  // Elementwise consumers (bias, activation, requantization) run on the
+  // accumulators in registers.
+  if (fuseEpilogues)
+    pm.addNestedPass<mlir::func::FuncOp>(createTisaFuseEpiloguePass());
   pm.addNestedPass<mlir::func::FuncOp>(createTisaTensorizePass(inputs));
 }
 

@@ -131,6 +131,19 @@ LogicalResult checkInput(ComputeOp op, MemRefType input, MemRefType program,
                           << (padding.empty() ? "" : ", in its zero border");
 }
 
+/// The computation into a buffer of the accumulators (`accType`), then
+/// `epilogue` on it as a loop nest of its own.
+void emitUnfused(OpBuilder &b, Location loc, const KernelGenerator &kernel,
+                 ComputeOperands operands, const Schedule &s,
+                 const Epilogue &epilogue, Type accType) {
+  Value acc = memref::AllocOp::create(b, loc, cast<MemRefType>(accType),
+                                      b.getI64IntegerAttr(64));
+  operands.output = acc;
+  kernel.emitCompute(b, loc, operands, s);
+  epilogue.applyToBuffer(b, acc);
+  memref::DeallocOp::create(b, loc, acc);
+}
+
 LogicalResult TensorizePass::lower(ComputeOp op) const {
   FailureOr<PlannedKernel> planned =
       plan(op, op.getContraction(), op.getBuffer());
@@ -145,14 +158,36 @@ LogicalResult TensorizePass::lower(ComputeOp op) const {
                         padding)))
     return failure();
   OpBuilder b(op);
-  Value begin, end;
+  ComputeOperands operands{op.getInput(), op.getBuffer(), op.getOutput(),
+                           op.getOverwrite()};
   if (!op.getRange().empty()) {
-    begin = op.getRange()[0];
-    end = op.getRange()[1];
+    operands.begin = op.getRange()[0];
+    operands.end = op.getRange()[1];
   }
-  kernel.emitCompute(b, op.getLoc(), op.getInput(), op.getBuffer(),
-                     op.getOutput(), op.getOverwrite(), planned->schedule,
-                     begin, end, padding);
+  operands.inputPadding = padding;
+  std::optional<Epilogue> epilogue;
+  if (linalg::GenericOp generic = op.getEpilogueOp()) {
+    SmallVector<Value> values(op.getEpilogueOperands());
+    values.push_back(op.getOutput());
+    epilogue.emplace(generic, values);
+    std::string why;
+    if (failed(Epilogue::check(generic, why)) ||
+        failed(kernel.canFuse(*epilogue, why))) {
+      // Run apart, it would read accumulators other ranges compute.
+      if (operands.begin)
+        return op.emitOpError() << "has a range and an epilogue that cannot "
+                                   "be applied in registers: "
+                                << why;
+      op.emitWarning() << "epilogue not applied in registers: " << why
+                       << "; it runs after the computation";
+      emitUnfused(b, op.getLoc(), kernel, operands, planned->schedule,
+                  *epilogue, op.getBody()->getArgument(2).getType());
+      op.erase();
+      return success();
+    }
+    operands.epilogue = &*epilogue;
+  }
+  kernel.emitCompute(b, op.getLoc(), operands, planned->schedule);
   op.erase();
   return success();
 }

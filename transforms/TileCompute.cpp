@@ -143,10 +143,12 @@ bool needsCopy(Value v, ArrayRef<int64_t> shape, ArrayRef<int64_t> offsets) {
 
 } // namespace
 
-void TileKernel::emitCompute(OpBuilder &b, Location loc, Value input,
-                             Value buffer, Value output, bool overwrite,
-                             const Schedule &s, Value begin, Value end,
-                             ArrayRef<int64_t> inputPadding) const {
+void TileKernel::emitCompute(OpBuilder &b, Location loc,
+                             const ComputeOperands &operands,
+                             const Schedule &s) const {
+  auto [input, buffer, output, overwrite, begin, end, inputPadding,
+        epilogue] = operands;
+  assert(!epilogue && "tile kernels store whole tiles: no fused epilogue");
   SmallVector<int64_t> padded = paddedExtents(s);
   SmallVector<int64_t> aShape = operandExtents(aInput, padded);
   SmallVector<int64_t> cShape = operandExtents(2, padded);

@@ -30,7 +30,9 @@ struct Options {
   bool strictFp = false;
   bool allowReducedPrecision = false;
   bool noFuse = false;
-  bool emitIr = false; ///< 'gen gemm|conv2d': also write NAME.mlir
+  bool emitIr = false; ///< 'gen': also write NAME.mlir
+  /// 'gen FILE.mlir': elementwise consumers run as loops of their own.
+  bool noFuseEpilogue = false;
   /// gen/run: kernel options (--m 512, --types u8,s8,s32, -o DIR, ...) by
   /// name without dashes.
   std::map<std::string, std::string> values;

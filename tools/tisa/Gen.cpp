@@ -224,14 +224,26 @@ int genFromFile(const Options &o, llvm::StringRef file, llvm::StringRef dir) {
   // --schedule applies to every contraction without one), each planned
   // contraction its pack and its computation, which the tensorizer lowers.
   addTisaBufferizePasses(pm);
-  addTisaTensorizePasses(pm, *inputs, value(o, "schedule", ""));
+  addTisaTensorizePasses(pm, *inputs, value(o, "schedule", ""),
+                         !o.noFuseEpilogue);
   addTisaRegisterLevelPasses(pm);
-  if (failed(pm.run(*module)) || failed(lowerToLLVMDialect(*module)))
+  if (failed(pm.run(*module)))
+    return 1;
+  std::string stem = llvm::sys::path::stem(file).str();
+  llvm::SmallString<256> ir(dir);
+  llvm::sys::path::append(ir, stem + ".mlir");
+  if (o.emitIr) {
+    std::string text;
+    llvm::raw_string_ostream os(text);
+    module->print(os);
+    if (auto e = writeFile(ir, text))
+      return fail(llvm::toString(std::move(e)));
+  }
+  if (failed(lowerToLLVMDialect(*module)))
     return 1;
   auto object = compileToObject(*module, codegenTargetFor(*target));
   if (!object)
     return fail(llvm::toString(object.takeError()));
-  std::string stem = llvm::sys::path::stem(file).str();
   llvm::SmallString<256> so(dir), h(dir);
   llvm::sys::path::append(so, "lib" + stem + ".so");
   llvm::sys::path::append(h, stem + ".h");
@@ -252,6 +264,8 @@ int genFromFile(const Options &o, llvm::StringRef file, llvm::StringRef dir) {
   if (auto e = writeFile(h, header))
     return fail(llvm::toString(std::move(e)));
   llvm::outs() << so << "\n" << h << "\n";
+  if (o.emitIr)
+    llvm::outs() << ir << "\n";
   for (const std::string &f : publicFuncs)
     llvm::outs() << "  _mlir_ciface_" << f << "\n";
   return 0;

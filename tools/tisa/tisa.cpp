@@ -117,8 +117,11 @@ options:
                            'match': let an instruction read f32 inputs in a narrower format
                            (tf32 on Tensor Cores), listed in the plan as a relaxation
   --no-fuse                'match': never fuse adjacent program loops (no im2col-style plans)
-  --emit-ir                'gen gemm|conv2d': also write NAME.mlir, the kernel after
-                           tensorization and register tiling (before lowering to LLVM)
+  --emit-ir                'gen': also write NAME.mlir, the kernel after tensorization and
+                           register tiling (before lowering to LLVM)
+  --no-fuse-epilogue       'gen FILE.mlir': run elementwise consumers of a contraction (bias,
+                           activation, requantization) as loops of their own instead of on
+                           its accumulators in registers (to compare the two)
   -h, --help               this text
   --version                print the version
 )";
@@ -352,11 +355,12 @@ int main(int argc, char **argv) {
     }
     if (a == "--all" || a == "--strict-fp" || a == "--no-fuse" ||
         a == "--emit-ir" || a == "--allow-skipped" ||
-        a == "--allow-reduced-precision") {
+        a == "--allow-reduced-precision" || a == "--no-fuse-epilogue") {
       (a == "--all"                         ? o.all
        : a == "--strict-fp"                 ? o.strictFp
        : a == "--allow-reduced-precision"   ? o.allowReducedPrecision
        : a == "--no-fuse"       ? o.noFuse
+       : a == "--no-fuse-epilogue" ? o.noFuseEpilogue
        : a == "--allow-skipped" ? o.allowSkipped
                                 : o.emitIr) = true;
       continue;

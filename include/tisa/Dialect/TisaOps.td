@@ -96,7 +96,7 @@ def Tisa_PackOp : Tisa_KernelOp<"pack"> {
   let extraClassDeclaration = contractionAccessor;
 }
 
-def Tisa_ComputeOp : Tisa_KernelOp<"compute"> {
+def Tisa_ComputeOp : Tisa_KernelOp<"compute", [AttrSizedOperandSegments]> {
   let summary = "the planned contraction on an operand already packed by tisa.pack";
   let description = [{
     The second half of a planned contraction: `output` (+)= `input` x the packed operand in
@@ -112,6 +112,15 @@ def Tisa_ComputeOp : Tisa_KernelOp<"compute"> {
     The region holds the contraction, as in `tisa.pack`. `-tisa-tensorize` replaces the op by the
     register class's loops around the instruction.
 
+    With an `epilogue` region (a fused epilogue, made by `-tisa-fuse-epilogue`), `output` is not the
+    contraction's output but the result of an elementwise `linalg.generic` applied to it: the
+    region's block takes the contraction's output type (the accumulators), then the types of the
+    `epilogue` operands, then `output`'s type, and holds that generic, reading the accumulators
+    (argument 0) and the operands in order and writing `output`. The accumulators are never
+    stored: the generator applies the generic to them in registers and stores its result once
+    (bias, ReLU, requantization, a narrower output type). Only with `overwrite`: the
+    accumulators start at zero.
+
     Example:
     ```mlir
     tisa.compute %a, %buf -> %c range(%begin, %end) {overwrite}
@@ -121,16 +130,43 @@ def Tisa_ComputeOp : Tisa_KernelOp<"compute"> {
         ins(%x, %y : memref<32x64xi8>, memref<64x48xi8>) outs(%z : memref<32x48xi32>)
     }
     ```
+    and with a bias per column, fused:
+    ```mlir
+    tisa.compute %a, %buf -> %d epilogue(%bias : memref<48xi32>) {overwrite}
+        : memref<32x64xi8>, memref<3072xi8>, memref<32x48xi32> {
+      ...
+    } epilogue {
+    ^bb0(%acc: memref<32x48xi32>, %b: memref<48xi32>, %out: memref<32x48xi32>):
+      linalg.generic {indexing_maps = [affine_map<(m, n) -> (m, n)>, affine_map<(m, n) -> (n)>,
+                                       affine_map<(m, n) -> (m, n)>],
+                      iterator_types = ["parallel", "parallel"]}
+          ins(%acc, %b : memref<32x48xi32>, memref<48xi32>) outs(%out : memref<32x48xi32>) {
+      ^bb0(%x: i32, %y: i32, %o: i32):
+        %s = arith.addi %x, %y : i32
+        linalg.yield %s : i32
+      }
+    }
+    ```
   }];
   let arguments = (ins AnyMemRef:$input, MemRefRankOf<[I8], [1]>:$buffer,
-                       AnyMemRef:$output, Variadic<Index>:$range, UnitAttr:$overwrite,
+                       AnyMemRef:$output, Variadic<Index>:$range,
+                       Variadic<AnyType>:$epilogue_operands, UnitAttr:$overwrite,
                        OptionalAttr<DenseI64ArrayAttr>:$input_padding);
-  let regions = (region SizedRegion<1>:$program);
+  let regions = (region SizedRegion<1>:$program, MaxSizedRegion<1>:$epilogue);
   let assemblyFormat = [{
-    $input `,` $buffer `->` $output (`range` `(` $range^ `)`)? attr-dict `:` type($input) `,`
-    type($buffer) `,` type($output) $program
+    $input `,` $buffer `->` $output (`range` `(` $range^ `)`)?
+    (`epilogue` `(` $epilogue_operands^ `:` type($epilogue_operands) `)`)? attr-dict `:`
+    type($input) `,` type($buffer) `,` type($output) $program (`epilogue` $epilogue^)?
   }];
-  let extraClassDeclaration = contractionAccessor;
+  let extraClassDeclaration = contractionAccessor # [{
+    /// The fused epilogue's elementwise op, or null without one.
+    ::mlir::linalg::GenericOp getEpilogueOp() {
+      if (getEpilogue().empty())
+        return nullptr;
+      return ::mlir::dyn_cast_or_null<::mlir::linalg::GenericOp>(
+          getEpilogue().front().empty() ? nullptr : &getEpilogue().front().front());
+    }
+  }];
 }
 
 #endif // TISA_OPS_TD

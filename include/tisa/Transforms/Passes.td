@@ -70,6 +70,30 @@ def TisaRelayoutPass : Pass<"tisa-relayout", "::mlir::func::FuncOp"> {
   let dependentDialects = ["::mlir::linalg::LinalgDialect", "::mlir::memref::MemRefDialect"];
 }
 
+def TisaFuseEpiloguePass : Pass<"tisa-fuse-epilogue", "::mlir::func::FuncOp"> {
+  let summary = "Fuse an elementwise consumer of a tisa.compute's output into it";
+  let description = [{
+    Every int8 model follows its GEMMs and convolutions with a bias, an activation and a
+    requantization; run separately, each is one more pass over the output in memory. This pass
+    (after `-tisa-split-pack`, on memrefs) moves the first elementwise `linalg.generic` (or named
+    elementwise op, generalized) that reads a `tisa.compute`'s output into the compute's
+    `epilogue` region, so `-tisa-tensorize` applies it to the accumulators in registers and
+    stores the result once. Only a fresh result has an epilogue: the accumulators start at zero
+    (a `linalg.fill` of 0, erased, or `overwrite`); a contraction accumulating into the caller's
+    buffer is left alone. The accumulators' buffer is then never written, so the pass fuses only
+    when that buffer is a local allocation that nothing else reads (or the consumer overwrites
+    it in place), the consumer writes each element where it reads its accumulator (the same
+    permutation), its body is scalar `arith`/`math` ops, and the ops between the two touch no
+    memory (allocations and pure ops among them are moved above the compute). An elementwise
+    consumer of a fresh result that fails one of these stays, with a warning that says which.
+
+    Example: `tisa.compute %a, %buf -> %c` (after `linalg.fill` of 0 into `%c`) and
+    `linalg.generic ins(%c, %bias) outs(%d) {addi, maxsi}` become
+    `tisa.compute %a, %buf -> %d epilogue(%bias : ...) {overwrite} {...} epilogue {...}`.
+  }];
+  let dependentDialects = ["::mlir::linalg::LinalgDialect", "::mlir::memref::MemRefDialect"];
+}
+
 def TisaDecomposeQuantizedPass
     : Pass<"tisa-decompose-quantized", "::mlir::func::FuncOp"> {
   let summary = "Split a quantized contraction into a plain one and its zero-point terms";

@@ -143,11 +143,13 @@ std::unique_ptr<mlir::Pass>
 createTisaTensorizePass(std::shared_ptr<const TensorizeInputs> inputs);
 
 /// What `tisa gen FILE.mlir` runs before the register-level passes, on every
-/// function: -tisa-select-plan (with `schedule` for contractions without
-/// one), -tisa-split-pack, -tisa-tensorize.
+/// function: -tisa-decompose-quantized, -tisa-relayout, -tisa-select-plan
+/// (with `schedule` for contractions without one), -tisa-split-pack,
+/// -tisa-fuse-epilogue (unless `fuseEpilogues` is false), -tisa-tensorize.
 void addTisaTensorizePasses(mlir::OpPassManager &pm,
                             std::shared_ptr<const TensorizeInputs> inputs,
-                            llvm::StringRef schedule);
+                            llvm::StringRef schedule,
+                            bool fuseEpilogues = true);
 
 } // namespace tisa
 

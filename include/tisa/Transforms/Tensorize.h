@@ -23,6 +23,7 @@
 
 #include "tisa/Dialect/TisaDialect.h"
 #include "tisa/Matcher/Matcher.h"
+#include "tisa/Transforms/Epilogue.h"
 
 #include "mlir/IR/Builders.h"
 #include "mlir/IR/BuiltinTypes.h"
@@ -104,6 +105,17 @@ struct ScheduleSpace {
   static mlir::FailureOr<ScheduleSpace> parse(llvm::StringRef text);
 };
 
+/// What one emitCompute call computes (see there).
+struct ComputeOperands {
+  mlir::Value input, buffer, output;
+  bool overwrite = false;
+  mlir::Value begin, end;
+  llvm::ArrayRef<int64_t> inputPadding;
+  /// Applied to the accumulators before they are stored (canFuse must have
+  /// accepted it); `output` is then the epilogue's output.
+  const Epilogue *epilogue = nullptr;
+};
+
 /// A code generator for one register class: it checks that it supports a
 /// plan, packs the operand the plan relays out (once per weight tensor) and
 /// emits the computation on already-packed data. The kernel library's entry
@@ -157,20 +169,22 @@ public:
   /// The computation: reads the other program input from `input` (of the
   /// program's shape), the packed one from `buffer`, and writes `output`:
   /// output = input x packed when `overwrite`, output += ... otherwise
-  /// (linalg's semantics). With `begin`/`end` (index values), only the
-  /// partition tiles [begin, end) of `s` are computed, so threads can share
-  /// the work; the broadcast operand's padded copy and sums are per call.
-  /// With `inputPadding` (one entry per dimension), `input` is the program's
-  /// input without a zero border: dimension d of the program operand is
-  /// inputPadding[d] zeros, `input`'s elements, then zeros up to the
-  /// operand's extent (conv2d's padding), which the kernel never reads from
-  /// memory.
+  /// (linalg's semantics), or with an `epilogue`, output = epilogue(input x
+  /// packed) with the accumulators never stored. With `begin`/`end` (index
+  /// values), only the partition tiles [begin, end) of `s` are computed, so
+  /// threads can share the work; the broadcast operand's padded copy and
+  /// sums are per call. With `inputPadding` (one entry per dimension),
+  /// `input` is the program's input without a zero border: dimension d of the
+  /// program operand is inputPadding[d] zeros, `input`'s elements, then zeros
+  /// up to the operand's extent (conv2d's padding), which the kernel never
+  /// reads from memory.
   virtual void emitCompute(mlir::OpBuilder &b, mlir::Location loc,
-                           mlir::Value input, mlir::Value buffer,
-                           mlir::Value output, bool overwrite,
-                           const Schedule &s, mlir::Value begin = {},
-                           mlir::Value end = {},
-                           llvm::ArrayRef<int64_t> inputPadding = {}) const = 0;
+                           const ComputeOperands &operands,
+                           const Schedule &s) const = 0;
+  /// Whether emitCompute applies `epilogue` to accumulators in registers;
+  /// else why (then -tisa-tensorize runs it after the computation).
+  virtual mlir::LogicalResult canFuse(const Epilogue &epilogue,
+                                      std::string &why) const;
 };
 
 /// Vector lanes: each accumulator lane adds a dot product of g elements; one
@@ -206,11 +220,13 @@ public:
                 mlir::Value buffer, const Schedule &s) const override;
   /// Reads a padded input in place: loops over filter taps skip the taps
   /// that would read only the border.
-  void emitCompute(mlir::OpBuilder &b, mlir::Location loc, mlir::Value input,
-                   mlir::Value buffer, mlir::Value output, bool overwrite,
-                   const Schedule &s, mlir::Value begin = {},
-                   mlir::Value end = {},
-                   llvm::ArrayRef<int64_t> inputPadding = {}) const override;
+  void emitCompute(mlir::OpBuilder &b, mlir::Location loc,
+                   const ComputeOperands &operands,
+                   const Schedule &s) const override;
+  /// Any epilogue whose operands run along the lanes contiguously or not at
+  /// all: applied to each accumulator register before its masked store.
+  mlir::LogicalResult canFuse(const Epilogue &epilogue,
+                              std::string &why) const override;
 
 private:
   struct Impl;

@@ -64,11 +64,9 @@ public:
   int64_t partitionTiles(const Schedule &s) const override;
   void emitPack(mlir::OpBuilder &b, mlir::Location loc, mlir::Value src,
                 mlir::Value buffer, const Schedule &s) const override;
-  void emitCompute(mlir::OpBuilder &b, mlir::Location loc, mlir::Value input,
-                   mlir::Value buffer, mlir::Value output, bool overwrite,
-                   const Schedule &s, mlir::Value begin = {},
-                   mlir::Value end = {},
-                   llvm::ArrayRef<int64_t> inputPadding = {}) const override;
+  void emitCompute(mlir::OpBuilder &b, mlir::Location loc,
+                   const ComputeOperands &operands,
+                   const Schedule &s) const override;
 
 private:
   TileKernel() = default;

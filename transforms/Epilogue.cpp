@@ -1,0 +1,184 @@
+//===- Epilogue.cpp - a fused epilogue, applied in registers --------------===//
+
+#include "tisa/Transforms/Epilogue.h"
+
+#include "mlir/Dialect/Arith/IR/Arith.h"
+#include "mlir/Dialect/Math/IR/Math.h"
+#include "mlir/Dialect/MemRef/IR/MemRef.h"
+#include "mlir/Dialect/Vector/IR/VectorOps.h"
+#include "mlir/IR/IRMapping.h"
+#include "mlir/IR/Matchers.h"
+#include "mlir/Interfaces/SideEffectInterfaces.h"
+
+using namespace mlir;
+
+namespace tisa {
+
+namespace {
+
+bool isScalar(Type t) { return t.isIntOrIndexOrFloat(); }
+
+/// Why `inner` (an op of the body) cannot run on vectors, or "".
+std::string unsupportedOp(Operation &inner) {
+  StringRef dialect = inner.getName().getDialectNamespace();
+  std::string name = inner.getName().getStringRef().str();
+  if (dialect != "arith" && dialect != "math")
+    return "its body uses " + name + " (only arith and math ops are applied "
+           "in registers)";
+  if (inner.getNumRegions() || !isMemoryEffectFree(&inner))
+    return "its body's " + name + " has regions or memory effects";
+  for (Type t : llvm::concat<const Type>(inner.getOperandTypes(),
+                                         inner.getResultTypes()))
+    if (!isScalar(t))
+      return "its body's " + name + " is not on scalars";
+  return "";
+}
+
+} // namespace
+
+Epilogue::Epilogue(linalg::GenericOp op, ValueRange values)
+    : op(op), values(values.begin(), values.end()) {}
+
+LogicalResult Epilogue::check(linalg::GenericOp op, std::string &why,
+                              unsigned accIndex) {
+  auto fail = [&](const Twine &reason) {
+    why = reason.str();
+    return failure();
+  };
+  if (op.getNumLoops() != op.getNumParallelLoops())
+    return fail("it reduces (only elementwise ops are fused)");
+  if (op.getNumDpsInits() != 1 || op.getNumDpsInputs() < 1)
+    return fail("it does not read the accumulators and write one output");
+  SmallVector<AffineMap> maps = op.getIndexingMapsArray();
+  if (!maps[accIndex].isPermutation() || maps.back() != maps[accIndex])
+    return fail("it does not write each accumulator in place of where it "
+                "reads it (the same permutation for both)");
+  for (OpOperand *operand : op.getDpsInputOperands()) {
+    Type t = operand->get().getType();
+    AffineMap map = op.getMatchingIndexingMap(operand);
+    if (!isa<MemRefType>(t) && !isScalar(t))
+      return fail("operand #" + Twine(operand->getOperandNumber()) +
+                  " is neither a memref nor a scalar");
+    if (!map.isProjectedPermutation())
+      return fail("operand #" + Twine(operand->getOperandNumber()) +
+                  " is not read at loop indices (a projected permutation)");
+  }
+  if (!isa<MemRefType>(op.getDpsInputs()[accIndex].getType()) ||
+      !isa<MemRefType>(op.getDpsInits()[0].getType()))
+    return fail("the accumulators or the output are not memrefs");
+  for (Operation &inner : op.getBody()->without_terminator()) {
+    std::string reason = unsupportedOp(inner);
+    if (!reason.empty())
+      return fail(reason);
+  }
+  return success();
+}
+
+LogicalResult Epilogue::checkLanes(unsigned dim, std::string &why) const {
+  SmallVector<AffineMap> maps = op.getIndexingMapsArray();
+  unsigned lane = maps[0].getDimPosition(dim);
+  for (auto [i, map] : llvm::enumerate(maps)) {
+    auto type = dyn_cast<MemRefType>(op->getOperand(i).getType());
+    if (i == 0 || !type)
+      continue;
+    std::optional<unsigned> at = map.getResultPosition(
+        getAffineDimExpr(lane, op.getContext()));
+    if (!at)
+      continue;
+    if (*at + 1 != map.getNumResults() || !type.isLastDimUnitStride()) {
+      why = "operand #" + std::to_string(i) +
+            " does not run along the accumulator lanes contiguously (its "
+            "innermost dimension, unit stride)";
+      return failure();
+    }
+  }
+  return success();
+}
+
+SmallVector<Value> Epilogue::loopIndices(ArrayRef<Value> at) const {
+  AffineMap acc = op.getIndexingMapsArray()[0];
+  SmallVector<Value> loops(op.getNumLoops());
+  for (unsigned r = 0; r < acc.getNumResults(); ++r)
+    loops[acc.getDimPosition(r)] = at[r];
+  return loops;
+}
+
+Value Epilogue::operandLanes(OpBuilder &b, Location loc, unsigned i,
+                             ArrayRef<Value> loops, unsigned lane,
+                             int64_t lanes, Value mask) const {
+  Value v = values[i];
+  auto memref = dyn_cast<MemRefType>(v.getType());
+  auto vec = VectorType::get({lanes}, memref ? memref.getElementType()
+                                             : v.getType());
+  if (!memref)
+    return vector::BroadcastOp::create(b, loc, vec, v);
+  AffineMap map = op.getIndexingMapsArray()[i + 1];
+  SmallVector<Value> at;
+  bool alongLanes = false;
+  for (unsigned r = 0; r < map.getNumResults(); ++r) {
+    at.push_back(loops[map.getDimPosition(r)]);
+    alongLanes |= map.getDimPosition(r) == lane;
+  }
+  if (!alongLanes)
+    return vector::BroadcastOp::create(
+        b, loc, vec, memref::LoadOp::create(b, loc, v, at));
+  Value zeros = arith::ConstantOp::create(b, loc, vec, b.getZeroAttr(vec));
+  return vector::MaskedLoadOp::create(b, loc, vec, v, at, mask, zeros);
+}
+
+void Epilogue::apply(OpBuilder &b, Location loc, Value acc, ArrayRef<Value> at,
+                     unsigned dim, Value mask) const {
+  int64_t lanes = cast<VectorType>(acc.getType()).getDimSize(0);
+  unsigned lane = op.getIndexingMapsArray()[0].getDimPosition(dim);
+  SmallVector<Value> loops = loopIndices(at);
+  Block *body = op.getBody();
+  IRMapping map;
+  map.map(body->getArgument(0), acc);
+  for (unsigned i = 1; i < body->getNumArguments(); ++i)
+    if (!body->getArgument(i).use_empty())
+      map.map(body->getArgument(i),
+              operandLanes(b, loc, i - 1, loops, lane, lanes, mask));
+  auto toVector = [&](Value v) -> Value {
+    Value mapped = map.lookupOrDefault(v);
+    if (isa<VectorType>(mapped.getType()))
+      return mapped;
+    return vector::BroadcastOp::create(
+        b, loc, VectorType::get({lanes}, mapped.getType()), mapped);
+  };
+  for (Operation &inner : body->without_terminator()) {
+    Attribute value;
+    if (matchPattern(&inner, m_Constant(&value))) {
+      auto type = VectorType::get({lanes}, inner.getResult(0).getType());
+      map.map(inner.getResult(0),
+              arith::ConstantOp::create(
+                  b, loc, type,
+                  SplatElementsAttr::get(type, cast<TypedAttr>(value))));
+      continue;
+    }
+    OperationState state(loc, inner.getName());
+    for (Value v : inner.getOperands())
+      state.addOperands(toVector(v));
+    for (Type t : inner.getResultTypes())
+      state.addTypes(VectorType::get({lanes}, t));
+    state.addAttributes(inner.getAttrs());
+    Operation *vectorOp = b.create(state);
+    map.map(inner.getResults(), vectorOp->getResults());
+  }
+  Value result = toVector(body->getTerminator()->getOperand(0));
+  AffineMap out = op.getIndexingMapsArray().back();
+  SmallVector<Value> outAt;
+  for (unsigned r = 0; r < out.getNumResults(); ++r)
+    outAt.push_back(loops[out.getDimPosition(r)]);
+  vector::MaskedStoreOp::create(b, loc, output(), outAt, mask, result);
+}
+
+void Epilogue::applyToBuffer(OpBuilder &b, Value accumulators) const {
+  IRMapping map;
+  Block *region = op->getBlock();
+  map.map(region->getArgument(0), accumulators);
+  for (unsigned i = 1; i < region->getNumArguments(); ++i)
+    map.map(region->getArgument(i), values[i - 1]);
+  b.clone(*op.getOperation(), map);
+}
+
+} // namespace tisa
