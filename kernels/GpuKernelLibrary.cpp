@@ -240,6 +240,10 @@ generateGpuKernel(MLIRContext &ctx, const KernelSpec &spec,
   if (!options.schedule.empty())
     return llvm::createStringError("--schedule does not apply to " +
                                    target.name + " kernels yet");
+  if (spec.epilogue.any())
+    return llvm::createStringError("--epilogue is not generated for " +
+                                   target.name +
+                                   " kernels yet (CPU kernels only)");
   ctx.loadDialect<gpu::GPUDialect, func::FuncDialect>();
   // The sm_XX files name every shipped mma; another description ranks at
   // the default rate (tisa match prints the warning).

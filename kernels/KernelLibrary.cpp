@@ -13,6 +13,7 @@
 #include "tisa/Config.h"
 #include "tisa/Kernels/Kernels.h"
 #include "Contraction.h"
+#include "KernelEpilogue.h"
 #include "tisa/Matcher/Matcher.h"
 #include "tisa/Targets/Codegen.h"
 #include "tisa/Targets/Rates.h"
@@ -197,11 +198,21 @@ private:
   Value paddedInput(OpBuilder &b, Value src);
   std::vector<std::string> params(std::initializer_list<unsigned> ops) const;
   SmallVector<Type> argTypes(unsigned operands, unsigned buffers) const;
+  /// With an epilogue, its struct's pointer after the output.
+  void addEpilogueParam(SmallVector<Type> &types,
+                        std::vector<std::string> &params) const;
   void emitPack(OpBuilder &b, Value src, Value buffer);
+  /// The computation into `dst`, through the epilogue (its operands read
+  /// from the tisa_epilogue at `epilogue`) when the spec has one.
   void emitCompute(OpBuilder &b, Value in, Value buffer, Value dst,
-                   Value begin = {}, Value end = {});
-  void emitPlainCompute(OpBuilder &b, Value in, Value buffer, Value dst,
-                        Value begin, Value end);
+                   Value epilogue, Value begin = {}, Value end = {});
+  void emitContraction(OpBuilder &b, Value in, Value buffer, Value dst,
+                       Value begin, Value end);
+  EpilogueValues epilogueValues(OpBuilder &b, Value epilogue);
+  /// Whether the kernel generator applies the epilogue in registers (range
+  /// entries could not run it apart); else why.
+  llvm::Error checkEpilogue();
+  void emitPlainCompute(OpBuilder &b, Value in, Value buffer, Value dst);
   void deallocPadded(OpBuilder &b, Value v, unsigned i);
   std::string name(StringRef suffix) const { return out.name + suffix.str(); }
 
@@ -217,6 +228,10 @@ private:
   /// Input, weights, output: element types, program types, C names.
   Type elts[3];
   MemRefType types[3];
+  /// The output as the entries take it: types[2] with the epilogue's element
+  /// type.
+  MemRefType outType;
+  bool hasEpilogue;
   std::string names[3];
   MemRefType plainInput, bufferType, plainPacked;
   /// The contraction the plan was made for; it carries the plan and the
@@ -267,6 +282,9 @@ LibraryBuilder::LibraryBuilder(MLIRContext &ctx, const KernelSpec &spec,
                     : MemRefType::get(shape[i], elts[i]);
   }
   plainInput = MemRefType::get({spec.batch, spec.h, spec.w, spec.c}, elts[0]);
+  hasEpilogue = spec.epilogue.any();
+  outType = MemRefType::get(shape[2], kernelElementType(&ctx, spec.outputKind()),
+                            types[2].getLayout());
 }
 
 llvm::Error LibraryBuilder::plan(ArrayRef<const Description *> descriptions,
@@ -322,7 +340,37 @@ llvm::Error LibraryBuilder::plan(ArrayRef<const Description *> descriptions,
   if (inPlacePadding)
     inputPadding = {0, spec.pad, spec.pad, 0};
   out.packedOperand = llvm::StringRef(names[packed]).lower();
-  return chooseSchedule();
+  if (auto e = chooseSchedule())
+    return e;
+  return checkEpilogue();
+}
+
+llvm::Error LibraryBuilder::checkEpilogue() {
+  if (!hasEpilogue || !kernel)
+    return llvm::Error::success();
+  // A probe on the scratch function: the epilogue as the entries build it.
+  OpBuilder b(scratch.getBody().front().getTerminator());
+  auto alloc = [&](MemRefType t) -> Value {
+    return memref::AllocOp::create(b, loc, MemRefType::get(t.getShape(),
+                                                           t.getElementType()));
+  };
+  EpilogueValues v;
+  v.bias = alloc(MemRefType::get({spec.channels()}, elts[2]));
+  v.residual = alloc(types[2]);
+  v.scale = alloc(MemRefType::get({spec.channels()}, b.getF32Type()));
+  v.zeroPoint = arith::ConstantOp::create(b, loc, b.getI32IntegerAttr(0));
+  Value acc = alloc(types[2]), dst = alloc(outType);
+  linalg::GenericOp generic = buildEpilogue(b, loc, spec, acc, v, dst);
+  SmallVector<Value> inputs(generic.getDpsInputs());
+  SmallVector<Value> values(llvm::drop_begin(inputs));
+  values.push_back(dst);
+  std::string why;
+  if (failed(Epilogue::check(generic, why)) ||
+      failed(kernel->canFuse(Epilogue(generic, values), why)))
+    return llvm::createStringError("--epilogue " + spec.epilogue.text() +
+                                   " is not generated for " +
+                                   out.instruction + ": " + why);
+  return llvm::Error::success();
 }
 
 llvm::Error LibraryBuilder::chooseSchedule() {
@@ -378,7 +426,7 @@ Value LibraryBuilder::operand(Entry &e, unsigned i) {
   Value p = e.arg();
   Value ld = gemm ? e.arg() : Value();
   if (gemm || i != 0 || spec.pad == 0)
-    return memrefFromPointer(e.body, loc, p, types[i], ld);
+    return memrefFromPointer(e.body, loc, p, i == 2 ? outType : types[i], ld);
   Value src = memrefFromPointer(e.body, loc, p, plainInput, Value());
   return inPlacePadding ? src : paddedInput(e.body, src);
 }
@@ -404,7 +452,7 @@ Value LibraryBuilder::paddedInput(OpBuilder &b, Value src) {
 std::vector<std::string>
 LibraryBuilder::params(std::initializer_list<unsigned> ops) const {
   const KernelTypes &t = spec.types;
-  ElementKind kinds[3] = {t.a, t.b, t.c};
+  ElementKind kinds[3] = {t.a, t.b, spec.outputKind()};
   std::vector<std::string> p;
   for (unsigned i : ops) {
     p.push_back(((i < 2 ? "const " : "") + cTypeName(kinds[i]) + " *" +
@@ -428,6 +476,14 @@ SmallVector<Type> LibraryBuilder::argTypes(unsigned operands,
   return a;
 }
 
+void LibraryBuilder::addEpilogueParam(SmallVector<Type> &types,
+                                      std::vector<std::string> &params) const {
+  if (!hasEpilogue)
+    return;
+  types.push_back(ptr);
+  params.push_back("const tisa_epilogue *epilogue");
+}
+
 void LibraryBuilder::emitPack(OpBuilder &b, Value src, Value buffer) {
   if (kernel) {
     buildPack(b, loc, program, src, buffer);
@@ -439,20 +495,39 @@ void LibraryBuilder::emitPack(OpBuilder &b, Value src, Value buffer) {
   linalg::CopyOp::create(b, loc, src, view);
 }
 
-void LibraryBuilder::emitCompute(OpBuilder &b, Value in, Value buffer,
-                                 Value dst, Value begin, Value end) {
-  if (kernel)
-    buildCompute(b, loc, program, in, buffer, dst, /*overwrite=*/true, begin,
-                 end, inputPadding);
-  else
-    emitPlainCompute(b, in, buffer, dst, begin, end);
+EpilogueValues LibraryBuilder::epilogueValues(OpBuilder &b, Value epilogue) {
+  // struct tisa_epilogue { ptr bias, residual; i64 ldresidual; ptr scale;
+  //                        i32 zero_point; }
+  auto structType = LLVM::LLVMStructType::getLiteral(
+      &ctx, {ptr, ptr, i64, ptr, b.getI32Type()});
+  Value fields = LLVM::LoadOp::create(b, loc, structType, epilogue);
+  auto field = [&](int64_t i) -> Value {
+    return LLVM::ExtractValueOp::create(b, loc, fields, ArrayRef<int64_t>{i});
+  };
+  EpilogueValues v;
+  const EpilogueSpec &e = spec.epilogue;
+  if (e.bias)
+    v.bias = memrefFromPointer(b, loc, field(0),
+                               MemRefType::get({spec.channels()}, elts[2]),
+                               Value());
+  if (e.residual)
+    v.residual = memrefFromPointer(b, loc, field(1), types[2],
+                                   gemm ? field(2) : Value());
+  if (e.requant) {
+    v.scale = memrefFromPointer(
+        b, loc, field(3), MemRefType::get({spec.channels()}, b.getF32Type()),
+        Value());
+    v.zeroPoint = field(4);
+  }
+  return v;
 }
 
-void LibraryBuilder::emitPlainCompute(OpBuilder &b, Value in, Value buffer,
-                                      Value dst, Value begin, Value end) {
+void LibraryBuilder::emitCompute(OpBuilder &b, Value in, Value buffer,
+                                 Value dst, Value epilogue, Value begin,
+                                 Value end) {
   std::optional<OpBuilder::InsertionGuard> guard;
-  if (begin) {
-    // One tile: compute everything when the range holds tile 0.
+  if (!kernel && begin) {
+    // Plain code is one tile: everything when the range holds tile 0.
     Value zeroIdx = arith::ConstantIndexOp::create(b, loc, 0);
     Value owned = arith::AndIOp::create(
         b, loc,
@@ -463,7 +538,32 @@ void LibraryBuilder::emitPlainCompute(OpBuilder &b, Value in, Value buffer,
     auto ifOp = scf::IfOp::create(b, loc, owned, /*withElse=*/false);
     guard.emplace(b);
     b.setInsertionPointToStart(ifOp.thenBlock());
+    begin = end = Value();
   }
+  if (!hasEpilogue)
+    return emitContraction(b, in, buffer, dst, begin, end);
+  // The accumulators in a buffer of their own and the epilogue into `dst`:
+  // -tisa-fuse-epilogue then applies it in registers, the buffer unused.
+  EpilogueValues v = epilogueValues(b, epilogue);
+  Value acc = memref::AllocOp::create(
+      b, loc, MemRefType::get(types[2].getShape(), elts[2]),
+      b.getI64IntegerAttr(64));
+  emitContraction(b, in, buffer, acc, begin, end);
+  buildEpilogue(b, loc, spec, acc, v, dst);
+  memref::DeallocOp::create(b, loc, acc);
+}
+
+void LibraryBuilder::emitContraction(OpBuilder &b, Value in, Value buffer,
+                                     Value dst, Value begin, Value end) {
+  if (kernel)
+    buildCompute(b, loc, program, in, buffer, dst, /*overwrite=*/true, begin,
+                 end, inputPadding);
+  else
+    emitPlainCompute(b, in, buffer, dst);
+}
+
+void LibraryBuilder::emitPlainCompute(OpBuilder &b, Value in, Value buffer,
+                                      Value dst) {
   Value view = memref::ViewOp::create(
       b, loc, plainPacked, buffer, arith::ConstantIndexOp::create(b, loc, 0),
       ValueRange{});
@@ -494,10 +594,12 @@ void LibraryBuilder::emitEntries() {
   scratch.erase();
 }
 
-// NAME(in, weights, out): pack into a temporary, compute.
+// NAME(in, weights, out[, epilogue]): pack into a temporary, compute.
 void LibraryBuilder::emitPlainEntry() {
-  Entry e(mb, loc, out.name, argTypes(3, 0), params({0, 1, 2}), out,
-          prototypes);
+  SmallVector<Type> a = argTypes(3, 0);
+  std::vector<std::string> p = params({0, 1, 2});
+  addEpilogueParam(a, p);
+  Entry e(mb, loc, out.name, a, p, out, prototypes);
   OpBuilder &b = e.body;
   Value buffer =
       memref::AllocOp::create(b, loc, bufferType, b.getI64IntegerAttr(64));
@@ -518,17 +620,20 @@ void LibraryBuilder::emitPlainEntry() {
   packArgs.push_back(pointer);
   func::CallOp::create(b, loc, name("_pack_" + out.packedOperand),
                        TypeRange{}, packArgs);
+  Value epilogue = hasEpilogue ? e.func.getArguments().back() : Value();
   if (!gemm && spec.pad && !inPlacePadding) {
     Value vals[3]; // operand() takes the arguments in order
     for (unsigned i = 0; i < 3; ++i)
       vals[i] = operand(e, i);
-    emitCompute(b, vals[other], buffer, vals[2]);
+    emitCompute(b, vals[other], buffer, vals[2], epilogue);
     deallocPadded(b, vals[0], 0);
   } else {
-    // NAME_packed(other, packed, out)
+    // NAME_packed(other, packed, out[, epilogue])
     SmallVector<Value> args = argsOf(other);
     args.push_back(pointer);
     args.append(argsOf(2));
+    if (epilogue)
+      args.push_back(epilogue);
     func::CallOp::create(b, loc, name("_packed"), TypeRange{}, args);
   }
   memref::DeallocOp::create(b, loc, buffer);
@@ -561,6 +666,7 @@ void LibraryBuilder::emitPackedEntry(bool range) {
   p.push_back("const void *packed");
   for (const std::string &s : params({2}))
     p.push_back(s);
+  addEpilogueParam(a, p);
   if (range) {
     a.append({i64, i64});
     p.push_back("int64_t begin");
@@ -572,12 +678,13 @@ void LibraryBuilder::emitPackedEntry(bool range) {
   Value in = operand(e, other);
   Value buffer = memrefFromPointer(b, loc, e.arg(), bufferType, Value());
   Value dst = operand(e, 2);
+  Value epilogue = hasEpilogue ? e.arg() : Value();
   Value begin, end;
   if (range) {
     begin = arith::IndexCastOp::create(b, loc, b.getIndexType(), e.arg());
     end = arith::IndexCastOp::create(b, loc, b.getIndexType(), e.arg());
   }
-  emitCompute(b, in, buffer, dst, begin, end);
+  emitCompute(b, in, buffer, dst, epilogue, begin, end);
   deallocPadded(b, in, other);
   func::ReturnOp::create(b, loc);
 }
@@ -606,8 +713,10 @@ llvm::Error LibraryBuilder::compile() {
   // The kernel ops' code, register tile, clean up, keep the IR for
   // inspection, lower, compile.
   PassManager pm(&ctx);
-  if (kernel)
+  if (kernel) {
+    pm.addNestedPass<func::FuncOp>(createTisaFuseEpiloguePass());
     pm.addNestedPass<func::FuncOp>(createTisaTensorizePass(inputs));
+  }
   addTisaRegisterLevelPasses(pm);
   if (failed(pm.run(*module)))
     return llvm::createStringError("tensorizing or register tiling failed "
@@ -659,7 +768,12 @@ std::string LibraryBuilder::header() const {
        << " *   output [n=" << spec.batch << "][" << spec.outH() << "]["
        << spec.outW() << "][k=" << spec.filters << "] (NHWC), stride "
        << spec.stride << ", zero padding " << spec.pad << "\n";
-  if (spec.types.a == ElementKind::BF16)
+  if (hasEpilogue)
+    os << " * The result goes through the epilogue " << spec.epilogue.text()
+       << " (in registers, before its one store):\n"
+       << " * each entry takes a tisa_epilogue with its operands after the "
+          "output.\n";
+  if (spec.types.a == ElementKind::BF16 || spec.epilogue.bf16)
     os << " * bf16 values are passed as their 16-bit patterns (uint16_t).\n";
   os << " *\n"
      << " * For repeated use of the same " << names[packed] << ": call "
@@ -675,7 +789,8 @@ std::string LibraryBuilder::header() const {
      << " * Entry points are thread-safe; " << out.name
      << " allocates its packing buffer with malloc.\n */\n"
      << "#ifndef " << guard << "\n#define " << guard << "\n\n"
-     << "#include <stdint.h>\n\n#ifdef __cplusplus\nextern \"C\" {\n#endif\n\n";
+     << "#include <stdint.h>\n\n#ifdef __cplusplus\nextern \"C\" {\n#endif\n\n"
+     << (hasEpilogue ? epilogueStructText() + "\n" : "");
   for (const std::string &p : prototypes)
     os << p << "\n";
   os << "\n#ifdef __cplusplus\n}\n#endif\n\n#endif /* " << guard << " */\n";

@@ -112,6 +112,14 @@ std::string KernelTypes::text() const {
 }
 
 llvm::Error KernelSpec::validate() const {
+  if (epilogue.requant && types.c != ElementKind::S32)
+    return llvm::createStringError("--epilogue requant=" +
+                                   elementInfo(*epilogue.requant).name +
+                                   " takes an s32 result, not " +
+                                   elementInfo(types.c).name);
+  if (epilogue.bf16 && types.c != ElementKind::F32)
+    return llvm::createStringError("--epilogue bf16 takes an f32 result, not " +
+                                   elementInfo(types.c).name);
   auto positive = [](StringRef what, int64_t v) -> llvm::Error {
     if (v < 1)
       return llvm::createStringError("--" + what + " must be a positive "
@@ -157,22 +165,31 @@ llvm::Error KernelSpec::validate() const {
 std::string KernelSpec::symbol() const {
   if (!name.empty())
     return name;
+  // "bias,relu,requant=u8" -> "_bias_relu_requant_u8"
+  std::string suffix;
+  for (char ch : epilogue.text())
+    suffix += std::isalnum(static_cast<unsigned char>(ch)) ? ch : '_';
+  if (!suffix.empty())
+    suffix = "_" + suffix;
   if (op == Op::Gemm)
-    return llvm::formatv("tisa_gemm_{0}_{1}x{2}x{3}", types.text(), m, n, k);
-  return llvm::formatv("tisa_conv2d_{0}_n{1}h{2}w{3}c{4}k{5}r{6}s{7}u{8}p{9}",
-                       types.text(), batch, h, w, c, filters, r, s, stride,
-                       pad);
+    return llvm::formatv("tisa_gemm_{0}_{1}x{2}x{3}{4}", types.text(), m, n,
+                         k, suffix);
+  return llvm::formatv(
+      "tisa_conv2d_{0}_n{1}h{2}w{3}c{4}k{5}r{6}s{7}u{8}p{9}{10}",
+      types.text(), batch, h, w, c, filters, r, s, stride, pad, suffix);
 }
 
 std::string KernelSpec::key() const { return symbol() + ":" + describe(); }
 
 std::string KernelSpec::describe() const {
+  std::string epi = epilogue.any() ? " + " + epilogue.text() : "";
   if (op == Op::Gemm)
-    return llvm::formatv("gemm {0}x{1}x{2} {3}", m, n, k, types.text());
+    return llvm::formatv("gemm {0}x{1}x{2} {3}{4}", m, n, k, types.text(),
+                         epi);
   return llvm::formatv("conv2d n={0} h={1} w={2} c={3} k={4} {5}x{6} "
-                       "stride={7} pad={8} {9}",
+                       "stride={7} pad={8} {9}{10}",
                        batch, h, w, c, filters, r, s, stride, pad,
-                       types.text());
+                       types.text(), epi);
 }
 
 double KernelSpec::ops() const {

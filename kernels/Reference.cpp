@@ -1,6 +1,7 @@
 //===- Reference.cpp - data, reference results and calls for kernels ------===//
 
 #include "tisa/Kernels/Reference.h"
+#include "KernelEpilogue.h"
 
 #include "llvm/ADT/APFloat.h"
 #include "llvm/ADT/STLExtras.h"
@@ -10,7 +11,9 @@
 #include <cmath>
 #include <cstring>
 #include <numeric>
+#include <memory>
 #include <random>
+#include <tuple>
 
 namespace tisa {
 
@@ -334,6 +337,13 @@ ReferenceValue referenceAt(const KernelSpec &s, const KernelData &d,
   return v;
 }
 
+/// Output `o` as the kernel stores it: the reference through the epilogue.
+ReferenceValue finalAt(const KernelSpec &s, const KernelData &d, int64_t o) {
+  ReferenceValue v = referenceAt(s, d, o);
+  applyEpilogueAt(s, d, o, v.bits, v.bound);
+  return v;
+}
+
 } // namespace
 
 KernelData makeData(const KernelSpec &spec, uint64_t seed, Fill how,
@@ -358,8 +368,9 @@ KernelData makeData(const KernelSpec &spec, uint64_t seed, Fill how,
   fill(spec.types.b, d.weights, spec.weightElements(),
        placement(spec, d, Role::Weights), rng, how, filterSpecials);
   d.output.resize(spanBytes(placement(spec, d, Role::Output),
-                            spec.outputElements(), spec.types.c) +
+                            spec.outputElements(), spec.outputKind()) +
                   2 * d.guard);
+  fillEpilogue(spec, d, rng, how, padded);
   poisonOutput(d);
   return d;
 }
@@ -372,7 +383,7 @@ void computeReference(const KernelSpec &spec, KernelData &d) {
   int64_t n = spec.outputElements();
   d.expected.resize(4 * n);
   for (int64_t o = 0; o < n; ++o) {
-    uint32_t bits = referenceAt(spec, d, o).bits;
+    uint32_t bits = finalAt(spec, d, o).bits;
     std::memcpy(&d.expected[4 * o], &bits, 4);
   }
 }
@@ -392,7 +403,7 @@ bool floatAgrees(double got, double want, double bound) {
 /// the poison, or -1.
 int64_t firstStrayWrite(const KernelSpec &spec, const KernelData &d) {
   Placement out = placement(spec, d, Role::Output);
-  unsigned eb = elementBytes(spec.types.c);
+  unsigned eb = elementBytes(spec.outputKind());
   std::vector<bool> owned(d.output.size(), false);
   for (int64_t o = 0, n = spec.outputElements(); o < n; ++o)
     std::fill_n(owned.begin() + out.base + out.at(o) * eb, eb, true);
@@ -414,16 +425,19 @@ std::string compareAt(const KernelSpec &spec, const KernelData &d,
   uint32_t firstWant = 0;
   Placement out = placement(spec, d, Role::Output);
   const uint8_t *got = d.output.data() + out.base;
-  ElementKind k = spec.types.c;
+  ElementKind k = spec.outputKind();
+  bool isFloat = elementInfo(k).isFloat;
+  // The reference's 4 bytes: an f32, or an integer of the output's range.
+  ElementKind wantKind = isFloat ? ElementKind::F32 : ElementKind::S32;
   for (int64_t o : indices) {
     ReferenceValue v = want(o);
     bool ok;
-    if (spec.types.isFloat()) {
+    if (isFloat) {
       float w;
       std::memcpy(&w, &v.bits, 4);
       ok = floatAgrees(loadElement(k, got, out.at(o)), w, v.bound);
     } else {
-      ok = std::memcmp(got + 4 * out.at(o), &v.bits, 4) == 0;
+      ok = loadElement(k, got, out.at(o)) == double(int32_t(v.bits));
     }
     if (!ok && bad++ == 0) {
       first = o;
@@ -435,13 +449,16 @@ std::string compareAt(const KernelSpec &spec, const KernelData &d,
                          "got {3}, expected {4}",
                          bad, indices.size(), first,
                          loadElement(k, got, out.at(first)),
-                         loadElement(k, reinterpret_cast<uint8_t *>(&firstWant), 0))
+                         loadElement(wantKind,
+                                     reinterpret_cast<uint8_t *>(&firstWant),
+                                     0))
         .str();
   int64_t stray = firstStrayWrite(spec, d);
   if (stray < 0)
     return "";
   int64_t guard = d.guard;
   int64_t end = int64_t(d.output.size()) - guard;
+  int64_t eb = elementBytes(k);
   std::string where =
       stray < guard ? llvm::formatv("{0} bytes before the first element",
                                     guard - stray)
@@ -450,8 +467,8 @@ std::string compareAt(const KernelSpec &spec, const KernelData &d,
           ? llvm::formatv("{0} bytes after the last row", stray - end).str()
           : llvm::formatv("byte {0} of the gap after output row {1} "
                           "(ldc = {2})",
-                          (stray - guard) % (d.ldc * 4) - 4 * spec.n,
-                          (stray - guard) / (d.ldc * 4), d.ldc)
+                          (stray - guard) % (d.ldc * eb) - eb * spec.n,
+                          (stray - guard) / (d.ldc * eb), d.ldc)
                 .str();
   return "the kernel wrote outside its output: " + where;
 }
@@ -465,7 +482,7 @@ std::string compareOutput(const KernelSpec &spec, const KernelData &d) {
     ReferenceValue v;
     std::memcpy(&v.bits, &d.expected[4 * o], 4);
     if (spec.types.isFloat())
-      v.bound = referenceAt(spec, d, o).bound;
+      v.bound = finalAt(spec, d, o).bound;
     return v;
   });
 }
@@ -485,7 +502,7 @@ std::string compareSampled(const KernelSpec &spec, const KernelData &d,
     indices.erase(std::unique(indices.begin(), indices.end()), indices.end());
   }
   return compareAt(spec, d, indices,
-                   [&](int64_t o) { return referenceAt(spec, d, o); });
+                   [&](int64_t o) { return finalAt(spec, d, o); });
 }
 
 namespace {
@@ -521,22 +538,55 @@ void packWeights(const CompiledKernel &k, const KernelData &d,
     reinterpret_cast<void (*)(const void *, void *)>(pack)(src, packed.data());
 }
 
+namespace {
+
+/// Entry `f`, whose parameters are `lead`, then the epilogue's struct when
+/// the kernel has one, then `Trail` (given at each call).
+template <typename... Trail, typename... Lead>
+std::function<void(Trail...)> bindEntry(void *f, const EpilogueArgs *epilogue,
+                                        std::tuple<Lead...> lead) {
+  if (!epilogue)
+    return [=](Trail... t) {
+      std::apply(
+          [&](auto... a) {
+            reinterpret_cast<void (*)(Lead..., Trail...)>(f)(a..., t...);
+          },
+          lead);
+    };
+  return [=](Trail... t) {
+    std::apply(
+        [&](auto... a) {
+          reinterpret_cast<void (*)(Lead..., const void *, Trail...)>(f)(
+              a..., epilogue, t...);
+        },
+        lead);
+  };
+}
+
+} // namespace
+
 std::function<void()> bindKernel(const CompiledKernel &k, KernelData &d,
                                  const RunMode &mode, Bytes &packed) {
   const KernelSpec &s = k.spec();
   bool gemm = s.op == KernelSpec::Op::Gemm;
   const void *in = d.input.data(), *weights = d.weights.data();
   void *out = d.out();
+  // The struct lives as long as the call: in the returned function.
+  std::shared_ptr<EpilogueArgs> args;
+  if (s.epilogue.any())
+    args = std::make_shared<EpilogueArgs>(d.epilogueArgs());
+  const EpilogueArgs *epilogue = args.get();
+  auto keep = [args](std::function<void()> f) -> std::function<void()> {
+    if (!args)
+      return f;
+    return [args, f] { f(); };
+  };
   if (!mode.prepacked) {
-    if (gemm) {
-      auto *f = k.entry<void(const void *, int64_t, const void *, int64_t,
-                             void *, int64_t)>();
-      return [=, lda = d.lda, ldb = d.ldb, ldc = d.ldc] {
-        f(in, lda, weights, ldb, out, ldc);
-      };
-    }
-    auto *f = k.entry<void(const void *, const void *, void *)>();
-    return [=] { f(in, weights, out); };
+    void *f = k.address("");
+    if (gemm)
+      return keep(bindEntry(f, epilogue,
+                            std::tuple(in, d.lda, weights, d.ldb, out, d.ldc)));
+    return keep(bindEntry(f, epilogue, std::tuple(in, weights, out)));
   }
   if (packed.empty())
     packWeights(k, d, packed);
@@ -545,36 +595,28 @@ std::function<void()> bindKernel(const CompiledKernel &k, KernelData &d,
   int64_t ld = ops.otherLd, n = d.ldc;
   int64_t parts = mode.pool ? usefulParts(k, mode.ranges) : mode.ranges;
   if (!mode.ranges || (mode.pool && parts <= 1)) {
-    if (gemm) {
-      auto *f = k.entry<void(const void *, int64_t, const void *, void *,
-                             int64_t)>("_packed");
-      return [=] { f(other, ld, p, out, n); };
-    }
-    auto *f = k.entry<void(const void *, const void *, void *)>("_packed");
-    return [=] { f(other, p, out); };
+    void *f = k.address("_packed");
+    if (gemm)
+      return keep(bindEntry(f, epilogue, std::tuple(other, ld, p, out, n)));
+    return keep(bindEntry(f, epilogue, std::tuple(other, p, out)));
   }
   int64_t tiles = k.tiles();
-  std::function<void(int64_t, int64_t)> range;
-  if (gemm) {
-    auto *f = k.entry<void(const void *, int64_t, const void *, void *,
-                           int64_t, int64_t, int64_t)>("_packed_range");
-    range = [=](int64_t part, int64_t parts) {
-      f(other, ld, p, out, n, tiles * part / parts,
-        tiles * (part + 1) / parts);
-    };
-  } else {
-    auto *f = k.entry<void(const void *, const void *, void *, int64_t,
-                           int64_t)>("_packed_range");
-    range = [=](int64_t part, int64_t parts) {
-      f(other, p, out, tiles * part / parts, tiles * (part + 1) / parts);
-    };
-  }
+  void *f = k.address("_packed_range");
+  std::function<void(int64_t, int64_t)> call =
+      gemm ? bindEntry<int64_t, int64_t>(f, epilogue,
+                                         std::tuple(other, ld, p, out, n))
+           : bindEntry<int64_t, int64_t>(f, epilogue,
+                                         std::tuple(other, p, out));
+  std::function<void(int64_t, int64_t)> range = [=](int64_t part,
+                                                    int64_t parts) {
+    call(tiles * part / parts, tiles * (part + 1) / parts);
+  };
   if (ThreadPool *pool = mode.pool)
-    return [=] { pool->run(parts, range); };
-  return [=, ranges = mode.ranges] {
+    return keep([=] { pool->run(parts, range); });
+  return keep([=, ranges = mode.ranges] {
     for (int64_t part = 0; part < ranges; ++part)
       range(part, ranges);
-  };
+  });
 }
 
 void runKernel(const CompiledKernel &k, KernelData &d, const RunMode &mode,

@@ -105,13 +105,20 @@ LogicalResult PackOp::verify() {
 /// holding one all-parallel linalg.generic on them in that order.
 LogicalResult verifyEpilogueRegion(ComputeOp op, Type accumulators) {
   Block &block = op.getEpilogue().front();
-  SmallVector<Type> expected{accumulators};
+  SmallVector<Type> expected;
   llvm::append_range(expected, op.getEpilogueOperands().getTypes());
   expected.push_back(op.getOutput().getType());
-  if (block.getArgumentTypes() != ArrayRef<Type>(expected))
+  // The accumulators are never in memory: their layout does not matter.
+  auto acc = dyn_cast<MemRefType>(
+      block.getNumArguments() ? block.getArgument(0).getType() : Type());
+  auto program = cast<MemRefType>(accumulators);
+  if (!acc || acc.getShape() != program.getShape() ||
+      acc.getElementType() != program.getElementType() ||
+      SmallVector<Type>(llvm::drop_begin(block.getArgumentTypes())) != expected)
     return op.emitOpError()
-           << "epilogue region must take the contraction's output type, the "
-              "epilogue operands' types and the output type, in that order";
+           << "epilogue region must take the contraction's output shape and "
+              "element type, the epilogue operands' types and the output "
+              "type, in that order";
   auto generic = op.getEpilogueOp();
   if (!generic || !llvm::hasSingleElement(block))
     return op.emitOpError()

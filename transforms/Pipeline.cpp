@@ -54,6 +54,7 @@ void addTisaRegisterLevelPasses(mlir::OpPassManager &pm) {
   pm.addNestedPass<mlir::func::FuncOp>(createTisaRegisterTilePass());
   pm.addPass(mlir::createCanonicalizerPass());
   pm.addPass(mlir::createCSEPass());
+  pm.addNestedPass<mlir::func::FuncOp>(createTisaSingleLaneStoresPass());
   pm.addNestedPass<mlir::func::FuncOp>(createTisaByElementPass());
   pm.addPass(createTisaLegalizeInstructionsPass());
 }

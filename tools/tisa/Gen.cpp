@@ -73,7 +73,7 @@ std::optional<KernelSpec> specFrom(const Options &o, llvm::StringRef op,
   for (const auto &[key, value] : o.values) {
     if (llvm::is_contained(allowed, key) ||
         llvm::is_contained({"types", "isa", "o", "repeat", "name", "schedule",
-                            "threads", "time-limit"},
+                            "threads", "time-limit", "epilogue"},
                            key))
       continue;
     code = usageError("option --" + key + " does not apply to " + op);
@@ -120,6 +120,14 @@ std::optional<KernelSpec> specFrom(const Options &o, llvm::StringRef op,
     return std::nullopt;
   }
   s.types = *parsed;
+  if (auto e = o.values.find("epilogue"); e != o.values.end()) {
+    auto epilogue = EpilogueSpec::parse(e->second);
+    if (!epilogue) {
+      code = usageError(llvm::toString(epilogue.takeError()));
+      return std::nullopt;
+    }
+    s.epilogue = *epilogue;
+  }
   if (auto name = o.values.find("name"); name != o.values.end())
     s.name = name->second;
   if (auto e = s.validate()) {

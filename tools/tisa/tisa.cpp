@@ -73,6 +73,12 @@ commands:
                            and NAME.h launching it through the CUDA driver API, on mma.sync;
                            there T may also be f16,f16,f32 or tf32,tf32,f32 (f32 arrays
                            whose top 19 bits the mma reads)
+                           --epilogue LIST: elementwise steps on the result before its
+                           one store, in this order: bias (per column or filter), residual
+                           (an output-shaped array), relu, and requant=u8|s8 (s32: f32 scale
+                           per column or filter, round to nearest even, + zero point,
+                           saturate) or bf16 (f32 results); the entries then take a
+                           tisa_epilogue with those operands (see the header)
   gen FILE.mlir [--schedule S] -o DIR
                            tensorize every linalg contraction on memrefs in FILE (with schedule S,
                            or its tisa.schedule attribute, or the default) and write a shared
@@ -398,7 +404,8 @@ int main(int argc, char **argv) {
     }
     static const char *kernelOptions[] = {
         "m", "n", "k", "h", "w", "c", "r", "s", "stride", "pad", "types",
-        "isa", "repeat", "name", "schedule", "threads", "time-limit"};
+        "isa", "repeat", "name", "schedule", "threads", "time-limit",
+        "epilogue"};
     bool kernelOption =
         a == "-o" || (a.starts_with("--") &&
                       llvm::is_contained(kernelOptions, a.drop_front(2)));

@@ -43,6 +43,7 @@
 
 #include <array>
 #include <functional>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -80,6 +81,34 @@ const ElementInfo &elementInfo(ElementKind k);
 unsigned elementBytes(ElementKind k);
 llvm::StringRef cTypeName(ElementKind k);
 
+/// Elementwise work on a kernel's result before its one store (`--epilogue
+/// bias,relu,requant=u8`), applied in this order to each accumulator x of
+/// output element [..., j] (j: the GEMM column or the conv2d filter):
+struct EpilogueSpec {
+  /// x + bias[j], the bias of the accumulator type (s32 or f32).
+  bool bias = false;
+  /// x + residual[...], an array of the output's shape and the accumulator
+  /// type (a skip connection).
+  bool residual = false;
+  /// max(x, 0).
+  bool relu = false;
+  /// s32 kernels, to u8 or s8: q = round_to_nearest_even(f32(x) * scale[j])
+  /// + zero_point, saturated to the type (f32 arithmetic, scale per column
+  /// or filter, zero point an i32 argument).
+  std::optional<ElementKind> requant;
+  /// f32 kernels: the result rounded to bf16 (nearest even).
+  bool bf16 = false;
+
+  /// "bias,residual,relu,requant=u8" in any order, or "bf16" for the last
+  /// step; "" or "none" for no epilogue.
+  static llvm::Expected<EpilogueSpec> parse(llvm::StringRef list);
+  /// The canonical list ("" for none).
+  std::string text() const;
+  bool any() const { return bias || residual || relu || requant || bf16; }
+  /// The output's element type for an accumulator of type `acc`.
+  ElementKind outputKind(ElementKind acc) const;
+};
+
 struct KernelSpec {
   enum class Op { Gemm, Conv2d } op = Op::Gemm;
   // GEMM: C[m][n] = sum_k A[m][k] * B[k][n].
@@ -89,6 +118,7 @@ struct KernelSpec {
   int64_t batch = 1, h = 0, w = 0, c = 0, filters = 0, r = 1, s = 1,
           stride = 1, pad = 0;
   KernelTypes types;
+  EpilogueSpec epilogue;
   /// Symbol prefix; empty: derived ("tisa_gemm_u8s8s32_512x512x512").
   std::string name;
 
@@ -129,6 +159,11 @@ struct KernelSpec {
   int64_t inputElements() const;
   int64_t weightElements() const;
   int64_t outputElements() const;
+  /// The element type the kernel stores: the accumulator's, or the
+  /// epilogue's conversion.
+  ElementKind outputKind() const { return epilogue.outputKind(types.c); }
+  /// Elements of a bias or scale vector: n, or the filters.
+  int64_t channels() const { return op == Op::Gemm ? n : filters; }
   std::string describe() const; ///< "gemm 512x512x512 u8s8s32"
 };
 

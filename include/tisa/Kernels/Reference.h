@@ -70,10 +70,30 @@ enum class Layout {
   Padded,
 };
 
+/// The C struct a kernel with an epilogue takes (tisa_epilogue in its
+/// header).
+struct EpilogueArgs {
+  const void *bias = nullptr, *residual = nullptr;
+  int64_t ldresidual = 0;
+  const float *scale = nullptr;
+  int32_t zeroPoint = 0;
+};
+
 struct KernelData {
   /// Operands in the Layout's memory; `expected` is dense (m x n, or the
-  /// NHWC output).
+  /// NHWC output), 4 bytes per element: the s32 or f32 result, or what the
+  /// epilogue makes of it (an integer, or a float rounded to the output).
   Bytes input, weights, output, expected;
+  /// The epilogue's operands (KernelSpec::epilogue): bias and scale per
+  /// channel, the residual in rows `ldr` elements apart (GEMM), dense.
+  Bytes bias, residual, scale;
+  int32_t zeroPoint = 0;
+  int64_t ldr = 0;
+  /// The struct to pass, pointing into this data.
+  EpilogueArgs epilogueArgs() const {
+    return {bias.data(), residual.data(), ldr,
+            reinterpret_cast<const float *>(scale.data()), zeroPoint};
+  }
   /// GEMM leading dimensions in elements (0 for conv2d).
   int64_t lda = 0, ldb = 0, ldc = 0;
   /// Canary bytes in `output` before its first and after its last element.

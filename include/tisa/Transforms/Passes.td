@@ -251,6 +251,23 @@ def TisaByElementPass : Pass<"tisa-by-element", "::mlir::func::FuncOp"> {
                            "::mlir::vector::VectorDialect"];
 }
 
+def TisaSingleLaneStoresPass
+    : Pass<"tisa-single-lane-stores", "::mlir::func::FuncOp"> {
+  let summary = "Write a masked store with one constant lane set as a scalar store";
+  let description = [{
+    A `vector.maskedstore` whose mask is a constant with exactly one lane set (the last, partial
+    register of a row whose length leaves one lane) becomes `vector.extract` of that lane and a
+    `memref.store` at its index. Besides being what the store means, this avoids a
+    miscompilation of LLVM 22's X86 backend, which turns a masked store of a truncated vector
+    with one constant lane (a fused epilogue storing s32 lanes as u8) into a store of the
+    untruncated element: 4 bytes written where 1 was meant (llvm/llvm-project#179489, fixed
+    after LLVM 22). Runs after register tiling and canonicalization, which make the masks
+    constant.
+  }];
+  let dependentDialects = ["::mlir::memref::MemRefDialect", "::mlir::vector::VectorDialect",
+                           "::mlir::arith::ArithDialect"];
+}
+
 def TisaLegalizeInstructionsPass
     : Pass<"tisa-legalize-instructions", "::mlir::ModuleOp"> {
   let summary = "Replace each tisa.apply by its description's lowering intrinsic";

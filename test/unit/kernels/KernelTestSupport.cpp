@@ -46,11 +46,51 @@ MatrixCase convCase(int64_t batch, int64_t h, int64_t w, int64_t c, int64_t f,
 
 std::string testName(const testing::TestParamInfo<MatrixCase> &info) {
   const KernelSpec &s = info.param.spec;
+  std::string epilogue;
+  for (char c : s.epilogue.text())
+    epilogue += std::isalnum(static_cast<unsigned char>(c)) ? c : '_';
+  if (!epilogue.empty())
+    epilogue = "_" + epilogue;
   if (s.op == KernelSpec::Op::Gemm)
-    return llvm::formatv("gemm_{0}_{1}x{2}x{3}", s.types.text(), s.m, s.n, s.k);
-  return llvm::formatv("conv_{0}_n{1}h{2}w{3}c{4}k{5}r{6}s{7}u{8}p{9}",
+    return llvm::formatv("gemm_{0}_{1}x{2}x{3}{4}", s.types.text(), s.m, s.n,
+                         s.k, epilogue);
+  return llvm::formatv("conv_{0}_n{1}h{2}w{3}c{4}k{5}r{6}s{7}u{8}p{9}{10}",
                        s.types.text(), s.batch, s.h, s.w, s.c, s.filters, s.r,
-                       s.s, s.stride, s.pad);
+                       s.s, s.stride, s.pad, epilogue);
+}
+
+KernelSpec withEpilogue(KernelSpec s, llvm::StringRef list) {
+  auto e = EpilogueSpec::parse(list);
+  EXPECT_TRUE(bool(e)) << llvm::toString(e.takeError());
+  s.epilogue = *e;
+  return s;
+}
+
+std::vector<MatrixCase> epilogueMatrix() {
+  // Data for each: biases and residuals that make s32 wrap, scales of 0 and
+  // 1e30, and powers of two whose exact halves tell rounding modes apart
+  // (tisa::fillEpilogue).
+  return {
+      {withEpilogue(gemm(97, 131, 67, "u8,s8,s32"), "bias,relu,requant=u8")},
+      {withEpilogue(gemm(97, 131, 67, "s8,s8,s32"),
+                    "bias,residual,requant=s8")},
+      {withEpilogue(gemm(64, 64, 64, "u8,s8,s32"), "residual,relu")},
+      {withEpilogue(gemm(1, 1, 1, "u8,s8,s32"), "bias,requant=u8")},
+      // One lane in each row's last register.
+      {withEpilogue(gemm(15, 33, 100, "u8,u8,s32"), "relu,requant=s8")},
+      {withEpilogue(gemm(97, 131, 67, "bf16,bf16,f32"),
+                    "bias,residual,relu,bf16")},
+      {withEpilogue(gemm(33, 48, 70, "bf16,bf16,f32"), "bias,relu")},
+      {withEpilogue(conv(1, 14, 14, 19, 21, 3, 1, 1, "u8,s8,s32"),
+                    "bias,residual,relu,requant=u8"),
+       14, 14},
+      {withEpilogue(conv(1, 28, 28, 64, 32, 1, 2, 0, "s8,s8,s32"),
+                    "bias,requant=s8"),
+       14, 14},
+      {withEpilogue(conv(1, 14, 14, 64, 64, 3, 1, 1, "bf16,bf16,f32"),
+                    "bias,relu,bf16"),
+       14, 14},
+  };
 }
 
 bool refersTo(llvm::MemoryBufferRef obj, llvm::StringRef from,
@@ -255,7 +295,11 @@ void expectTensorized(llvm::MemoryBufferRef object, llvm::StringRef name,
       std::string body;
       for (size_t i = first; i <= last; ++i) {
         has |= (*insts)[i].mnemonic == mnemonic;
-        mul |= multiplies((*insts)[i]);
+        // An integer kernel's requantization multiplies floats (its
+        // scales): that is no fallback of the contraction.
+        bool scales = !spec.types.isFloat() && spec.epilogue.requant &&
+                      llvm::StringRef((*insts)[i].mnemonic).starts_with("vmulp");
+        mul |= multiplies((*insts)[i]) && !scales;
         body += (*insts)[i].mnemonic + " ";
       }
       found |= has && innermost;

@@ -47,6 +47,12 @@ MatrixCase convCase(int64_t batch, int64_t h, int64_t w, int64_t c, int64_t f,
 /// and bf16 on every shape; s16s16s32, u8u8s32 and s8u8s32 on a few).
 std::vector<MatrixCase> kernelMatrix();
 
+/// Kernels with an --epilogue (bias, residual, ReLU, requantization to
+/// u8/s8, bf16 output) on GEMM and conv2d shapes, remainders included.
+std::vector<MatrixCase> epilogueMatrix();
+/// `s` with the epilogue `list` (which must parse).
+KernelSpec withEpilogue(KernelSpec s, llvm::StringRef list);
+
 std::string testName(const testing::TestParamInfo<MatrixCase> &info);
 
 /// Checks a conv2d case's output size against the one written in the case.

@@ -68,6 +68,9 @@ TEST_P(Kernels, CorrectAndTensorized) {
 
 INSTANTIATE_TEST_SUITE_P(Matrix, Kernels, testing::ValuesIn(kernelMatrix()),
                          testName);
+// The same checks with a fused epilogue: the reference applies it too.
+INSTANTIATE_TEST_SUITE_P(Epilogues, Kernels,
+                         testing::ValuesIn(epilogueMatrix()), testName);
 
 // Every schedule computes the same result: loop orders, cache blocks of the
 // lane loop (with a partial last block), register tiles with remainders in
