@@ -34,8 +34,21 @@ namespace tisa::bench {
 
 enum class Precision { U8S8S32, S8S8S32, BF16F32, F32 };
 
+/// Elementwise work on the result before it is stored (oneDNN's post-ops),
+/// as tisa's --epilogue computes it: s32 results get a bias per channel
+/// (the GEMM's column, the convolution's filter), ReLU, and requantization
+/// to u8 (q = round(f32(x) * scale[channel]) + zero point, saturated); f32
+/// results a bias, ReLU and rounding to bf16.
+struct PostOps {
+  bool bias = false, relu = false;
+  bool requantU8 = false;
+  bool bf16 = false;
+  bool any() const { return bias || relu || requantU8 || bf16; }
+};
+
 struct Problem {
   enum class Kind { Gemm, Conv2d } kind = Kind::Gemm;
+  PostOps postOps;
   Precision precision = Precision::U8S8S32;
   // GEMM
   int64_t m = 0, n = 0, k = 0;
@@ -51,6 +64,11 @@ struct Buffers {
   const void *a = nullptr; ///< A or the NHWC input
   const void *b = nullptr; ///< B or the HWCF filter
   void *c = nullptr;       ///< C or the NHWC output (plain layout)
+  /// Post-ops: the bias (s32 or f32, one per channel), the requantization's
+  /// scales (f32, one per channel) and zero point.
+  const void *bias = nullptr;
+  const float *scales = nullptr;
+  int32_t zeroPoint = 0;
 };
 
 class VendorKernel {

@@ -103,9 +103,13 @@ struct BodyBuilder {
     f = math::RoundEvenOp::create(b, loc, f);
     f = arith::AddFOp::create(b, loc, f,
                               arith::SIToFPOp::create(b, loc, f32, zeroPoint));
+    // maxnum/minnum: a NaN (a scale of inf times 0) saturates instead of
+    // reaching fptosi (poison), and each is one vmaxps/vminps against a
+    // constant, where NaN-propagating maximum/minimum add a compare and a
+    // blend per register.
     bool isSigned = elementInfo(*e.requant).isSigned;
-    f = arith::MaximumFOp::create(b, loc, f, constantF32(isSigned ? -128 : 0));
-    f = arith::MinimumFOp::create(b, loc, f, constantF32(isSigned ? 127 : 255));
+    f = arith::MaxNumFOp::create(b, loc, f, constantF32(isSigned ? -128 : 0));
+    f = arith::MinNumFOp::create(b, loc, f, constantF32(isSigned ? 127 : 255));
     Value i = arith::FPToSIOp::create(b, loc, b.getI32Type(), f);
     return arith::TruncIOp::create(b, loc, b.getI8Type(), i);
   }

@@ -452,6 +452,10 @@ std::unique_ptr<VendorKernel> make(const Problem &p, const Buffers &buffers,
 
 std::unique_ptr<VendorKernel> prepare(const Problem &p, const Buffers &buffers,
                                       int threads, std::string &whyNot) {
+  if (p.postOps.any()) {
+    whyNot = "this adapter has no post-ops";
+    return nullptr;
+  }
   if (p.precision == Precision::S8S8S32) {
     whyNot = "libxsmm 1.17 has no s8 x s8 int8 kernel on x86 (VPDPBUSD is "
              "u8 x s8; libxsmm_ssbimmdispatch_* return NULL)";

@@ -107,6 +107,53 @@ dnnl::primitive_attr userScratchpad() {
 }
 
 //===----------------------------------------------------------------------===//
+// Post-ops (Problem::postOps)
+//===----------------------------------------------------------------------===//
+
+/// The type oneDNN stores: the accumulator's, or the post-ops' conversion.
+Dt dstType(const Problem &p) {
+  if (p.postOps.requantU8)
+    return Dt::u8;
+  if (p.postOps.bf16)
+    return Dt::bf16;
+  return typesOf(p.precision).c;
+}
+
+/// A user scratchpad, ReLU, and for requantization the output scales per
+/// channel (dimension `channelDim` of the destination) and the destination
+/// zero point.
+dnnl::primitive_attr postOpsAttr(const Problem &p, const Buffers &b,
+                                 int64_t channels, int channelDim) {
+  dnnl::primitive_attr attr = userScratchpad();
+  if (p.postOps.relu) {
+    dnnl::post_ops ops;
+    ops.append_eltwise(1.0f, dnnl::algorithm::eltwise_relu, 0.0f, 0.0f);
+    attr.set_post_ops(ops);
+  }
+  if (p.postOps.requantU8) {
+    attr.set_output_scales(1 << channelDim,
+                           std::vector<float>(b.scales, b.scales + channels));
+    attr.set_zero_points(DNNL_ARG_DST, 0, {b.zeroPoint});
+  }
+  return attr;
+}
+
+/// The bias as oneDNN takes it, f32 per channel, in a memory of `md`. Its
+/// int8 kernels add it to the accumulator before the output scales (dst =
+/// scale * (acc + bias), measured on 2.6.3), as tisa does in s32: the f32
+/// sum differs only beyond 2^24.
+memory biasMemory(const Problem &p, const Buffers &b, int64_t channels,
+                  const memory::desc &md) {
+  memory mem(md, cpuEngine());
+  auto *out = static_cast<float *>(mem.get_data_handle());
+  for (int64_t j = 0; j < channels; ++j)
+    out[j] = p.precision == Precision::BF16F32
+                 ? static_cast<const float *>(b.bias)[j]
+                 : float(static_cast<const int32_t *>(b.bias)[j]);
+  return mem;
+}
+
+//===----------------------------------------------------------------------===//
 // onednn.gemm: the C gemm functions (row-major, no offsets, C = A x B).
 //===----------------------------------------------------------------------===//
 
@@ -176,6 +223,10 @@ std::unique_ptr<VendorKernel> prepareGemm(const Problem &p,
                                           std::string &whyNot) {
   if (p.kind != Problem::Kind::Gemm) {
     whyNot = "not a GEMM";
+    return nullptr;
+  }
+  if (p.postOps.any()) {
+    whyNot = "the C gemm functions have no post-ops";
     return nullptr;
   }
   omp_set_num_threads(threads);
@@ -286,20 +337,26 @@ std::unique_ptr<VendorKernel> prepareMatmul(const Problem &p,
         Types t = typesOf(p.precision);
         memory::desc aMd({p.m, p.k}, t.a, Tag::ab);
         memory::desc bMd({p.k, p.n}, t.b, Tag::ab);
-        memory::desc cMd({p.m, p.n}, t.c, Tag::ab);
+        memory::desc cMd({p.m, p.n}, dstType(p), Tag::ab);
+        memory::desc biasMd({1, p.n}, Dt::f32, Tag::ab);
         // `any` lets oneDNN choose its blocked (VNNI-interleaved) weights
         // layout.
         memory::desc bWantMd =
             packed ? memory::desc({p.k, p.n}, t.b, Tag::any) : bMd;
         step = "matmul::primitive_desc";
-        dnnl::matmul::primitive_desc pd(dnnl::matmul::desc(aMd, bWantMd, cMd),
-                                        userScratchpad(), engine);
+        dnnl::matmul::desc desc =
+            p.postOps.bias ? dnnl::matmul::desc(aMd, bWantMd, biasMd, cMd)
+                           : dnnl::matmul::desc(aMd, bWantMd, cMd);
+        dnnl::matmul::primitive_desc pd(
+            desc, postOpsAttr(p, buffers, p.n, /*channelDim=*/1), engine);
         step = "reorder (weights)";
         memory bMem = inLayout(bMd, buffers.b, pd.weights_desc());
         Args args{{DNNL_ARG_SRC, wrap(aMd, buffers.a)},
                   {DNNL_ARG_WEIGHTS, bMem},
                   {DNNL_ARG_DST, wrap(cMd, buffers.c)},
                   {DNNL_ARG_SCRATCHPAD, memory(pd.scratchpad_desc(), engine)}};
+        if (p.postOps.bias)
+          args[DNNL_ARG_BIAS] = biasMemory(p, buffers, p.n, biasMd);
         step = "matmul";
         return std::make_unique<PrimitiveKernel>(
             dnnl::matmul(pd), std::move(args), threads, pd.impl_info_str());
@@ -320,18 +377,25 @@ std::unique_ptr<VendorKernel> prepareConv(const Problem &p,
         memory::dims dstDims{p.batch, p.filters, p.outH(), p.outW()};
         memory::desc srcUserMd(srcDims, t.a, Tag::nhwc);
         memory::desc wUserMd(wDims, t.b, Tag::hwio); // HWCF
-        memory::desc dstUserMd(dstDims, t.c, Tag::nhwc);
+        memory::desc dstUserMd(dstDims, dstType(p), Tag::nhwc);
+        memory::desc biasMd({p.filters}, Dt::f32, Tag::a);
         // Direct, not auto: auto may pick Winograd, which changes the numerics.
         step = "convolution_forward::primitive_desc";
+        memory::desc srcMd(srcDims, t.a, Tag::any), wMd(wDims, t.b, Tag::any),
+            dstMd(dstDims, dstType(p), Tag::any);
+        auto kind = dnnl::prop_kind::forward_inference;
+        auto direct = dnnl::algorithm::convolution_direct;
+        memory::dims strides{p.stride, p.stride}, pads{p.pad, p.pad};
+        dnnl::convolution_forward::desc desc =
+            p.postOps.bias
+                ? dnnl::convolution_forward::desc(kind, direct, srcMd, wMd,
+                                                  biasMd, dstMd, strides, pads,
+                                                  pads)
+                : dnnl::convolution_forward::desc(kind, direct, srcMd, wMd,
+                                                  dstMd, strides, pads, pads);
         dnnl::convolution_forward::primitive_desc pd(
-            dnnl::convolution_forward::desc(
-                dnnl::prop_kind::forward_inference,
-                dnnl::algorithm::convolution_direct,
-                memory::desc(srcDims, t.a, Tag::any),
-                memory::desc(wDims, t.b, Tag::any),
-                memory::desc(dstDims, t.c, Tag::any), {p.stride, p.stride},
-                {p.pad, p.pad}, {p.pad, p.pad}),
-            userScratchpad(), engine);
+            desc, postOpsAttr(p, buffers, p.filters, /*channelDim=*/1),
+            engine);
 
         // Operands go into the layouts oneDNN chose. The input reorder is a
         // per-inference cost in a real deployment (activations arrive in the
@@ -349,6 +413,8 @@ std::unique_ptr<VendorKernel> prepareConv(const Problem &p,
                   {DNNL_ARG_WEIGHTS, weights},
                   {DNNL_ARG_DST, dst},
                   {DNNL_ARG_SCRATCHPAD, memory(pd.scratchpad_desc(), engine)}};
+        if (p.postOps.bias)
+          args[DNNL_ARG_BIAS] = biasMemory(p, buffers, p.filters, biasMd);
         step = "convolution_forward";
         auto kernel = std::make_unique<PrimitiveKernel>(
             dnnl::convolution_forward(pd), std::move(args), threads,

@@ -51,6 +51,10 @@ private:
 
 std::unique_ptr<VendorKernel> prepare(const Problem &p, const Buffers &buffers,
                                       int threads, std::string &whyNot) {
+  if (p.postOps.any()) {
+    whyNot = "this adapter has no post-ops";
+    return nullptr;
+  }
   if (p.kind != Problem::Kind::Gemm) {
     whyNot = "OpenBLAS has no convolution";
     return nullptr;

@@ -1,0 +1,380 @@
+//===- EpilogueBench.cpp - fused epilogues against oneDNN post-ops --------===//
+//
+// tisa-epilogue-bench: for the BERT GEMMs and the ResNet-50 convolutions of
+// ../shared/reference/workloads.md, with what an int8 or bf16 network does to
+// each result (u8s8s32: bias, ReLU, requantization to u8 with per-channel
+// scales and a zero point; bf16: bias, ReLU, rounding to bf16), times on the
+// same inputs, in alternating rounds (bench/Rounds.h):
+//   tisa          the kernel with the epilogue fused (--epilogue), pre-packed;
+//   tisa.unfused  tisa's kernel without it, then the epilogue as a separate
+//                 pass over the stored s32/f32 result (vectorized C++);
+//   onednn        oneDNN's matmul (packed weights) or direct convolution with
+//                 the same post-ops (bias, eltwise ReLU, output scales, dst
+//                 zero point, u8 or bf16 destination).
+// tisa is checked against the reference first, the unfused pair must give
+// the same bytes, and oneDNN must agree within one quantization step (it adds
+// the bias after the scale and the zero point before rounding: ties round
+// differently) or, for bf16, within the K-derived bound; the report says how
+// many outputs differ by a step. Writes results.md to --report DIR.
+//
+//===----------------------------------------------------------------------===//
+
+#include "Report.h"
+#include "Rounds.h"
+#include "TisaBenchReport.h"
+#include "Vendors.h"
+
+#include "tisa/Config.h"
+#include "tisa/Kernels/Reference.h"
+
+#include "llvm/Support/FormatVariadic.h"
+#include "llvm/Support/raw_ostream.h"
+
+#include <cmath>
+#include <cstring>
+
+using namespace tisa;
+using namespace tisa::bench;
+
+namespace {
+
+std::vector<Workload> workloads() {
+  std::vector<Workload> shapes;
+  for (auto [m, n, k] : {std::array<int64_t, 3>{128, 768, 768},
+                         {128, 3072, 768},
+                         {128, 768, 3072}})
+    shapes.push_back({"bert", KernelSpec::makeGemm(m, n, k)});
+  struct Conv {
+    int64_t h, c, f, r, stride, pad;
+  } convs[] = {{224, 3, 64, 7, 2, 3},  {56, 64, 64, 3, 1, 1},
+               {56, 64, 256, 1, 1, 0}, {56, 256, 64, 1, 1, 0},
+               {28, 128, 128, 3, 1, 1}, {14, 256, 256, 3, 1, 1},
+               {7, 512, 512, 3, 1, 1},  {14, 1024, 256, 1, 1, 0}};
+  for (const Conv &c : convs)
+    shapes.push_back({"resnet50", KernelSpec::makeConv2d(
+                                      1, c.h, c.h, c.c, c.f, c.r, c.stride,
+                                      c.pad)});
+  std::vector<Workload> out;
+  for (const char *types : {"u8s8s32", "bf16bf16f32"})
+    for (Workload w : shapes) {
+      w.spec.types = llvm::cantFail(KernelTypes::parse(types));
+      w.spec.epilogue = llvm::cantFail(EpilogueSpec::parse(
+          w.spec.types.isFloat() ? "bias,relu,bf16" : "bias,relu,requant=u8"));
+      out.push_back(w);
+    }
+  return out;
+}
+
+//===----------------------------------------------------------------------===//
+// The unfused pair's second pass
+//===----------------------------------------------------------------------===//
+
+#define TISA_AVX512 __attribute__((target("avx512f,avx512bw,avx512vl,avx512bf16")))
+
+/// bias, ReLU, requantization to u8: rows of `channels` s32 accumulators.
+TISA_AVX512 void requantizePass(const int32_t *acc, const int32_t *bias,
+                                const float *scale, int32_t zeroPoint,
+                                uint8_t *out, int64_t rows,
+                                int64_t channels) {
+  float zp = float(zeroPoint);
+  for (int64_t r = 0; r < rows; ++r)
+    for (int64_t j = 0; j < channels; ++j) {
+      int32_t x = acc[r * channels + j] + bias[j];
+      x = x > 0 ? x : 0;
+      float f = __builtin_roundevenf(float(x) * scale[j]) + zp;
+      f = f < 0.0f ? 0.0f : f;
+      f = f > 255.0f ? 255.0f : f;
+      out[r * channels + j] = uint8_t(int32_t(f));
+    }
+}
+
+/// bias, ReLU, rounding to bf16: rows of `channels` f32 accumulators.
+TISA_AVX512 void bf16Pass(const float *acc, const float *bias, __bf16 *out,
+                          int64_t rows, int64_t channels) {
+  for (int64_t r = 0; r < rows; ++r)
+    for (int64_t j = 0; j < channels; ++j) {
+      float x = acc[r * channels + j] + bias[j];
+      x = x > 0.0f || x != x ? x : 0.0f; // arith.maximumf keeps a NaN
+      out[r * channels + j] = __bf16(x);
+    }
+}
+
+/// The second pass of the unfused pair, from `acc` into `data.out()`.
+void epiloguePass(const KernelSpec &spec, const Bytes &acc, KernelData &data) {
+  int64_t channels = spec.channels(),
+          rows = spec.outputElements() / channels;
+  if (spec.types.isFloat())
+    bf16Pass(reinterpret_cast<const float *>(acc.data()),
+             reinterpret_cast<const float *>(data.bias.data()),
+             reinterpret_cast<__bf16 *>(data.out()), rows, channels);
+  else
+    requantizePass(reinterpret_cast<const int32_t *>(acc.data()),
+                   reinterpret_cast<const int32_t *>(data.bias.data()),
+                   reinterpret_cast<const float *>(data.scale.data()),
+                   data.zeroPoint, data.out(), rows, channels);
+}
+
+//===----------------------------------------------------------------------===//
+// Agreement with oneDNN
+//===----------------------------------------------------------------------===//
+
+/// How oneDNN's output compares with tisa's: "" and the number of outputs a
+/// quantization step apart, or what is wrong.
+std::string agreeWithOnednn(const KernelSpec &spec, const Bytes &got,
+                            const Bytes &want, int64_t &offByOne) {
+  ElementKind k = spec.outputKind();
+  int64_t n = spec.outputElements(), bad = 0, first = -1;
+  offByOne = 0;
+  for (int64_t o = 0; o < n; ++o) {
+    double x = loadElement(k, got.data(), o), y = loadElement(k, want.data(), o);
+    bool ok;
+    if (elementInfo(k).isFloat) {
+      // Both round an f32 that each computed within the K-derived bound:
+      // a bf16 step of either side.
+      ok = std::fabs(x - y) <= std::ldexp(std::fabs(y), -6) + 1e-30 ||
+           (std::isnan(x) && std::isnan(y));
+    } else {
+      ok = std::fabs(x - y) <= 1;
+      offByOne += x != y;
+    }
+    if (!ok && bad++ == 0)
+      first = o;
+  }
+  if (!bad)
+    return "";
+  return llvm::formatv("{0} of {1} outputs differ; first at {2}: {3} vs tisa "
+                       "{4}",
+                       bad, n, first, loadElement(k, got.data(), first),
+                       loadElement(k, want.data(), first));
+}
+
+//===----------------------------------------------------------------------===//
+// One workload
+//===----------------------------------------------------------------------===//
+
+struct Result {
+  Workload workload;
+  double ops = 0;
+  double fused = 0, unfused = 0, onednn = 0; ///< median seconds; 0: not timed
+  std::string onednnImpl, note;
+  int64_t offByOne = 0;
+};
+
+Problem problemOf(const KernelSpec &s) {
+  Problem p;
+  p.kind = s.op == KernelSpec::Op::Gemm ? Problem::Kind::Gemm
+                                        : Problem::Kind::Conv2d;
+  p.precision = s.types.isFloat() ? Precision::BF16F32 : Precision::U8S8S32;
+  p.m = s.m, p.n = s.n, p.k = s.k;
+  p.batch = s.batch, p.h = s.h, p.w = s.w, p.c = s.c, p.filters = s.filters;
+  p.r = s.r, p.s = s.s, p.stride = s.stride, p.pad = s.pad;
+  p.postOps.bias = s.epilogue.bias;
+  p.postOps.relu = s.epilogue.relu;
+  p.postOps.requantU8 = s.epilogue.requant == ElementKind::U8;
+  p.postOps.bf16 = s.epilogue.bf16;
+  return p;
+}
+
+/// Compiles, checks and times one workload; `error` says why it could not.
+Result runWorkload(const Workload &w, const Settings &settings,
+                   RoundReporter &reporter, std::string &error) {
+  Result res;
+  res.workload = w;
+  res.ops = w.spec.ops();
+  KernelSpec plain = w.spec;
+  plain.epilogue = EpilogueSpec();
+  JitOptions jit;
+  jit.warnings = nullptr;
+  auto fused = compileKernel(w.spec, jit);
+  auto unfused = compileKernel(plain, jit);
+  if (!fused || !unfused) {
+    error = llvm::toString(fused ? unfused.takeError() : fused.takeError());
+    return res;
+  }
+  std::shared_ptr<CompiledKernel> kf = std::move(*fused), ku = std::move(*unfused);
+  // The same inputs for both: makeData fills the epilogue's operands last.
+  auto data = std::make_shared<KernelData>(makeData(w.spec, 1, Fill::Random));
+  auto accData = std::make_shared<KernelData>(makeData(plain, 1, Fill::Random));
+  data->denormalsAreZero = accData->denormalsAreZero = kf->denormalsAreZero();
+  auto packedF = std::make_shared<Bytes>(), packedU = std::make_shared<Bytes>();
+  RunMode mode{true};
+  runKernel(*kf, *data, mode, packedF.get());
+  if (std::string diff = compareSampled(w.spec, *data, 4096, 2); !diff.empty()) {
+    error = "tisa disagrees with the reference: " + diff;
+    return res;
+  }
+  Bytes fusedOut = data->output;
+  std::vector<Timed> timed;
+  std::string prefix = label(w) + " " + w.spec.types.text() + "/";
+  std::replace(prefix.begin(), prefix.end(), ' ', '_');
+  timed.push_back({prefix + "tisa", res.ops,
+                   [kf, data, packedF, call = bindKernel(*kf, *data, mode,
+                                                         *packedF)] {
+                     call();
+                   }});
+  // The unfused pair writes the same output buffer.
+  auto pair = [ku, accData, data, packedU, spec = w.spec,
+               call = bindKernel(*ku, *accData, mode, *packedU)] {
+    call();
+    epiloguePass(spec, accData->output, *data);
+  };
+  std::fill(data->output.begin(), data->output.end(), kOutputPoison);
+  pair();
+  if (data->output != fusedOut) {
+    error = "the unfused pair's output differs from the fused kernel's";
+    return res;
+  }
+  timed.push_back({prefix + "tisa.unfused", res.ops, pair});
+  // oneDNN with the same post-ops, into a buffer of its own.
+  auto out = std::make_shared<Bytes>(fusedOut.size());
+  Buffers b{data->input.data(), data->weights.data(), out->data(),
+            data->bias.data(),
+            reinterpret_cast<const float *>(data->scale.data()),
+            data->zeroPoint};
+  Problem problem = problemOf(w.spec);
+  const char *vendor =
+      problem.kind == Problem::Kind::Gemm ? "onednn.matmul.packed" : "onednn.conv";
+  for (const Vendor &v : onednnVendors()) {
+    if (v.name != vendor)
+      continue;
+    std::string whyNot;
+    std::shared_ptr<VendorKernel> vk = v.prepare(problem, b, 1, whyNot);
+    if (!vk) {
+      res.note = "oneDNN: " + whyNot;
+      break;
+    }
+    res.onednnImpl = vk->implementation();
+    vk->run();
+    vk->finish();
+    std::string diff = agreeWithOnednn(w.spec, *out, fusedOut, res.offByOne);
+    if (!diff.empty()) {
+      res.note = "oneDNN disagrees: " + diff;
+      break;
+    }
+    timed.push_back({prefix + "onednn", res.ops, [vk, out] { vk->run(); }});
+  }
+  timeInRounds(timed, settings, reporter);
+  res.fused = reporter.median(prefix + "tisa");
+  res.unfused = reporter.median(prefix + "tisa.unfused");
+  res.onednn = reporter.median(prefix + "onednn");
+  return res;
+}
+
+//===----------------------------------------------------------------------===//
+// Report
+//===----------------------------------------------------------------------===//
+
+double geomean(const std::vector<double> &v) {
+  double s = 0;
+  for (double x : v)
+    s += std::log(x);
+  return v.empty() ? 0 : std::exp(s / double(v.size()));
+}
+
+std::string markdown(const std::vector<Result> &results,
+                     const Settings &settings) {
+  std::string md;
+  llvm::raw_string_ostream os(md);
+  os << "# tisa-epilogue-bench\n\n"
+     << "tisa " << TISA_VERSION << ", " << onednnVersion()
+     << "; 1 thread; median of " << settings.repetitions
+     << " rounds (each implementation once per round, alternating order).\n"
+     << "u8s8s32 rows: bias (s32), ReLU, requantization to u8 (f32 scale per "
+        "channel, round to nearest even, zero point, saturation); bf16 rows: "
+        "bias (f32), ReLU, bf16 output. tisa: the fused kernel, pre-packed. "
+        "unfused: tisa's kernel, then the epilogue as a separate vectorized "
+        "pass over the stored result. oneDNN: matmul with packed weights or "
+        "direct convolution, the same post-ops.\n\n"
+     << "| workload | types | tisa GOPS | unfused GOPS | oneDNN GOPS | tisa / "
+        "oneDNN | tisa / unfused | oneDNN off by one step | oneDNN "
+        "implementation |\n|---|---|---|---|---|---|---|---|---|\n";
+  std::map<std::string, std::vector<double>> vsOnednn, vsUnfused;
+  for (const Result &r : results) {
+    auto gops = [&](double s) {
+      return s > 0 ? llvm::formatv("{0:f0}", r.ops / s / 1e9).str()
+                   : std::string("-");
+    };
+    auto ratio = [&](double base) {
+      return base > 0 && r.fused > 0
+                 ? llvm::formatv("{0:f2}x", base / r.fused).str()
+                 : std::string("-");
+    };
+    std::string types = r.workload.spec.types.text();
+    os << "| " << label(r.workload) << " | " << types << " | "
+       << gops(r.fused) << " | " << gops(r.unfused) << " | "
+       << gops(r.onednn) << " | " << ratio(r.onednn) << " | "
+       << ratio(r.unfused) << " | "
+       << (r.onednn > 0 ? std::to_string(r.offByOne) : "-") << " | "
+       << (r.note.empty() ? r.onednnImpl : r.note) << " |\n";
+    if (r.onednn > 0 && r.fused > 0)
+      vsOnednn[types].push_back(r.onednn / r.fused);
+    if (r.unfused > 0 && r.fused > 0)
+      vsUnfused[types].push_back(r.unfused / r.fused);
+  }
+  os << "\nGeomean of tisa (fused) / oneDNN with post-ops:";
+  for (auto &[types, v] : vsOnednn)
+    os << llvm::formatv(" {0} {1:f3}x ({2} shapes);", types, geomean(v),
+                        v.size());
+  os << "\nGeomean of tisa (fused) / tisa's unfused pair:";
+  for (auto &[types, v] : vsUnfused)
+    os << llvm::formatv(" {0} {1:f3}x ({2} shapes);", types, geomean(v),
+                        v.size());
+  os << "\n";
+  return md;
+}
+
+} // namespace
+
+int main(int argc, char **argv) {
+  Settings settings;
+  std::vector<char *> rest = {argv[0]};
+  for (int i = 1; i < argc; ++i) {
+    llvm::StringRef a = argv[i];
+    if ((a == "--report" || a == "--filter" || a == "--repetitions") &&
+        i + 1 < argc) {
+      llvm::StringRef v = argv[++i];
+      if (a == "--report")
+        settings.reportDir = v.str();
+      else if (a == "--filter")
+        settings.filter = v.str();
+      else if (v.getAsInteger(10, settings.repetitions) ||
+               settings.repetitions < 1) {
+        llvm::errs() << "tisa-epilogue-bench: --repetitions expects a "
+                        "positive integer\n";
+        return 2;
+      }
+    } else if (a == "--help" || a == "-h") {
+      llvm::outs() << "usage: " << argv[0]
+                   << " [--report DIR] [--filter TEXT] [--repetitions N] "
+                      "[Google Benchmark flags]\n";
+      return 0;
+    } else {
+      rest.push_back(argv[i]);
+    }
+  }
+  if (!initializeGoogleBenchmark(rest))
+    return 2;
+  RoundReporter reporter;
+  std::vector<Result> results;
+  int failures = 0;
+  for (const Workload &w : workloads()) {
+    std::string what = label(w) + " " + w.spec.types.text();
+    if (!settings.filter.empty() && what.find(settings.filter) == std::string::npos)
+      continue;
+    std::string error;
+    Result r = runWorkload(w, settings, reporter, error);
+    if (!error.empty()) {
+      llvm::errs() << "tisa-epilogue-bench: " << what << ": " << error << "\n";
+      ++failures;
+      continue;
+    }
+    results.push_back(r);
+  }
+  std::string md = markdown(results, settings);
+  llvm::outs() << md;
+  if (!settings.reportDir.empty())
+    writeReportFiles("tisa-epilogue-bench", settings.reportDir,
+                     {{"results.md", md}});
+  benchmark::Shutdown();
+  return failures ? 1 : 0;
+}
