@@ -16,10 +16,12 @@ namespace {
 constexpr const char *kAdapterEntry = "tisa_qemu_entry";
 
 /// C for the adapter's entry `void tisa_qemu_entry(in, weights, outPacked,
-/// outPlain)`: packs the weights and calls the pre-packed entry into
-/// outPacked, then the plain entry into outPlain, each at `guard` bytes into
-/// its buffer. With `marked`, each of the two calls is a part counted
-/// between calls of aarch64::kCountMarkSymbol.
+/// outPlain, bias, residual, scale)`: packs the weights and calls the
+/// pre-packed entry into outPacked, then the plain entry into outPlain, each
+/// at `guard` bytes into its buffer (with an epilogue, through a
+/// tisa_epilogue of the last three and the data's zero point). With
+/// `marked`, each of the two calls is a part counted between calls of
+/// aarch64::kCountMarkSymbol.
 std::string adapterSource(const GeneratedKernel &k, const KernelSpec &spec,
                           const KernelData &data, bool marked) {
   bool gemm = spec.op == KernelSpec::Op::Gemm;
@@ -27,32 +29,55 @@ std::string adapterSource(const GeneratedKernel &k, const KernelSpec &spec,
   auto lds = [&](int64_t v) { return ", " + std::to_string(v) + "LL"; };
   std::string a = gemm ? lds(data.lda) : "", b = gemm ? lds(data.ldb) : "",
               c = gemm ? lds(data.ldc) : "";
+  std::string epilogueArg, epilogueParam, epilogueStruct;
+  if (spec.epilogue.any()) {
+    epilogueArg = ", &epilogue";
+    epilogueParam = ", const void *";
+    epilogueStruct = llvm::formatv(
+        "  struct {{ const void *bias, *residual; long long ld; const void "
+        "*scale; int zp; } epilogue = {{bias, residual, {0}LL, scale, {1}};\n",
+        data.ldr, data.zeroPoint);
+  }
   std::string i64 = gemm ? ", long long" : "";
   std::string pack = n + (gemm ? "_pack_b" : "_pack_filter");
   std::string mark = marked ? "  " + aarch64::kCountMarkSymbol.str() + "();\n"
                             : std::string();
   return llvm::formatv(R"c(#include <stdlib.h>
-void {0}(const void *{1}, const void *{1}, void *{1});
+void {0}(const void *{1}, const void *{1}, void *{1}{12});
 void {2}(const void *{1}, void *);
-void {0}_packed(const void *{1}, const void *, void *{1});
+void {0}_packed(const void *{1}, const void *, void *{1}{12});
 long long {0}_packed_bytes(void);
 __attribute__((noinline)) void {9}(void) {{ __asm__ volatile(""); }
-void {3}(void *in, void *w, void *outPacked, void *outPlain) {{
-  void *packed = malloc((size_t){0}_packed_bytes());
+void {3}(void *in, void *w, void *outPacked, void *outPlain, void *bias,
+        void *residual, void *scale) {{
+{11}  void *packed = malloc((size_t){0}_packed_bytes());
   if (!packed)
     abort();
   {2}(w{5}, packed);
-{8}  {0}_packed(in{4}, packed, (char *)outPacked + {7}{6});
+{8}  {0}_packed(in{4}, packed, (char *)outPacked + {7}{6}{10});
 {8}  free(packed);
-{8}  {0}(in{4}, w{5}, (char *)outPlain + {7}{6});
+{8}  {0}(in{4}, w{5}, (char *)outPlain + {7}{6}{10});
 {8}}
 )c",
                        n, i64, pack, kAdapterEntry, a, b, c, data.guard, mark,
-                       aarch64::kCountMarkSymbol)
+                       aarch64::kCountMarkSymbol, epilogueArg, epilogueStruct,
+                       epilogueParam)
       .str();
 }
 
-std::vector<uint8_t> bytesOf(const Bytes &b) { return {b.begin(), b.end()}; }
+std::vector<uint8_t> bytesOf(const Bytes &b) {
+  // A probe buffer is never empty: an unused epilogue operand gets a byte.
+  if (b.empty())
+    return {0};
+  return {b.begin(), b.end()};
+}
+
+/// The adapter entry's buffers, in its order.
+std::vector<std::vector<uint8_t>> probeBuffers(const KernelData &data) {
+  return {bytesOf(data.input),  bytesOf(data.weights), bytesOf(data.output),
+          bytesOf(data.output), bytesOf(data.bias),    bytesOf(data.residual),
+          bytesOf(data.scale)};
+}
 
 } // namespace
 
@@ -82,8 +107,7 @@ llvm::Expected<QemuCounts> countUnderQemu(const GeneratedKernel &k,
       k.object->getBufferSize());
   auto result = aarch64::runProgram(
       object, kAdapterEntry,
-      {bytesOf(data.input), bytesOf(data.weights), bytesOf(data.output),
-       bytesOf(data.output)},
+      probeBuffers(data),
       options);
   if (!result)
     return result.takeError();
@@ -123,8 +147,7 @@ std::string checkUnderQemu(const GeneratedKernel &k, const KernelSpec &spec,
     options.adapterSource = adapterSource(k, spec, data, /*marked=*/false);
     auto result = aarch64::runProgram(
         object, kAdapterEntry,
-        {bytesOf(data.input), bytesOf(data.weights), bytesOf(data.output),
-         bytesOf(data.output)},
+        probeBuffers(data),
         options);
     if (!result)
       return llvm::formatv("{0} inputs: {1}", in.name,

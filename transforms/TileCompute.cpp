@@ -148,7 +148,7 @@ void TileKernel::emitCompute(OpBuilder &b, Location loc,
                              const Schedule &s) const {
   auto [input, buffer, output, overwrite, begin, end, inputPadding,
         epilogue] = operands;
-  assert(!epilogue && "tile kernels store whole tiles: no fused epilogue");
+  assert((!epilogue || overwrite) && "an epilogue starts from zero");
   SmallVector<int64_t> padded = paddedExtents(s);
   SmallVector<int64_t> aShape = operandExtents(aInput, padded);
   SmallVector<int64_t> cShape = operandExtents(2, padded);
@@ -159,17 +159,15 @@ void TileKernel::emitCompute(OpBuilder &b, Location loc,
   Value aPacked;
   if (segments)
     aPacked = packA(b, loc, a, aShape);
-  if (needsCopy(output, cShape, {})) {
+  if (epilogue || needsCopy(output, cShape, {})) {
     forbidLibraryCalls(b);
     auto [tm, tn] = registerTile(s);
     edge = memref::AllocaOp::create(
-        b, loc,
-        MemRefType::get({tm * mI, tn * nI},
-                        cast<MemRefType>(output.getType()).getElementType()),
+        b, loc, MemRefType::get({tm * mI, tn * nI}, c.operands[2].elementType),
         b.getI64IntegerAttr(64));
   }
-  emitTileLoop(b, loc, aPacked ? aPacked : a, buffer, output, edge, overwrite,
-               s, begin, end);
+  emitTileLoop(b, loc, aPacked ? aPacked : a, buffer,
+               CStore{output, edge, epilogue}, overwrite, s, begin, end);
   if (aPacked)
     memref::DeallocOp::create(b, loc, aPacked);
   if (copyA)
@@ -231,8 +229,7 @@ Value TileKernel::packA(OpBuilder &b, Location loc, Value a,
 
 
 void TileKernel::emitTileLoop(OpBuilder &b, Location loc, Value a,
-                              Value buffer, Value cBuf, Value edge,
-                              bool overwrite,
+                              Value buffer, const CStore &out, bool overwrite,
                               const Schedule &s, Value begin,
                               Value end) const {
   auto [tm, tn] = registerTile(s);
@@ -260,7 +257,7 @@ void TileKernel::emitTileLoop(OpBuilder &b, Location loc, Value a,
                                    cIndex(b, loc, 1));
   b.setInsertionPointToStart(blocks.getBody());
   ivs[nLoop] = blocks.getInductionVar(); // in blocks of tn panels
-  emitBlock(b, loc, ivs, a, buffer, cBuf, edge, overwrite, s);
+  emitBlock(b, loc, ivs, a, buffer, out, overwrite, s);
 }
 
 /// A register tile's block of C: where its tiles are (in C, or for a block
@@ -277,10 +274,12 @@ struct TileKernel::CBlock {
 };
 
 TileKernel::CBlock TileKernel::cBlock(OpBuilder &b, Location loc,
-                                      ArrayRef<Value> blockIvs, Value cBuf,
-                                      Value edge, const Schedule &s) const {
+                                      ArrayRef<Value> blockIvs,
+                                      const CStore &out,
+                                      const Schedule &s) const {
   auto [tm, tn] = registerTile(s);
-  CBlock blk{SmallVector<Value>(blockIvs), Addressing(b, loc, cBuf),
+  Value edge = out.edge;
+  CBlock blk{SmallVector<Value>(blockIvs), Addressing(b, loc, out.c),
              /*edge=*/std::nullopt, {}, {}, {}, {}};
   blk.at[nLoop] = arith::MulIOp::create(b, loc, blockIvs[nLoop],
                                         cIndex(b, loc, tn * nI));
@@ -303,8 +302,14 @@ TileKernel::CBlock TileKernel::cBlock(OpBuilder &b, Location loc,
   blk.cols = valid(nLoop, tn * nI);
   blk.full = arith::AndIOp::create(b, loc, whole(blk.rows, tm * mI),
                                    whole(blk.cols, tn * nI));
+  // With an epilogue no accumulator reaches the output unchanged.
+  if (out.epilogue)
+    blk.full = arith::ConstantOp::create(b, loc, b.getBoolAttr(false));
+  // The scratch holds accumulators (with an epilogue, C is of another
+  // type).
+  int64_t accBytes = c.operands[2].elementType.getIntOrFloatBitWidth() / 8;
   Value edgeRow = arith::ConstantOp::create(
-      b, loc, b.getI64IntegerAttr(tn * nI * blk.c.eltBytes));
+      b, loc, b.getI64IntegerAttr(tn * nI * accBytes));
   blk.rowBytes =
       arith::SelectOp::create(b, loc, blk.full, blk.rowBytes, edgeRow);
   return blk;
@@ -324,15 +329,21 @@ Value TileKernel::cTile(OpBuilder &b, Location loc, const CBlock &blk,
 }
 
 void TileKernel::moveEdge(OpBuilder &b, Location loc, const CBlock &blk,
-                          Value cBuf, Value edge, bool intoEdge) const {
-  if (!edge)
+                          const CStore &out, bool intoEdge) const {
+  if (!out.edge)
     return;
+  if (out.epilogue) {
+    assert(!intoEdge && "an epilogue starts from zero");
+    epilogueRows(b, loc, blk.at, *out.epilogue, out.edge, blk.rows,
+                 blk.cols);
+    return;
+  }
   Value notFull = arith::XOrIOp::create(
       b, loc, blk.full, arith::ConstantOp::create(b, loc, b.getBoolAttr(true)));
   auto branch = scf::IfOp::create(b, loc, notFull);
   OpBuilder::InsertionGuard guard(b);
   b.setInsertionPointToStart(branch.thenBlock());
-  copyEdge(b, loc, blk.at, cBuf, edge, blk.rows, blk.cols, intoEdge);
+  copyEdge(b, loc, blk.at, out.c, out.edge, blk.rows, blk.cols, intoEdge);
 }
 
 /// The inputs of a step: A in place, the packed B.
@@ -414,17 +425,17 @@ scf::ValueVector TileKernel::emitStep(OpBuilder &b, Location loc,
 }
 
 void TileKernel::emitBlock(OpBuilder &b, Location loc, ArrayRef<Value> blockIvs,
-                           Value a, Value buffer, Value cBuf, Value edge,
+                           Value a, Value buffer, const CStore &out,
                            bool overwrite, const Schedule &s) const {
   auto [tm, tn] = registerTile(s);
   const OperandRegister &cR = d->registers[cReg];
-  CBlock blk = cBlock(b, loc, blockIvs, cBuf, edge, s);
+  CBlock blk = cBlock(b, loc, blockIvs, out, s);
   StepInputs in{Addressing(b, loc, a), Addressing(b, loc, buffer), {}};
   if (!segments)
     in.aRowBytes = in.a.rowBytes(b, loc, c.operands[aInput].map, mLoop,
                                  extent.size());
   if (!overwrite)
-    moveEdge(b, loc, blk, cBuf, edge, /*intoEdge=*/true);
+    moveEdge(b, loc, blk, out, /*intoEdge=*/true);
   SmallVector<Value> acc;
   for (int64_t i = 0; i < tm; ++i)
     for (int64_t j = 0; j < tn; j += cPairs(tn, j)) {
@@ -463,7 +474,7 @@ void TileKernel::emitBlock(OpBuilder &b, Location loc, ArrayRef<Value> blockIvs,
         storeRegister(b, loc, cR, cTile(b, loc, blk, i, j), tiles.front(),
                       blk.rowBytes);
     }
-  moveEdge(b, loc, blk, cBuf, edge, /*intoEdge=*/false);
+  moveEdge(b, loc, blk, out, /*intoEdge=*/false);
   // Steps per iteration, the remainder in a loop of its own. After the
   // stores: the unroll moves the uses of the loop's results to that loop.
   int64_t unroll = std::min(s.reductionUnroll, kSteps());
@@ -500,6 +511,44 @@ void TileKernel::copyEdge(OpBuilder &b, Location loc, ArrayRef<Value> ivs,
   Value row = vector::MaskedLoadOp::create(b, loc, rowType, from, fromAt,
                                            mask, zeros);
   vector::MaskedStoreOp::create(b, loc, to, toAt, mask, row);
+}
+
+void TileKernel::epilogueRows(OpBuilder &b, Location loc, ArrayRef<Value> ivs,
+                              const Epilogue &epilogue, Value edge, Value rows,
+                              Value cols) const {
+  // A register's columns (nI) at a time: a row of the scratch is tn of
+  // them, and a vector of 48 lanes made LLVM call fmaxf (after which the
+  // tile configuration is loaded again).
+  auto edgeType = cast<MemRefType>(edge.getType());
+  auto chunkType = VectorType::get({nI}, edgeType.getElementType());
+  int64_t chunks = edgeType.getDimSize(1) / nI;
+  auto rowLoop = scf::ForOp::create(b, loc, cIndex(b, loc, 0), rows,
+                                    cIndex(b, loc, 1));
+  OpBuilder::InsertionGuard guard(b);
+  b.setInsertionPointToStart(rowLoop.getBody());
+  Value r = rowLoop.getInductionVar();
+  SmallVector<Value> at(ivs);
+  at[mLoop] = arith::AddIOp::create(b, loc, ivs[mLoop], r);
+  for (int64_t j = 0; j < chunks; ++j) {
+    SmallVector<Value> chunkAt(at);
+    chunkAt[nLoop] =
+        arith::AddIOp::create(b, loc, at[nLoop], cIndex(b, loc, j * nI));
+    Value left = arith::SubIOp::create(b, loc, cols, cIndex(b, loc, j * nI));
+    Value mask = vector::CreateMaskOp::create(
+        b, loc, VectorType::get({nI}, b.getI1Type()), ValueRange{left});
+    // Whole registers of the scratch: lanes past `cols` hold accumulators
+    // of padding, which the mask keeps from the output.
+    Value chunk = vector::LoadOp::create(
+        b, loc, chunkType, edge, ValueRange{r, cIndex(b, loc, j * nI)});
+    epilogue.apply(b, loc, chunk,
+                   applyMap(b, loc, c.operands[2].map, chunkAt),
+                   outputRowDim(), mask);
+  }
+}
+
+LogicalResult TileKernel::canFuse(const Epilogue &epilogue,
+                                  std::string &why) const {
+  return epilogue.checkLanes(outputRowDim(), why);
 }
 
 } // namespace tisa

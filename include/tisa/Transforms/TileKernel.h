@@ -67,6 +67,11 @@ public:
   void emitCompute(mlir::OpBuilder &b, mlir::Location loc,
                    const ComputeOperands &operands,
                    const Schedule &s) const override;
+  /// Epilogues whose operands run along C's rows contiguously or not at
+  /// all: each block's tiles are stored to a scratch in L1 and its rows go
+  /// through the epilogue as vectors.
+  mlir::LogicalResult canFuse(const Epilogue &epilogue,
+                              std::string &why) const override;
 
 private:
   TileKernel() = default;
@@ -115,27 +120,35 @@ private:
   mlir::Value bTile(mlir::OpBuilder &b, mlir::Location loc, mlir::Value outer,
                     mlir::Value panel, mlir::Value step,
                     const Schedule &s) const;
-  /// `edge`, when set, is a register tile's worth of C: blocks that leave
-  /// C are computed there and their valid part copied.
+  /// Where the accumulators go: C, or `edge` when set (a register tile's
+  /// worth of C: blocks that leave C are computed there and their valid
+  /// part copied). With an epilogue every block goes through `edge`, and
+  /// its rows through the epilogue into `c` (its output).
+  struct CStore {
+    mlir::Value c, edge;
+    const Epilogue *epilogue = nullptr;
+  };
   void emitTileLoop(mlir::OpBuilder &b, mlir::Location loc, mlir::Value a,
-                    mlir::Value buffer, mlir::Value c, mlir::Value edge,
-                    bool overwrite, const Schedule &s, mlir::Value begin,
+                    mlir::Value buffer, const CStore &out, bool overwrite,
+                    const Schedule &s, mlir::Value begin,
                     mlir::Value end) const;
   void emitBlock(mlir::OpBuilder &b, mlir::Location loc,
                  llvm::ArrayRef<mlir::Value> ivs, mlir::Value a,
-                 mlir::Value buffer, mlir::Value c, mlir::Value edge,
-                 bool overwrite, const Schedule &s) const;
+                 mlir::Value buffer, const CStore &out, bool overwrite,
+                 const Schedule &s) const;
   /// The block of C at `ivs` (the m block's first row, n in blocks of the
-  /// register tile), through `edge` when it leaves C.
+  /// register tile), through the edge scratch when it leaves C (or there is
+  /// an epilogue).
   CBlock cBlock(mlir::OpBuilder &b, mlir::Location loc,
-                llvm::ArrayRef<mlir::Value> ivs, mlir::Value c,
-                mlir::Value edge, const Schedule &s) const;
+                llvm::ArrayRef<mlir::Value> ivs, const CStore &out,
+                const Schedule &s) const;
   /// The address of accumulator tile (i, j) of `blk`.
   mlir::Value cTile(mlir::OpBuilder &b, mlir::Location loc, const CBlock &blk,
                     int64_t i, int64_t j) const;
-  /// For an edge block, moves its valid part into the scratch or back.
+  /// For an edge block, moves its valid part into the scratch or back
+  /// (with an epilogue: every block, through it).
   void moveEdge(mlir::OpBuilder &b, mlir::Location loc, const CBlock &blk,
-                mlir::Value c, mlir::Value edge, bool intoEdge) const;
+                const CStore &out, bool intoEdge) const;
   /// Matrix segments: `a` (covering A's padded extents) packed into the A
   /// register image, every mI rows that a block can start at (rows p and
   /// p + s, s being how far one m moves in A's m dimension) as one
@@ -163,6 +176,11 @@ private:
                 llvm::ArrayRef<mlir::Value> ivs, mlir::Value out,
                 mlir::Value edge, mlir::Value rows, mlir::Value cols,
                 bool intoEdge) const;
+  /// The `rows` x `cols` corner of `edge` through the epilogue into its
+  /// output's block at `ivs`, a row of accumulators at a time.
+  void epilogueRows(mlir::OpBuilder &b, mlir::Location loc,
+                    llvm::ArrayRef<mlir::Value> ivs, const Epilogue &epilogue,
+                    mlir::Value edge, mlir::Value rows, mlir::Value cols) const;
 
   Contraction c;
   TensorizePlan plan_;
@@ -180,6 +198,12 @@ private:
   unsigned aInput = 0, bInput = 1;
   /// Program loops mapped to the instruction's m, n and k.
   unsigned mLoop = 0, nLoop = 0, kLoop = 0;
+  /// The dimension of C that n indexes: a row of accumulators runs along it.
+  unsigned outputRowDim() const {
+    mlir::AffineMap map = c.operands[2].map;
+    return *map.getResultPosition(
+        mlir::getAffineDimExpr(nLoop, map.getContext()));
+  }
   /// Instruction extents (elements).
   int64_t mI = 1, nI = 1, kI = 1;
   llvm::SmallVector<int64_t> extent;

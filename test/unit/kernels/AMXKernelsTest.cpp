@@ -46,9 +46,9 @@ const char *tileInstruction(const KernelTypes &types) {
 /// Every case of the kernel matrix that an AMX instruction computes, with
 /// that instruction chosen (the cost model prefers vpdpbusd on a few tiny
 /// shapes, such as 1x1x1; the tile generator must handle them too).
-std::vector<AMXCase> amxMatrix() {
+std::vector<AMXCase> amxMatrix(const std::vector<MatrixCase> &cases) {
   std::vector<AMXCase> out;
-  for (const MatrixCase &c : kernelMatrix())
+  for (const MatrixCase &c : cases)
     if (const char *mnemonic = tileInstruction(c.spec.types))
       out.push_back({c, mnemonic});
   return out;
@@ -138,15 +138,27 @@ TEST_P(AMXKernels, CorrectAndTensorized) {
     // The reduction's steps run as an innermost loop of tile loads and
     // tdp*, unless they are so few that LLVM unrolls them completely (then
     // the loop over blocks holds them, beside the edge moves' own loops).
+    // With an epilogue, the loop over a block's rows through it may sit
+    // inside the loop that holds them: no loop inside may hold a tdp*.
+    auto holds = [&](std::pair<size_t, size_t> loop, llvm::StringRef m) {
+      for (size_t i = loop.first; i <= loop.second; ++i)
+        if ((*insts)[i].mnemonic == m)
+          return true;
+      return false;
+    };
+    auto loops = spec.epilogue.any() ? allLoops(*insts) : innermostLoops(*insts);
+    auto hot = [&](std::pair<size_t, size_t> loop) {
+      if (!holds(loop, GetParam().mnemonic) || !holds(loop, "tileloadd"))
+        return false;
+      return llvm::none_of(loops, [&](std::pair<size_t, size_t> inner) {
+        return inner != loop && inner.first >= loop.first &&
+               inner.second <= loop.second &&
+               holds(inner, GetParam().mnemonic);
+      });
+    };
     if (reductionSteps(spec, macs) >= kUnrolledSteps)
-      EXPECT_TRUE(llvm::any_of(innermostLoops(*insts), [&](auto loop) {
-        bool dot = false, load = false;
-        for (size_t i = loop.first; i <= loop.second; ++i) {
-          dot |= (*insts)[i].mnemonic == GetParam().mnemonic;
-          load |= (*insts)[i].mnemonic == "tileloadd";
-        }
-        return dot && load;
-      })) << k.name() << entry.str() << ": no innermost loop holds "
+      EXPECT_TRUE(llvm::any_of(loops, hot))
+          << k.name() << entry.str() << ": no innermost loop holds "
           << GetParam().mnemonic << " and tileloadd (plan " << k.plan()
           << ", schedule " << k.schedule() << ")";
     for (auto [first, last] : allLoops(*insts))
@@ -184,7 +196,12 @@ TEST_P(AMXKernels, CorrectAndTensorized) {
   EXPECT_EQ(configs, 1u) << "tile configurations in one call";
 }
 
-INSTANTIATE_TEST_SUITE_P(Matrix, AMXKernels, testing::ValuesIn(amxMatrix()),
+INSTANTIATE_TEST_SUITE_P(Matrix, AMXKernels,
+                         testing::ValuesIn(amxMatrix(kernelMatrix())), amxName);
+// Fused epilogues: each block's tiles go to a scratch in L1 and its rows
+// through the epilogue.
+INSTANTIATE_TEST_SUITE_P(Epilogues, AMXKernels,
+                         testing::ValuesIn(amxMatrix(epilogueMatrix())),
                          amxName);
 
 } // namespace

@@ -39,10 +39,10 @@ void PrintTo(const ArmCase &c, std::ostream *os) {
   PrintTo(c.kernel, os);
 }
 
-std::vector<ArmCase> armMatrix() {
+std::vector<ArmCase> armMatrix(const std::vector<MatrixCase> &cases) {
   std::vector<ArmCase> out;
   for (const char *target : {"neoverse-n1", "neoverse-v2"})
-    for (const MatrixCase &c : kernelMatrix())
+    for (const MatrixCase &c : cases)
       if (c.spec.types.a != ElementKind::S16 &&
           (!c.spec.types.isFloat() || llvm::StringRef(target) == "neoverse-v2"))
         out.push_back({c, target});
@@ -115,7 +115,12 @@ TEST_P(ArmKernels, CorrectAndTensorized) {
   EXPECT_GT(counts->total, counts->tensor);
 }
 
-INSTANTIATE_TEST_SUITE_P(Kernels, ArmKernels, testing::ValuesIn(armMatrix()),
+INSTANTIATE_TEST_SUITE_P(Kernels, ArmKernels,
+                         testing::ValuesIn(armMatrix(kernelMatrix())), armName);
+// Fused epilogues, on lanes (sdot/udot) and on matrix segments (smmla,
+// bfmmla: their rows un-interleaved into a scratch, then the epilogue).
+INSTANTIATE_TEST_SUITE_P(Epilogues, ArmKernels,
+                         testing::ValuesIn(armMatrix(epilogueMatrix())),
                          armName);
 
 } // namespace

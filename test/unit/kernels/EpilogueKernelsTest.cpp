@@ -1,8 +1,8 @@
 //===- EpilogueKernelsTest.cpp - what --epilogue refuses --------------------===//
 //
-// The kernels with epilogues run in KernelsTest.cpp's matrix (Epilogues/...);
-// here: an AMX kernel, whose tiles are stored whole, is refused with its
-// reason, and so are bad lists and types.
+// The kernels with epilogues run in the kernel matrices (Epilogues/... in
+// KernelsTest.cpp, AMXKernelsTest.cpp and ArmKernelsTest.cpp); here: bad
+// lists and types are refused with their reason.
 //
 //===----------------------------------------------------------------------===//
 
@@ -17,17 +17,6 @@ using namespace tisa;
 using namespace tisa::test;
 
 namespace {
-
-TEST(EpilogueKernels, RefusedOnTiles) {
-  KernelSpec spec =
-      withEpilogue(gemm(64, 64, 64, "u8,s8,s32"), "bias,relu,requant=u8");
-  std::string warnings;
-  auto compiled = compileUncached(spec, "sapphirerapids", warnings);
-  ASSERT_FALSE(bool(compiled));
-  EXPECT_EQ(llvm::toString(compiled.takeError()),
-            "--epilogue bias,relu,requant=u8 is not generated for tdpbusd: "
-            "tdpbusd's code generator stores its accumulators whole (tiles)");
-}
 
 TEST(EpilogueKernels, BadLists) {
   for (auto [list, error] :

@@ -297,8 +297,10 @@ void expectTensorized(llvm::MemoryBufferRef object, llvm::StringRef name,
         has |= (*insts)[i].mnemonic == mnemonic;
         // An integer kernel's requantization multiplies floats (its
         // scales): that is no fallback of the contraction.
+        llvm::StringRef m = (*insts)[i].mnemonic;
         bool scales = !spec.types.isFloat() && spec.epilogue.requant &&
-                      llvm::StringRef((*insts)[i].mnemonic).starts_with("vmulp");
+                      (m.starts_with("vmulp") || m.starts_with("vmuls") ||
+                       m == "fmul");
         mul |= multiplies((*insts)[i]) && !scales;
         body += (*insts)[i].mnemonic + " ";
       }
