@@ -483,6 +483,18 @@ void TileKernel::emitBlock(OpBuilder &b, Location loc, ArrayRef<Value> blockIvs,
                      << unroll;
 }
 
+std::pair<Value, SmallVector<Value>>
+TileKernel::rowLoop(OpBuilder &b, Location loc, ArrayRef<Value> ivs,
+                    Value rows) const {
+  auto loop = scf::ForOp::create(b, loc, cIndex(b, loc, 0), rows,
+                                 cIndex(b, loc, 1));
+  b.setInsertionPointToStart(loop.getBody());
+  Value r = loop.getInductionVar();
+  SmallVector<Value> at(ivs);
+  at[mLoop] = arith::AddIOp::create(b, loc, ivs[mLoop], r);
+  return {r, at};
+}
+
 void TileKernel::copyEdge(OpBuilder &b, Location loc, ArrayRef<Value> ivs,
                           Value out, Value edge, Value rows, Value cols,
                           bool intoEdge) const {
@@ -496,13 +508,8 @@ void TileKernel::copyEdge(OpBuilder &b, Location loc, ArrayRef<Value> ivs,
       ValueRange{cols});
   Value zeros = arith::ConstantOp::create(b, loc, rowType,
                                           b.getZeroAttr(rowType));
-  auto rowLoop = scf::ForOp::create(b, loc, cIndex(b, loc, 0), rows,
-                                    cIndex(b, loc, 1));
   OpBuilder::InsertionGuard guard(b);
-  b.setInsertionPointToStart(rowLoop.getBody());
-  Value r = rowLoop.getInductionVar();
-  SmallVector<Value> at(ivs);
-  at[mLoop] = arith::AddIOp::create(b, loc, ivs[mLoop], r);
+  auto [r, at] = rowLoop(b, loc, ivs, rows);
   SmallVector<Value> inC = applyMap(b, loc, c.operands[2].map, at);
   SmallVector<Value> inEdge = {r, cIndex(b, loc, 0)};
   Value from = intoEdge ? out : edge, to = intoEdge ? edge : out;
@@ -522,13 +529,8 @@ void TileKernel::epilogueRows(OpBuilder &b, Location loc, ArrayRef<Value> ivs,
   auto edgeType = cast<MemRefType>(edge.getType());
   auto chunkType = VectorType::get({nI}, edgeType.getElementType());
   int64_t chunks = edgeType.getDimSize(1) / nI;
-  auto rowLoop = scf::ForOp::create(b, loc, cIndex(b, loc, 0), rows,
-                                    cIndex(b, loc, 1));
   OpBuilder::InsertionGuard guard(b);
-  b.setInsertionPointToStart(rowLoop.getBody());
-  Value r = rowLoop.getInductionVar();
-  SmallVector<Value> at(ivs);
-  at[mLoop] = arith::AddIOp::create(b, loc, ivs[mLoop], r);
+  auto [r, at] = rowLoop(b, loc, ivs, rows);
   for (int64_t j = 0; j < chunks; ++j) {
     SmallVector<Value> chunkAt(at);
     chunkAt[nLoop] =

@@ -176,6 +176,11 @@ private:
                 llvm::ArrayRef<mlir::Value> ivs, mlir::Value out,
                 mlir::Value edge, mlir::Value rows, mlir::Value cols,
                 bool intoEdge) const;
+  /// A loop over `rows` rows of the block at `ivs`, the builder left in its
+  /// body: the row and the block's program loop values at it.
+  std::pair<mlir::Value, llvm::SmallVector<mlir::Value>>
+  rowLoop(mlir::OpBuilder &b, mlir::Location loc,
+          llvm::ArrayRef<mlir::Value> ivs, mlir::Value rows) const;
   /// The `rows` x `cols` corner of `edge` through the epilogue into its
   /// output's block at `ivs`, a row of accumulators at a time.
   void epilogueRows(mlir::OpBuilder &b, mlir::Location loc,
