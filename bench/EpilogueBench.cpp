@@ -12,10 +12,11 @@
 //                 the same post-ops (bias, eltwise ReLU, output scales, dst
 //                 zero point, u8 or bf16 destination).
 // tisa is checked against the reference first, the unfused pair must give
-// the same bytes, and oneDNN must agree within one quantization step (it adds
-// the bias after the scale and the zero point before rounding: ties round
-// differently) or, for bf16, within the K-derived bound; the report says how
-// many outputs differ by a step. Writes results.md to --report DIR.
+// the same bytes, and oneDNN must agree within one quantization step (it
+// converts the s32 sum to f32 before adding the bias, and its own order of
+// the scale, the zero point and the rounding is not documented) or, for bf16,
+// within a bf16 step; the report says how many outputs differ by a step.
+// Writes results.md to --report DIR.
 //
 //===----------------------------------------------------------------------===//
 

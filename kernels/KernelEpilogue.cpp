@@ -67,6 +67,13 @@ std::string EpilogueSpec::text() const {
   return llvm::join(steps, ",");
 }
 
+std::string EpilogueSpec::symbolSuffix() const {
+  std::string suffix;
+  for (char c : text())
+    suffix += std::isalnum(static_cast<unsigned char>(c)) ? c : '_';
+  return suffix.empty() ? suffix : "_" + suffix;
+}
+
 ElementKind EpilogueSpec::outputKind(ElementKind acc) const {
   if (requant)
     return *requant;

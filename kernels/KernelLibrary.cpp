@@ -182,6 +182,8 @@ public:
                    ArrayRef<std::string> rateWarnings);
   void emitEntries();
   llvm::Error compile();
+  /// -tisa-fuse-epilogue on the entries, which must take every epilogue.
+  llvm::Error fuseEpilogues();
   std::string header() const;
   GeneratedKernel take() { return std::move(out); }
 
@@ -365,8 +367,7 @@ llvm::Error LibraryBuilder::checkEpilogue() {
   SmallVector<Value> values(llvm::drop_begin(inputs));
   values.push_back(dst);
   std::string why;
-  if (failed(Epilogue::check(generic, why)) ||
-      failed(kernel->canFuse(Epilogue(generic, values), why)))
+  if (failed(appliesInRegisters(*kernel, Epilogue(generic, values), why)))
     return llvm::createStringError("--epilogue " + spec.epilogue.text() +
                                    " is not generated for " +
                                    out.instruction + ": " + why);
@@ -709,14 +710,35 @@ void LibraryBuilder::emitConstants() {
 // Object and header
 //===----------------------------------------------------------------------===//
 
+llvm::Error LibraryBuilder::fuseEpilogues() {
+  if (!kernel || !hasEpilogue)
+    return llvm::Error::success();
+  PassManager pm(&ctx);
+  pm.addNestedPass<func::FuncOp>(createTisaFuseEpiloguePass());
+  if (failed(pm.run(*module)))
+    return llvm::createStringError("fusing the epilogue of " + out.name +
+                                   " failed");
+  // Run apart, a range entry's epilogue would read accumulators other
+  // ranges compute: every computation must have taken it.
+  WalkResult unfused = module->walk([](ComputeOp op) {
+    return op.getEpilogue().empty() ? WalkResult::interrupt()
+                                    : WalkResult::advance();
+  });
+  if (unfused.wasInterrupted())
+    return llvm::createStringError(
+        "internal error: the epilogue of " + out.name +
+        " was not fused into a computation (its warnings say why)");
+  return llvm::Error::success();
+}
+
 llvm::Error LibraryBuilder::compile() {
   // The kernel ops' code, register tile, clean up, keep the IR for
   // inspection, lower, compile.
+  if (auto e = fuseEpilogues())
+    return e;
   PassManager pm(&ctx);
-  if (kernel) {
-    pm.addNestedPass<func::FuncOp>(createTisaFuseEpiloguePass());
+  if (kernel)
     pm.addNestedPass<func::FuncOp>(createTisaTensorizePass(inputs));
-  }
   addTisaRegisterLevelPasses(pm);
   if (failed(pm.run(*module)))
     return llvm::createStringError("tensorizing or register tiling failed "

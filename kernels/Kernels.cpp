@@ -165,12 +165,7 @@ llvm::Error KernelSpec::validate() const {
 std::string KernelSpec::symbol() const {
   if (!name.empty())
     return name;
-  // "bias,relu,requant=u8" -> "_bias_relu_requant_u8"
-  std::string suffix;
-  for (char ch : epilogue.text())
-    suffix += std::isalnum(static_cast<unsigned char>(ch)) ? ch : '_';
-  if (!suffix.empty())
-    suffix = "_" + suffix;
+  std::string suffix = epilogue.symbolSuffix();
   if (op == Op::Gemm)
     return llvm::formatv("tisa_gemm_{0}_{1}x{2}x{3}{4}", types.text(), m, n,
                          k, suffix);

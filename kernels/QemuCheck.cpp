@@ -1,6 +1,7 @@
 //===- QemuCheck.cpp - generated aarch64 kernels checked under qemu -------===//
 
 #include "tisa/Kernels/QemuCheck.h"
+#include "KernelEpilogue.h"
 
 #include "tisa/Kernels/Reference.h"
 
@@ -34,16 +35,18 @@ std::string adapterSource(const GeneratedKernel &k, const KernelSpec &spec,
     epilogueArg = ", &epilogue";
     epilogueParam = ", const void *";
     epilogueStruct = llvm::formatv(
-        "  struct {{ const void *bias, *residual; long long ld; const void "
-        "*scale; int zp; } epilogue = {{bias, residual, {0}LL, scale, {1}};\n",
+        "  tisa_epilogue epilogue = {{bias, residual, {0}LL, scale, {1}};\n",
         data.ldr, data.zeroPoint);
   }
   std::string i64 = gemm ? ", long long" : "";
   std::string pack = n + (gemm ? "_pack_b" : "_pack_filter");
   std::string mark = marked ? "  " + aarch64::kCountMarkSymbol.str() + "();\n"
                             : std::string();
+  std::string epilogueType =
+      spec.epilogue.any() ? "#include <stdint.h>\n" + epilogueStructText()
+                          : std::string();
   return llvm::formatv(R"c(#include <stdlib.h>
-void {0}(const void *{1}, const void *{1}, void *{1}{12});
+{13}void {0}(const void *{1}, const void *{1}, void *{1}{12});
 void {2}(const void *{1}, void *);
 void {0}_packed(const void *{1}, const void *, void *{1}{12});
 long long {0}_packed_bytes(void);
@@ -61,7 +64,7 @@ void {3}(void *in, void *w, void *outPacked, void *outPlain, void *bias,
 )c",
                        n, i64, pack, kAdapterEntry, a, b, c, data.guard, mark,
                        aarch64::kCountMarkSymbol, epilogueArg, epilogueStruct,
-                       epilogueParam)
+                       epilogueParam, epilogueType)
       .str();
 }
 

@@ -101,6 +101,14 @@ LogicalResult PackOp::verify() {
   return success();
 }
 
+/// Whether two memref types differ at most in their layouts (a buffer of a
+/// contraction's output may be any view of its shape).
+bool sameShapeAndElements(Type a, Type b) {
+  auto x = dyn_cast<MemRefType>(a), y = dyn_cast<MemRefType>(b);
+  return x && y && x.getShape() == y.getShape() &&
+         x.getElementType() == y.getElementType();
+}
+
 /// The epilogue region: one block of (accumulators, operands..., output)
 /// holding one all-parallel linalg.generic on them in that order.
 LogicalResult verifyEpilogueRegion(ComputeOp op, Type accumulators) {
@@ -109,11 +117,8 @@ LogicalResult verifyEpilogueRegion(ComputeOp op, Type accumulators) {
   llvm::append_range(expected, op.getEpilogueOperands().getTypes());
   expected.push_back(op.getOutput().getType());
   // The accumulators are never in memory: their layout does not matter.
-  auto acc = dyn_cast<MemRefType>(
-      block.getNumArguments() ? block.getArgument(0).getType() : Type());
-  auto program = cast<MemRefType>(accumulators);
-  if (!acc || acc.getShape() != program.getShape() ||
-      acc.getElementType() != program.getElementType() ||
+  Type acc = block.getNumArguments() ? block.getArgument(0).getType() : Type();
+  if (!sameShapeAndElements(acc, accumulators) ||
       SmallVector<Type>(llvm::drop_begin(block.getArgumentTypes())) != expected)
     return op.emitOpError()
            << "epilogue region must take the contraction's output shape and "
@@ -148,9 +153,11 @@ LogicalResult ComputeOp::verify() {
       return failure();
   } else if (!getEpilogueOperands().empty()) {
     return emitOpError() << "epilogue operands without an epilogue region";
-  } else if (getOutput().getType() != body.getArgument(2).getType()) {
+  } else if (!sameShapeAndElements(getOutput().getType(),
+                                   body.getArgument(2).getType())) {
     return emitOpError() << "output type " << getOutput().getType()
-                         << " is not the contraction's output type "
+                         << " does not have the shape and element type of the "
+                            "contraction's output, "
                          << body.getArgument(2).getType();
   }
   if (!getRange().empty() && getRange().size() != 2)

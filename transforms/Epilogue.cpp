@@ -27,6 +27,12 @@ std::string unsupportedOp(Operation &inner) {
            "in registers)";
   if (inner.getNumRegions() || !isMemoryEffectFree(&inner))
     return "its body's " + name + " has regions or memory effects";
+  // Lanes past the row's end hold zeros: an integer division there would
+  // divide by zero (undefined; a trap where it is scalarized).
+  if (isa<arith::DivSIOp, arith::DivUIOp, arith::RemSIOp, arith::RemUIOp,
+          arith::CeilDivSIOp, arith::CeilDivUIOp, arith::FloorDivSIOp>(inner))
+    return "its body divides integers (" + name +
+           "), which masked-off lanes would do by zero";
   for (Type t : llvm::concat<const Type>(inner.getOperandTypes(),
                                          inner.getResultTypes()))
     if (!isScalar(t))

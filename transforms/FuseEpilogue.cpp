@@ -15,6 +15,7 @@
 #include "mlir/IR/IRMapping.h"
 #include "mlir/IR/Matchers.h"
 #include "mlir/Interfaces/SideEffectInterfaces.h"
+#include "mlir/Interfaces/ViewLikeInterface.h"
 
 namespace tisa {
 #define GEN_PASS_DEF_TISAFUSEEPILOGUEPASS
@@ -90,6 +91,32 @@ std::string checkAccumulators(Value c, ComputeOp compute, Operation *consumer,
       !c.getDefiningOp<memref::AllocaOp>())
     return "the accumulators' buffer is not a local allocation (the "
            "contraction's result would no longer be written)";
+  return "";
+}
+
+/// The buffer `v` is a view of (subview, cast, ...), or `v`.
+Value rootOf(Value v) {
+  while (auto view = v.getDefiningOp<ViewLikeOpInterface>())
+    v = view.getViewSource();
+  return v;
+}
+
+/// Why `generic`'s output cannot be written while `compute` still runs, or
+/// "": fused, each register of results is stored while later ones are still
+/// computed, so the output must not be one of the computation's operands,
+/// and in place (output = accumulators) its body must not read the output's
+/// old value, which the accumulators no longer are.
+std::string overlapsTheComputation(ComputeOp compute,
+                                   linalg::GenericOp generic) {
+  Value out = generic.getDpsInits()[0];
+  for (Value operand : {compute.getInput(), compute.getBuffer()})
+    if (rootOf(operand) == rootOf(out))
+      return "its output is an operand of the contraction, which still reads "
+             "it while results are stored";
+  if (out == compute.getOutput() &&
+      !generic.getBody()->getArguments().back().use_empty())
+    return "in place, its body reads the output's old value, which the "
+           "accumulators replace";
   return "";
 }
 
@@ -202,11 +229,16 @@ void tryFuse(ComputeOp compute) {
     if (failed(general))
       return refuse("it has no linalg.generic form");
     generic = *general;
+    // The named op is gone: warnings go to its generic form.
+    consumer = cast<linalg::LinalgOp>(generic.getOperation());
   }
   SmallVector<Value> inputs(generic.getDpsInputs());
   unsigned accIndex = llvm::find(inputs, c) - inputs.begin();
   if (failed(Epilogue::check(generic, why, accIndex)))
     return refuse(why);
+  if (std::string overlap = overlapsTheComputation(compute, generic);
+      !overlap.empty())
+    return refuse(overlap);
   fuse(compute, generic, accIndex, fill);
 }
 

@@ -21,9 +21,15 @@ MemRefType KernelGenerator::packedBufferType(MLIRContext *ctx,
 }
 
 LogicalResult KernelGenerator::canFuse(const Epilogue &, std::string &why) const {
-  why = plan().desc->name + "'s code generator stores its accumulators whole "
-        "(tiles)";
+  why = plan().desc->name + "'s code generator does not apply epilogues";
   return failure();
+}
+
+LogicalResult appliesInRegisters(const KernelGenerator &kernel,
+                                 const Epilogue &epilogue, std::string &why) {
+  if (failed(Epilogue::check(epilogue.generic(), why)))
+    return failure();
+  return kernel.canFuse(epilogue, why);
 }
 
 namespace {

@@ -152,10 +152,7 @@ struct LaneDotKernel::Impl {
   }
   Type accType() const { return c.operands[2].elementType; }
   /// The dimension of the output the accumulator lanes run along.
-  unsigned outputLaneDim() const {
-    return *c.operands[2].map.getResultPosition(
-        getAffineDimExpr(laneLoop, c.operands[2].map.getContext()));
-  }
+  unsigned outputLaneDim() const { return *c.operands[2].dimOf(laneLoop); }
   /// Lanes per packed panel and the number of panels under `s`.
   int64_t panelLanes(const Schedule &s) const {
     return s.panel > 0 && s.panel < lanesPadded ? s.panel : lanesPadded;

@@ -136,8 +136,10 @@ LogicalResult checkInput(ComputeOp op, MemRefType input, MemRefType program,
 void emitUnfused(OpBuilder &b, Location loc, const KernelGenerator &kernel,
                  ComputeOperands operands, const Schedule &s,
                  const Epilogue &epilogue, Type accType) {
-  Value acc = memref::AllocOp::create(b, loc, cast<MemRefType>(accType),
-                                      b.getI64IntegerAttr(64));
+  auto program = cast<MemRefType>(accType);
+  Value acc = memref::AllocOp::create(
+      b, loc, MemRefType::get(program.getShape(), program.getElementType()),
+      b.getI64IntegerAttr(64));
   operands.output = acc;
   kernel.emitCompute(b, loc, operands, s);
   epilogue.applyToBuffer(b, acc);
@@ -171,8 +173,7 @@ LogicalResult TensorizePass::lower(ComputeOp op) const {
     values.push_back(op.getOutput());
     epilogue.emplace(generic, values);
     std::string why;
-    if (failed(Epilogue::check(generic, why)) ||
-        failed(kernel.canFuse(*epilogue, why))) {
+    if (failed(appliesInRegisters(kernel, *epilogue, why))) {
       // Run apart, it would read accumulators other ranges compute.
       if (operands.begin)
         return op.emitOpError() << "has a range and an epilogue that cannot "

@@ -104,6 +104,8 @@ struct EpilogueSpec {
   static llvm::Expected<EpilogueSpec> parse(llvm::StringRef list);
   /// The canonical list ("" for none).
   std::string text() const;
+  /// "_bias_relu_requant_u8" for symbols and test names ("" for none).
+  std::string symbolSuffix() const;
   bool any() const { return bias || residual || relu || requant || bf16; }
   /// The output's element type for an accumulator of type `acc`.
   ElementKind outputKind(ElementKind acc) const;

@@ -14,6 +14,7 @@
 #include "tisa/Kernels/ThreadPool.h"
 
 #include "llvm/ADT/ArrayRef.h"
+#include <cstddef>
 #include <cstdint>
 #include <functional>
 #include <new>
@@ -78,6 +79,12 @@ struct EpilogueArgs {
   const float *scale = nullptr;
   int32_t zeroPoint = 0;
 };
+// The layout the entries read (LLVM {ptr, ptr, i64, ptr, i32}).
+static_assert(offsetof(EpilogueArgs, ldresidual) == 16 &&
+                  offsetof(EpilogueArgs, scale) == 24 &&
+                  offsetof(EpilogueArgs, zeroPoint) == 32 &&
+                  sizeof(EpilogueArgs) == 40,
+              "EpilogueArgs must match tisa_epilogue");
 
 struct KernelData {
   /// Operands in the Layout's memory; `expected` is dense (m x n, or the

@@ -57,6 +57,11 @@ struct ProgramOperand {
   /// memrefs; kDynamic where only run time knows.
   llvm::SmallVector<int64_t> strides;
   unsigned elementBytes() const;
+  /// The dimension that program loop `loop` indexes alone, if one does.
+  std::optional<unsigned> dimOf(unsigned loop) const {
+    return map.getResultPosition(
+        mlir::getAffineDimExpr(loop, map.getContext()));
+  }
 };
 
 /// A multiply-accumulate reduced to what decides equivalence.

@@ -54,6 +54,7 @@ public:
   void applyToBuffer(mlir::OpBuilder &b, mlir::Value accumulators) const;
 
   mlir::Value output() const { return values.back(); }
+  mlir::linalg::GenericOp generic() const { return op; }
 
 private:
   /// The generic's loop indices for index `at` of the accumulators.

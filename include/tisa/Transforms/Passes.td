@@ -82,9 +82,10 @@ def TisaFuseEpiloguePass : Pass<"tisa-fuse-epilogue", "::mlir::func::FuncOp"> {
     (a `linalg.fill` of 0, erased, or `overwrite`); a contraction accumulating into the caller's
     buffer is left alone. The accumulators' buffer is then never written, so the pass fuses only
     when that buffer is a local allocation that nothing else reads (or the consumer overwrites
-    it in place), the consumer writes each element where it reads its accumulator (the same
-    permutation), its body is scalar `arith`/`math` ops, and the ops between the two touch no
-    memory (allocations and pure ops among them are moved above the compute). An elementwise
+    it in place without reading its output's old value), the consumer writes each element where
+    it reads its accumulator (the same permutation) into a buffer the computation does not
+    read, its body is scalar `arith`/`math` ops without integer division, and the ops between
+    the two touch no memory (allocations and pure ops among them are moved above the compute). An elementwise
     consumer of a fresh result that fails one of these stays, with a warning that says which.
 
     Example: `tisa.compute %a, %buf -> %c` (after `linalg.fill` of 0 into `%c`) and

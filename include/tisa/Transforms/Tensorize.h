@@ -187,6 +187,13 @@ public:
                                       std::string &why) const;
 };
 
+/// Whether `kernel` applies `epilogue` to accumulators in registers: a body
+/// of ops it can run on vectors (Epilogue::check) and operands its register
+/// class reads (KernelGenerator::canFuse); else why.
+mlir::LogicalResult appliesInRegisters(const KernelGenerator &kernel,
+                                       const Epilogue &epilogue,
+                                       std::string &why);
+
 /// Vector lanes: each accumulator lane adds a dot product of g elements; one
 /// input broadcast, the other packed (transforms/Tensorize.cpp).
 class LaneDotKernel final : public KernelGenerator {

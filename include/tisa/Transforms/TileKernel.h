@@ -204,11 +204,7 @@ private:
   /// Program loops mapped to the instruction's m, n and k.
   unsigned mLoop = 0, nLoop = 0, kLoop = 0;
   /// The dimension of C that n indexes: a row of accumulators runs along it.
-  unsigned outputRowDim() const {
-    mlir::AffineMap map = c.operands[2].map;
-    return *map.getResultPosition(
-        mlir::getAffineDimExpr(nLoop, map.getContext()));
-  }
+  unsigned outputRowDim() const { return *c.operands[2].dimOf(nLoop); }
   /// Instruction extents (elements).
   int64_t mI = 1, nI = 1, kI = 1;
   llvm::SmallVector<int64_t> extent;

@@ -209,3 +209,78 @@ func.func @row_sums(%a: memref<16x64xi8>, %b: memref<64x32xi8>, %sums: memref<16
   memref.dealloc %c : memref<16x32xi32>
   return
 }
+
+// -----
+
+// A named elementwise op that is refused after its generic form was made: the warning goes to that
+// form (the named op is gone).
+func.func @named_refused(%a: memref<16x64xi8>, %b: memref<64x32xi8>, %d: memref<32x16xi32>) {
+  %c = memref.alloc() : memref<16x32xi32>
+  %zero = arith.constant 0 : i32
+  linalg.fill ins(%zero : i32) outs(%c : memref<16x32xi32>)
+  // expected-note @below {{the contraction}}
+  linalg.matmul ins(%a, %b : memref<16x64xi8>, memref<64x32xi8>) outs(%c : memref<16x32xi32>)
+  // expected-warning @below {{it does not write each accumulator in place of where it reads it}}
+  linalg.transpose ins(%c : memref<16x32xi32>) outs(%d : memref<32x16xi32>) permutation = [1, 0]
+  memref.dealloc %c : memref<16x32xi32>
+  return
+}
+
+// -----
+
+// The output is the contraction's own input (A updated in place): results would be stored into
+// rows the computation still reads.
+func.func @output_is_input(%a: memref<16x16xi32>, %b: memref<16x16xi8>, %a8: memref<16x16xi8>) {
+  %c = memref.alloc() : memref<16x16xi32>
+  %zero = arith.constant 0 : i32
+  linalg.fill ins(%zero : i32) outs(%c : memref<16x16xi32>)
+  // expected-note @below {{the contraction}}
+  linalg.matmul ins(%a8, %b : memref<16x16xi8>, memref<16x16xi8>) outs(%c : memref<16x16xi32>)
+  // expected-warning @below {{its output is an operand of the contraction, which still reads it while results are stored}}
+  linalg.generic {indexing_maps = [affine_map<(m, n) -> (m, n)>, affine_map<(m, n) -> (m, n)>], iterator_types = ["parallel", "parallel"]}
+      ins(%c : memref<16x16xi32>) outs(%a8 : memref<16x16xi8>) {
+  ^bb0(%cv: i32, %o: i8):
+    %t = arith.trunci %cv : i32 to i8
+    linalg.yield %t : i8
+  }
+  memref.dealloc %c : memref<16x16xi32>
+  return
+}
+
+// -----
+
+// In place, the body reads the output's old value, which the accumulators replace.
+func.func @reads_old_output(%a: memref<16x64xi8>, %b: memref<64x32xi8>, %c: memref<16x32xi32>, %bias: memref<32xi32>) {
+  %zero = arith.constant 0 : i32
+  linalg.fill ins(%zero : i32) outs(%c : memref<16x32xi32>)
+  // expected-note @below {{the contraction}}
+  linalg.matmul ins(%a, %b : memref<16x64xi8>, memref<64x32xi8>) outs(%c : memref<16x32xi32>)
+  // expected-warning @below {{in place, its body reads the output's old value, which the accumulators replace}}
+  linalg.generic {indexing_maps = [affine_map<(m, n) -> (m, n)>, affine_map<(m, n) -> (n)>, affine_map<(m, n) -> (m, n)>], iterator_types = ["parallel", "parallel"]}
+      ins(%c, %bias : memref<16x32xi32>, memref<32xi32>) outs(%c : memref<16x32xi32>) {
+  ^bb0(%cv: i32, %bv: i32, %o: i32):
+    %s = arith.addi %o, %bv : i32
+    linalg.yield %s : i32
+  }
+  return
+}
+
+// -----
+
+// Integer division: lanes past a row's end would divide by zero.
+func.func @divides(%a: memref<16x64xi8>, %b: memref<64x32xi8>, %q: memref<32xi32>, %d: memref<16x32xi32>) {
+  %c = memref.alloc() : memref<16x32xi32>
+  %zero = arith.constant 0 : i32
+  linalg.fill ins(%zero : i32) outs(%c : memref<16x32xi32>)
+  // expected-note @below {{the contraction}}
+  linalg.matmul ins(%a, %b : memref<16x64xi8>, memref<64x32xi8>) outs(%c : memref<16x32xi32>)
+  // expected-warning @below {{its body divides integers (arith.divsi), which masked-off lanes would do by zero}}
+  linalg.generic {indexing_maps = [affine_map<(m, n) -> (m, n)>, affine_map<(m, n) -> (n)>, affine_map<(m, n) -> (m, n)>], iterator_types = ["parallel", "parallel"]}
+      ins(%c, %q : memref<16x32xi32>, memref<32xi32>) outs(%d : memref<16x32xi32>) {
+  ^bb0(%cv: i32, %qv: i32, %o: i32):
+    %s = arith.divsi %cv, %qv : i32
+    linalg.yield %s : i32
+  }
+  memref.dealloc %c : memref<16x32xi32>
+  return
+}

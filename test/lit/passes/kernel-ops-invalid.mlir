@@ -58,7 +58,7 @@ func.func @one_range_value(%a: memref<8x64xi8>, %buf: memref<2048xi8>, %c: memre
 // -----
 
 func.func @wrong_output(%a: memref<8x64xi8>, %buf: memref<2048xi8>, %c: memref<8x16xi32>) {
-  // expected-error @+1 {{'tisa.compute' op output type 'memref<8x16xi32>' is not the contraction's output type 'memref<8x32xi32>'}}
+  // expected-error @+1 {{'tisa.compute' op output type 'memref<8x16xi32>' does not have the shape and element type of the contraction's output, 'memref<8x32xi32>'}}
   tisa.compute %a, %buf -> %c : memref<8x64xi8>, memref<2048xi8>, memref<8x16xi32> {
   ^bb0(%x: memref<8x64xi8>, %y: memref<64x32xi8>, %z: memref<8x32xi32>):
     linalg.matmul ins(%x, %y : memref<8x64xi8>, memref<64x32xi8>) outs(%z : memref<8x32xi32>)

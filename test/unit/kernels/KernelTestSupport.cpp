@@ -46,11 +46,7 @@ MatrixCase convCase(int64_t batch, int64_t h, int64_t w, int64_t c, int64_t f,
 
 std::string testName(const testing::TestParamInfo<MatrixCase> &info) {
   const KernelSpec &s = info.param.spec;
-  std::string epilogue;
-  for (char c : s.epilogue.text())
-    epilogue += std::isalnum(static_cast<unsigned char>(c)) ? c : '_';
-  if (!epilogue.empty())
-    epilogue = "_" + epilogue;
+  std::string epilogue = s.epilogue.symbolSuffix();
   if (s.op == KernelSpec::Op::Gemm)
     return llvm::formatv("gemm_{0}_{1}x{2}x{3}{4}", s.types.text(), s.m, s.n,
                          s.k, epilogue);
