@@ -1,0 +1,88 @@
+//===- Contraction.cpp - a kernel spec as a linalg contraction ------------===//
+
+#include "Contraction.h"
+
+#include "mlir/Dialect/Arith/IR/Arith.h"
+
+using namespace mlir;
+
+namespace tisa {
+
+Type kernelElementType(MLIRContext *ctx, ElementKind k) {
+  const ElementInfo &e = elementInfo(k);
+  if (!e.isFloat)
+    return IntegerType::get(ctx, 8 * e.bytes);
+  if (k == ElementKind::BF16)
+    return BFloat16Type::get(ctx);
+  if (k == ElementKind::F16)
+    return Float16Type::get(ctx);
+  return Float32Type::get(ctx); // tf32 is stored as f32
+}
+
+ProgramShapes programShapes(const KernelSpec &s) {
+  if (s.op == KernelSpec::Op::Gemm)
+    return {{s.m, s.k}, {s.k, s.n}, {s.m, s.n}};
+  return {{s.batch, s.h + 2 * s.pad, s.w + 2 * s.pad, s.c},
+          {s.r, s.s, s.c, s.filters},
+          {s.batch, s.outH(), s.outW(), s.filters}};
+}
+
+linalg::GenericOp buildKernelContraction(OpBuilder &b, Location loc,
+                                         const KernelSpec &s, Value in,
+                                         Value weights, Value out) {
+  MLIRContext *ctx = b.getContext();
+  SmallVector<AffineMap> maps;
+  SmallVector<utils::IteratorType> iters;
+  auto d = [&](unsigned i) { return getAffineDimExpr(i, ctx); };
+  using IT = utils::IteratorType;
+  if (s.op == KernelSpec::Op::Gemm) {
+    // (m, n, k)
+    maps = {AffineMap::get(3, 0, {d(0), d(2)}, ctx),
+            AffineMap::get(3, 0, {d(2), d(1)}, ctx),
+            AffineMap::get(3, 0, {d(0), d(1)}, ctx)};
+    iters = {IT::parallel, IT::parallel, IT::reduction};
+  } else {
+    // (n, oh, ow, f, kh, kw, c), as linalg.conv_2d_nhwc_hwcf.
+    maps = {AffineMap::get(7, 0,
+                           {d(0), d(1) * s.stride + d(4),
+                            d(2) * s.stride + d(5), d(6)},
+                           ctx),
+            AffineMap::get(7, 0, {d(4), d(5), d(6), d(3)}, ctx),
+            AffineMap::get(7, 0, {d(0), d(1), d(2), d(3)}, ctx)};
+    iters = {IT::parallel,  IT::parallel,  IT::parallel, IT::parallel,
+             IT::reduction, IT::reduction, IT::reduction};
+  }
+  const KernelTypes &t = s.types;
+  Type acc = kernelElementType(ctx, t.c);
+  return linalg::GenericOp::create(
+      b, loc, TypeRange{}, ValueRange{in, weights}, ValueRange{out}, maps,
+      iters, [&](OpBuilder &b, Location loc, ValueRange args) {
+        auto widen = [&](Value v, ElementKind k) -> Value {
+          const ElementInfo &e = elementInfo(k);
+          if (k == ElementKind::TF32) {
+            // What the tf32 mma reads: the f32's top 19 bits.
+            Value t = arith::TruncFOp::create(
+                b, loc, FloatTF32Type::get(b.getContext()), v,
+                arith::RoundingModeAttr::get(b.getContext(),
+                                             arith::RoundingMode::toward_zero),
+                arith::FastMathFlagsAttr());
+            return arith::ExtFOp::create(b, loc, acc, t);
+          }
+          if (e.isFloat)
+            return arith::ExtFOp::create(b, loc, acc, v);
+          if (!e.isSigned)
+            return arith::ExtUIOp::create(b, loc, acc, v);
+          return arith::ExtSIOp::create(b, loc, acc, v);
+        };
+        Value x = widen(args[0], t.a), y = widen(args[1], t.b), r;
+        if (t.isFloat())
+          r = arith::AddFOp::create(b, loc, args[2],
+                                    arith::MulFOp::create(b, loc, x, y));
+        else
+          r = arith::AddIOp::create(b, loc, args[2],
+                                    arith::MulIOp::create(b, loc, x, y));
+        linalg::YieldOp::create(b, loc, r);
+      });
+}
+
+} // namespace tisa
