@@ -100,19 +100,23 @@ TISA_AVX512 void bf16Pass(const float *acc, const float *bias, __bf16 *out,
     }
 }
 
-/// The second pass of the unfused pair, from `acc` into `data.out()`.
-void epiloguePass(const KernelSpec &spec, const Bytes &acc, KernelData &data) {
+/// The second pass of the unfused pair, from `acc` into `data.out()`: part
+/// `part` of `parts` of the rows.
+void epiloguePass(const KernelSpec &spec, const Bytes &acc, KernelData &data,
+                  int64_t part, int64_t parts) {
   int64_t channels = spec.channels(),
           rows = spec.outputElements() / channels;
+  int64_t first = rows * part / parts, count = rows * (part + 1) / parts - first;
+  int64_t at = first * channels;
   if (spec.types.isFloat())
-    bf16Pass(reinterpret_cast<const float *>(acc.data()),
+    bf16Pass(reinterpret_cast<const float *>(acc.data()) + at,
              reinterpret_cast<const float *>(data.bias.data()),
-             reinterpret_cast<__bf16 *>(data.out()), rows, channels);
+             reinterpret_cast<__bf16 *>(data.out()) + at, count, channels);
   else
-    requantizePass(reinterpret_cast<const int32_t *>(acc.data()),
+    requantizePass(reinterpret_cast<const int32_t *>(acc.data()) + at,
                    reinterpret_cast<const int32_t *>(data.bias.data()),
                    reinterpret_cast<const float *>(data.scale.data()),
-                   data.zeroPoint, data.out(), rows, channels);
+                   data.zeroPoint, data.out() + at, count, channels);
 }
 
 //===----------------------------------------------------------------------===//
@@ -155,6 +159,7 @@ std::string agreeWithOnednn(const KernelSpec &spec, const Bytes &got,
 
 struct Result {
   Workload workload;
+  int threads = 1;
   double ops = 0;
   double fused = 0, unfused = 0, onednn = 0; ///< median seconds; 0: not timed
   std::string onednnImpl, note;
@@ -176,11 +181,14 @@ Problem problemOf(const KernelSpec &s) {
   return p;
 }
 
-/// Compiles, checks and times one workload; `error` says why it could not.
-Result runWorkload(const Workload &w, const Settings &settings,
+/// Compiles, checks and times one workload on `threads` threads (tisa's
+/// range entry on a pool, the unfused pass split by rows on it too); `error`
+/// says why it could not.
+Result runWorkload(const Workload &w, int threads, const Settings &settings,
                    RoundReporter &reporter, std::string &error) {
   Result res;
   res.workload = w;
+  res.threads = threads;
   res.ops = w.spec.ops();
   KernelSpec plain = w.spec;
   plain.epilogue = EpilogueSpec();
@@ -198,7 +206,9 @@ Result runWorkload(const Workload &w, const Settings &settings,
   auto accData = std::make_shared<KernelData>(makeData(plain, 1, Fill::Random));
   data->denormalsAreZero = accData->denormalsAreZero = kf->denormalsAreZero();
   auto packedF = std::make_shared<Bytes>(), packedU = std::make_shared<Bytes>();
-  RunMode mode{true};
+  auto pool = std::make_shared<ThreadPool>(threads);
+  RunMode mode{true, threads > 1 ? threads : 0,
+               threads > 1 ? pool.get() : nullptr};
   runKernel(*kf, *data, mode, packedF.get());
   if (std::string diff = compareSampled(w.spec, *data, 4096, 2); !diff.empty()) {
     error = "tisa disagrees with the reference: " + diff;
@@ -206,18 +216,23 @@ Result runWorkload(const Workload &w, const Settings &settings,
   }
   Bytes fusedOut = data->output;
   std::vector<Timed> timed;
-  std::string prefix = label(w) + " " + w.spec.types.text() + "/";
+  std::string prefix = label(w) + " " + w.spec.types.text() + "/t" +
+                       std::to_string(threads) + "/";
   std::replace(prefix.begin(), prefix.end(), ' ', '_');
   timed.push_back({prefix + "tisa", res.ops,
-                   [kf, data, packedF, call = bindKernel(*kf, *data, mode,
-                                                         *packedF)] {
+                   [kf, data, packedF, pool, call = bindKernel(*kf, *data, mode,
+                                                               *packedF)] {
                      call();
                    }});
   // The unfused pair writes the same output buffer.
-  auto pair = [ku, accData, data, packedU, spec = w.spec,
+  auto pair = [ku, accData, data, packedU, pool, threads, spec = w.spec,
                call = bindKernel(*ku, *accData, mode, *packedU)] {
     call();
-    epiloguePass(spec, accData->output, *data);
+    if (threads == 1)
+      return epiloguePass(spec, accData->output, *data, 0, 1);
+    pool->run(threads, [&](int64_t part, int64_t parts) {
+      epiloguePass(spec, accData->output, *data, part, parts);
+    });
   };
   std::fill(data->output.begin(), data->output.end(), kOutputPoison);
   pair();
@@ -239,7 +254,7 @@ Result runWorkload(const Workload &w, const Settings &settings,
     if (v.name != vendor)
       continue;
     std::string whyNot;
-    std::shared_ptr<VendorKernel> vk = v.prepare(problem, b, 1, whyNot);
+    std::shared_ptr<VendorKernel> vk = v.prepare(problem, b, threads, whyNot);
     if (!vk) {
       res.note = "oneDNN: " + whyNot;
       break;
@@ -278,7 +293,7 @@ std::string markdown(const std::vector<Result> &results,
   llvm::raw_string_ostream os(md);
   os << "# tisa-epilogue-bench\n\n"
      << "tisa " << TISA_VERSION << ", " << onednnVersion()
-     << "; 1 thread; median of " << settings.repetitions
+     << "; median of " << settings.repetitions
      << " rounds (each implementation once per round, alternating order).\n"
      << "u8s8s32 rows: bias (s32), ReLU, requantization to u8 (f32 scale per "
         "channel, round to nearest even, zero point, saturation); bf16 rows: "
@@ -286,9 +301,9 @@ std::string markdown(const std::vector<Result> &results,
         "unfused: tisa's kernel, then the epilogue as a separate vectorized "
         "pass over the stored result. oneDNN: matmul with packed weights or "
         "direct convolution, the same post-ops.\n\n"
-     << "| workload | types | tisa GOPS | unfused GOPS | oneDNN GOPS | tisa / "
-        "oneDNN | tisa / unfused | oneDNN off by one step | oneDNN "
-        "implementation |\n|---|---|---|---|---|---|---|---|---|\n";
+     << "| workload | types | threads | tisa GOPS | unfused GOPS | oneDNN GOPS "
+        "| tisa / oneDNN | tisa / unfused | oneDNN off by one step | oneDNN "
+        "implementation |\n|---|---|---|---|---|---|---|---|---|---|\n";
   std::map<std::string, std::vector<double>> vsOnednn, vsUnfused;
   for (const Result &r : results) {
     auto gops = [&](double s) {
@@ -301,16 +316,19 @@ std::string markdown(const std::vector<Result> &results,
                  : std::string("-");
     };
     std::string types = r.workload.spec.types.text();
-    os << "| " << label(r.workload) << " | " << types << " | "
+    std::string group = types + ", " + std::to_string(r.threads) + " thread" +
+                        (r.threads > 1 ? "s" : "");
+    os << "| " << label(r.workload) << " | " << types << " | " << r.threads
+       << " | "
        << gops(r.fused) << " | " << gops(r.unfused) << " | "
        << gops(r.onednn) << " | " << ratio(r.onednn) << " | "
        << ratio(r.unfused) << " | "
        << (r.onednn > 0 ? std::to_string(r.offByOne) : "-") << " | "
        << (r.note.empty() ? r.onednnImpl : r.note) << " |\n";
     if (r.onednn > 0 && r.fused > 0)
-      vsOnednn[types].push_back(r.onednn / r.fused);
+      vsOnednn[group].push_back(r.onednn / r.fused);
     if (r.unfused > 0 && r.fused > 0)
-      vsUnfused[types].push_back(r.unfused / r.fused);
+      vsUnfused[group].push_back(r.unfused / r.fused);
   }
   os << "\nGeomean of tisa (fused) / oneDNN with post-ops:";
   for (auto &[types, v] : vsOnednn)
@@ -328,26 +346,32 @@ std::string markdown(const std::vector<Result> &results,
 
 int main(int argc, char **argv) {
   Settings settings;
+  settings.threads = {1};
   std::vector<char *> rest = {argv[0]};
   for (int i = 1; i < argc; ++i) {
     llvm::StringRef a = argv[i];
-    if ((a == "--report" || a == "--filter" || a == "--repetitions") &&
+    if ((a == "--report" || a == "--filter" || a == "--repetitions" ||
+         a == "--threads") &&
         i + 1 < argc) {
       llvm::StringRef v = argv[++i];
-      if (a == "--report")
+      if (a == "--report") {
         settings.reportDir = v.str();
-      else if (a == "--filter")
+      } else if (a == "--filter") {
         settings.filter = v.str();
-      else if (v.getAsInteger(10, settings.repetitions) ||
-               settings.repetitions < 1) {
+      } else if (a == "--threads") {
+        if (!parseThreads("tisa-epilogue-bench", v, settings.threads))
+          return 2;
+      } else if (a == "--repetitions" &&
+               (v.getAsInteger(10, settings.repetitions) ||
+                settings.repetitions < 1)) {
         llvm::errs() << "tisa-epilogue-bench: --repetitions expects a "
                         "positive integer\n";
         return 2;
       }
     } else if (a == "--help" || a == "-h") {
       llvm::outs() << "usage: " << argv[0]
-                   << " [--report DIR] [--filter TEXT] [--repetitions N] "
-                      "[Google Benchmark flags]\n";
+                   << " [--report DIR] [--filter TEXT] [--threads 1,2] "
+                      "[--repetitions N] [Google Benchmark flags]\n";
       return 0;
     } else {
       rest.push_back(argv[i]);
@@ -362,14 +386,17 @@ int main(int argc, char **argv) {
     std::string what = label(w) + " " + w.spec.types.text();
     if (!settings.filter.empty() && what.find(settings.filter) == std::string::npos)
       continue;
-    std::string error;
-    Result r = runWorkload(w, settings, reporter, error);
-    if (!error.empty()) {
-      llvm::errs() << "tisa-epilogue-bench: " << what << ": " << error << "\n";
-      ++failures;
-      continue;
+    for (int threads : settings.threads) {
+      std::string error;
+      Result r = runWorkload(w, threads, settings, reporter, error);
+      if (!error.empty()) {
+        llvm::errs() << "tisa-epilogue-bench: " << what << ", " << threads
+                     << " thread(s): " << error << "\n";
+        ++failures;
+        continue;
+      }
+      results.push_back(r);
     }
-    results.push_back(r);
   }
   std::string md = markdown(results, settings);
   llvm::outs() << md;

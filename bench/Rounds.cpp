@@ -2,6 +2,9 @@
 
 #include "Rounds.h"
 
+#include "llvm/ADT/SmallVector.h"
+#include "llvm/Support/raw_ostream.h"
+
 #include <algorithm>
 #include <chrono>
 #include <thread>
@@ -37,6 +40,24 @@ void registerTimed(const Timed &t, const Settings &settings,
 
 
 } // namespace
+
+bool parseThreads(llvm::StringRef tool, llvm::StringRef list,
+                  std::vector<int> &threads) {
+  threads.clear();
+  llvm::SmallVector<llvm::StringRef> parts;
+  list.split(parts, ',');
+  for (llvm::StringRef part : parts) {
+    int t = 0;
+    if (part.getAsInteger(10, t) || t < 1 || t > 256) {
+      llvm::errs() << tool << ": --threads expects a list of counts in "
+                              "[1, 256], got '"
+                   << list << "'\n";
+      return false;
+    }
+    threads.push_back(t);
+  }
+  return true;
+}
 
 bool initializeGoogleBenchmark(std::vector<char *> &rest) {
   int argc = int(rest.size());

@@ -50,6 +50,11 @@ private:
 /// either.
 bool initializeGoogleBenchmark(std::vector<char *> &rest);
 
+/// "1,2" into thread counts in [1, 256]; false, after `tool` says so, for
+/// anything else.
+bool parseThreads(llvm::StringRef tool, llvm::StringRef list,
+                  std::vector<int> &threads);
+
 /// Times `timed` in `settings.repetitions` rounds. Each round runs every
 /// implementation once, in alternating order. The first round finds each
 /// one's iteration count (--min-time); later rounds repeat it.

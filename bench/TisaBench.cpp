@@ -311,19 +311,8 @@ int main(int argc, char **argv) {
     } else if (a == "--threads") {
       if (!value(v))
         return usage(argv[0]);
-      settings.threads.clear();
-      llvm::SmallVector<llvm::StringRef> parts;
-      v.split(parts, ',');
-      for (llvm::StringRef p : parts) {
-        int t;
-        if (p.getAsInteger(10, t) || t < 1 || t > 256) {
-          llvm::errs() << "tisa-bench: --threads expects a list of counts in "
-                          "[1, 256], got '"
-                       << v << "'\n";
-          return 2;
-        }
-        settings.threads.push_back(t);
-      }
+      if (!parseThreads("tisa-bench", v, settings.threads))
+        return 2;
     } else if (a == "--repetitions") {
       if (!value(v) || v.getAsInteger(10, settings.repetitions) ||
           settings.repetitions < 1)
