@@ -22,6 +22,7 @@
 
 #include "Report.h"
 #include "Rounds.h"
+#include "Workloads.h"
 #include "TisaBenchReport.h"
 #include "Vendors.h"
 
@@ -39,25 +40,14 @@ using namespace tisa::bench;
 
 namespace {
 
+/// workloads.md's BERT GEMMs and ResNet-50 convolutions, each with what an
+/// int8 or a bf16 network does to its result.
 std::vector<Workload> workloads() {
-  std::vector<Workload> shapes;
-  for (auto [m, n, k] : {std::array<int64_t, 3>{128, 768, 768},
-                         {128, 3072, 768},
-                         {128, 768, 3072}})
-    shapes.push_back({"bert", KernelSpec::makeGemm(m, n, k)});
-  struct Conv {
-    int64_t h, c, f, r, stride, pad;
-  } convs[] = {{224, 3, 64, 7, 2, 3},  {56, 64, 64, 3, 1, 1},
-               {56, 64, 256, 1, 1, 0}, {56, 256, 64, 1, 1, 0},
-               {28, 128, 128, 3, 1, 1}, {14, 256, 256, 3, 1, 1},
-               {7, 512, 512, 3, 1, 1},  {14, 1024, 256, 1, 1, 0}};
-  for (const Conv &c : convs)
-    shapes.push_back({"resnet50", KernelSpec::makeConv2d(
-                                      1, c.h, c.h, c.c, c.f, c.r, c.stride,
-                                      c.pad)});
   std::vector<Workload> out;
   for (const char *types : {"u8s8s32", "bf16bf16f32"})
-    for (Workload w : shapes) {
+    for (Workload w : shapes()) {
+      if (w.name != "bert" && w.name != "resnet50")
+        continue;
       w.spec.types = llvm::cantFail(KernelTypes::parse(types));
       w.spec.epilogue = llvm::cantFail(EpilogueSpec::parse(
           w.spec.types.isFloat() ? "bias,relu,bf16" : "bias,relu,requant=u8"));
@@ -166,20 +156,6 @@ struct Result {
   int64_t offByOne = 0;
 };
 
-Problem problemOf(const KernelSpec &s) {
-  Problem p;
-  p.kind = s.op == KernelSpec::Op::Gemm ? Problem::Kind::Gemm
-                                        : Problem::Kind::Conv2d;
-  p.precision = s.types.isFloat() ? Precision::BF16F32 : Precision::U8S8S32;
-  p.m = s.m, p.n = s.n, p.k = s.k;
-  p.batch = s.batch, p.h = s.h, p.w = s.w, p.c = s.c, p.filters = s.filters;
-  p.r = s.r, p.s = s.s, p.stride = s.stride, p.pad = s.pad;
-  p.postOps.bias = s.epilogue.bias;
-  p.postOps.relu = s.epilogue.relu;
-  p.postOps.requantU8 = s.epilogue.requant == ElementKind::U8;
-  p.postOps.bf16 = s.epilogue.bf16;
-  return p;
-}
 
 /// Compiles, checks and times one workload on `threads` threads (tisa's
 /// range entry on a pool, the unfused pass split by rows on it too); `error`
@@ -280,12 +256,6 @@ Result runWorkload(const Workload &w, int threads, const Settings &settings,
 // Report
 //===----------------------------------------------------------------------===//
 
-double geomean(const std::vector<double> &v) {
-  double s = 0;
-  for (double x : v)
-    s += std::log(x);
-  return v.empty() ? 0 : std::exp(s / double(v.size()));
-}
 
 std::string markdown(const std::vector<Result> &results,
                      const Settings &settings) {

@@ -3,6 +3,7 @@
 #include "TisaBenchReport.h"
 
 #include "Report.h"
+#include "Workloads.h"
 #include "Vendors.h"
 
 #include "tisa/Config.h"
@@ -46,14 +47,6 @@ std::string cpuName() {
   return llvm::sys::getHostCPUName().str();
 }
 
-double geomean(const std::vector<double> &v) {
-  if (v.empty())
-    return 0;
-  double s = 0;
-  for (double x : v)
-    s += std::log(x);
-  return std::exp(s / v.size());
-}
 
 using Peaks = std::map<int, std::map<PeakKind, double>>;
 

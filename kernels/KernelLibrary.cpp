@@ -152,7 +152,6 @@ private:
   /// The output as the entries take it: types[2] with the epilogue's element
   /// type.
   MemRefType outType;
-  bool hasEpilogue;
   std::string names[3];
   MemRefType plainInput, bufferType, plainPacked;
   /// The contraction the plan was made for; it carries the plan and the
@@ -203,7 +202,6 @@ LibraryBuilder::LibraryBuilder(MLIRContext &ctx, const KernelSpec &spec,
                     : MemRefType::get(shape[i], elts[i]);
   }
   plainInput = MemRefType::get({spec.batch, spec.h, spec.w, spec.c}, elts[0]);
-  hasEpilogue = spec.epilogue.any();
   outType = MemRefType::get(shape[2], kernelElementType(&ctx, spec.outputKind()),
                             types[2].getLayout());
 }
@@ -267,7 +265,7 @@ llvm::Error LibraryBuilder::plan(ArrayRef<const Description *> descriptions,
 }
 
 llvm::Error LibraryBuilder::checkEpilogue() {
-  if (!hasEpilogue || !kernel)
+  if (!spec.epilogue.any() || !kernel)
     return llvm::Error::success();
   // A probe on the scratch function: the epilogue as the entries build it.
   OpBuilder b(scratch.getBody().front().getTerminator());
@@ -398,7 +396,7 @@ SmallVector<Type> LibraryBuilder::argTypes(unsigned operands,
 
 void LibraryBuilder::addEpilogueParam(SmallVector<Type> &types,
                                       std::vector<std::string> &params) const {
-  if (!hasEpilogue)
+  if (!spec.epilogue.any())
     return;
   types.push_back(ptr);
   params.push_back("const tisa_epilogue *epilogue");
@@ -460,7 +458,7 @@ void LibraryBuilder::emitCompute(OpBuilder &b, Value in, Value buffer,
     b.setInsertionPointToStart(ifOp.thenBlock());
     begin = end = Value();
   }
-  if (!hasEpilogue)
+  if (!spec.epilogue.any())
     return emitContraction(b, in, buffer, dst, begin, end);
   // The accumulators in a buffer of their own and the epilogue into `dst`:
   // -tisa-fuse-epilogue then applies it in registers, the buffer unused.
@@ -540,7 +538,7 @@ void LibraryBuilder::emitPlainEntry() {
   packArgs.push_back(pointer);
   func::CallOp::create(b, loc, name("_pack_" + out.packedOperand),
                        TypeRange{}, packArgs);
-  Value epilogue = hasEpilogue ? e.func.getArguments().back() : Value();
+  Value epilogue = spec.epilogue.any() ? e.func.getArguments().back() : Value();
   if (!gemm && spec.pad && !inPlacePadding) {
     Value vals[3]; // operand() takes the arguments in order
     for (unsigned i = 0; i < 3; ++i)
@@ -598,7 +596,7 @@ void LibraryBuilder::emitPackedEntry(bool range) {
   Value in = operand(e, other);
   Value buffer = memrefFromPointer(b, loc, e.arg(), bufferType, Value());
   Value dst = operand(e, 2);
-  Value epilogue = hasEpilogue ? e.arg() : Value();
+  Value epilogue = spec.epilogue.any() ? e.arg() : Value();
   Value begin, end;
   if (range) {
     begin = arith::IndexCastOp::create(b, loc, b.getIndexType(), e.arg());
@@ -630,7 +628,7 @@ void LibraryBuilder::emitConstants() {
 //===----------------------------------------------------------------------===//
 
 llvm::Error LibraryBuilder::fuseEpilogues() {
-  if (!kernel || !hasEpilogue)
+  if (!kernel || !spec.epilogue.any())
     return llvm::Error::success();
   PassManager pm(&ctx);
   pm.addNestedPass<func::FuncOp>(createTisaFuseEpiloguePass());
@@ -709,7 +707,7 @@ std::string LibraryBuilder::header() const {
        << " *   output [n=" << spec.batch << "][" << spec.outH() << "]["
        << spec.outW() << "][k=" << spec.filters << "] (NHWC), stride "
        << spec.stride << ", zero padding " << spec.pad << "\n";
-  if (hasEpilogue)
+  if (spec.epilogue.any())
     os << " * The result goes through the epilogue " << spec.epilogue.text()
        << " (in registers, before its one store):\n"
        << " * each entry takes a tisa_epilogue with its operands after the "
@@ -731,7 +729,7 @@ std::string LibraryBuilder::header() const {
      << " allocates its packing buffer with malloc.\n */\n"
      << "#ifndef " << guard << "\n#define " << guard << "\n\n"
      << "#include <stdint.h>\n\n#ifdef __cplusplus\nextern \"C\" {\n#endif\n\n"
-     << (hasEpilogue ? epilogueStructText() + "\n" : "");
+     << (spec.epilogue.any() ? epilogueStructText() + "\n" : "");
   for (const std::string &p : prototypes)
     os << p << "\n";
   os << "\n#ifdef __cplusplus\n}\n#endif\n\n#endif /* " << guard << " */\n";

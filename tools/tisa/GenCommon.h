@@ -9,6 +9,8 @@
 #include "mlir/IR/MLIRContext.h"
 #include "llvm/Support/Error.h"
 
+#include <optional>
+
 namespace tisa::driver {
 
 /// Reports an error on stderr; returns the exit code 1.
@@ -17,6 +19,12 @@ int fail(const llvm::Twine &msg);
 std::string value(const Options &o, llvm::StringRef key,
                   llvm::StringRef otherwise);
 llvm::Error writeFile(llvm::StringRef path, llvm::StringRef data);
+/// The concrete target gen and run compile for (not "any"), or a usage
+/// error already reported.
+std::optional<Target> concreteTarget(const Options &o);
+/// `tisa gen FILE.mlir` (GenFile.cpp): tensorize, register tile and lower
+/// every function, a shared library with MLIR's C interface and a header.
+int genFromFile(const Options &o, llvm::StringRef file, llvm::StringRef dir);
 
 /// `generate(ctx, descriptions, options)` with the descriptions loaded in a
 /// fresh context and the generation options of `o`.
