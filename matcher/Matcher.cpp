@@ -33,9 +33,6 @@ int64_t LoopAssignment::paddedExtent() const {
 namespace detail {
 
 namespace {
-/// Extent assumed for costs where only run time knows it.
-constexpr int64_t kNominalExtent = 256;
-
 int64_t known(int64_t extent) {
   return extent == kDynamic ? kNominalExtent : extent;
 }

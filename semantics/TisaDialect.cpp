@@ -206,6 +206,19 @@ LogicalResult TisaDialect::verifyOperationAttribute(Operation *op,
                              << "' is a PTX mnemonic (a string) on a tisa.apply";
     return success();
   }
+  if (attr.getName() == kRunTimeLoopsAttr) {
+    auto loops = dyn_cast<DenseI64ArrayAttr>(attr.getValue());
+    auto linalgOp = dyn_cast<linalg::LinalgOp>(op);
+    if (!loops || !linalgOp ||
+        llvm::any_of(loops.asArrayRef(), [&](int64_t l) {
+          return l < 0 || l >= int64_t(linalgOp.getNumLoops());
+        }))
+      return op->emitError() << "'" << kRunTimeLoopsAttr
+                             << "' must be loop numbers (array<i64>) on a "
+                                "linalg op, not "
+                             << attr.getValue();
+    return success();
+  }
   if (attr.getName() == kPlanAttr || attr.getName() == kScheduleAttr) {
     if (!isa<StringAttr>(attr.getValue()))
       return op->emitError() << "'" << attr.getName().getValue()

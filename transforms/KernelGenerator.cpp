@@ -37,11 +37,25 @@ bool allRegistersOf(const Description &d, RegisterClass cls) {
   return llvm::all_of(d.registers,
                       [&](const OperandRegister &r) { return r.cls == cls; });
 }
-} // namespace
+
+/// `c` with kNominalExtent for every dynamic extent of a loop, and in the
+/// operand dimensions such loops index.
+Contraction withNominalExtents(const Contraction &c) {
+  Contraction nominal = c;
+  for (auto [l, loop] : llvm::enumerate(nominal.loops)) {
+    if (loop.extent != kDynamic)
+      continue;
+    loop.extent = kNominalExtent;
+    for (ProgramOperand &o : nominal.operands)
+      if (std::optional<unsigned> d = o.dimOf(l))
+        o.shape[*d] = kNominalExtent;
+  }
+  return nominal;
+}
 
 FailureOr<std::unique_ptr<KernelGenerator>>
-getKernelGenerator(const Contraction &c, const TensorizePlan &plan,
-                   std::string &why) {
+generatorFor(const Contraction &c, const TensorizePlan &plan,
+             std::string &why) {
   // Three instruction loops (m, n, k): AMX tiles or matrix segments (NEON
   // mmla); two (lanes, group): lane-dot vectors.
   if (allRegistersOf(*plan.desc, RegisterClass::AMXTile) ||
@@ -57,6 +71,68 @@ getKernelGenerator(const Contraction &c, const TensorizePlan &plan,
     return failure();
   return std::unique_ptr<KernelGenerator>(
       std::make_unique<LaneDotKernel>(std::move(*k)));
+}
+} // namespace
+
+Contraction withRunTimeExtents(const Contraction &c, ArrayRef<int64_t> loops) {
+  Contraction program = c;
+  for (int64_t l : loops) {
+    program.loops[l].extent = kDynamic;
+    for (ProgramOperand &o : program.operands)
+      if (std::optional<unsigned> d = o.dimOf(l))
+        o.shape[*d] = kDynamic;
+  }
+  return program;
+}
+
+FailureOr<SmallVector<std::optional<unsigned>, 3>>
+runTimeLoopBlocks(const Contraction &c, unsigned packedInput, unsigned loop,
+                  std::string &why) {
+  const ProgramLoop &l = c.loops[loop];
+  auto refuse = [&](const Twine &reason) {
+    why = ("loop " + l.name + " has a dynamic extent and " + reason +
+           "; only parallel loops that the packed input does not read and "
+           "that index whole dimensions run at run-time extents")
+              .str();
+    return failure();
+  };
+  if (l.reduction)
+    return refuse("is a reduction");
+  SmallVector<std::optional<unsigned>, 3> dims;
+  for (auto [i, o] : llvm::enumerate(c.operands)) {
+    std::optional<unsigned> dim = o.dimOf(loop);
+    unsigned uses = llvm::count_if(o.map.getResults(), [&](AffineExpr e) {
+      return e.isFunctionOfDim(loop);
+    });
+    if (uses && i == packedInput)
+      return refuse("the packed input " + o.name + " depends on it");
+    if (uses && (!dim || uses > 1))
+      return refuse("indexes " + o.name + " with other loops (a window)");
+    dims.push_back(dim);
+  }
+  return dims;
+}
+
+FailureOr<std::unique_ptr<KernelGenerator>>
+getKernelGenerator(const Contraction &c, const TensorizePlan &plan,
+                   std::string &why) {
+  SmallVector<unsigned> runTime;
+  for (auto [l, loop] : llvm::enumerate(c.loops))
+    if (loop.extent == kDynamic)
+      runTime.push_back(l);
+  if (runTime.empty())
+    return generatorFor(c, plan, why);
+  auto kernel = generatorFor(withNominalExtents(c), plan, why);
+  if (failed(kernel))
+    return failure();
+  for (unsigned l : runTime) {
+    std::string reason;
+    if (failed(runTimeLoopBlocks(c, (*kernel)->packedInput(), l, reason))) {
+      why = plan.desc->name + ": " + reason;
+      return failure();
+    }
+  }
+  return kernel;
 }
 
 void rankPlans(MatchResult &result, const Target &target,

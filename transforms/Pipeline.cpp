@@ -47,6 +47,9 @@ void addTisaTensorizePasses(mlir::OpPassManager &pm,
   // accumulators in registers.
   if (fuseEpilogues)
     pm.addNestedPass<mlir::func::FuncOp>(createTisaFuseEpiloguePass());
+  // Loops of run-time extent (after fusion: each block takes its share of
+  // the epilogue) run as static blocks.
+  pm.addNestedPass<mlir::func::FuncOp>(createTisaSplitDynamicPass(inputs));
   pm.addNestedPass<mlir::func::FuncOp>(createTisaTensorizePass(inputs));
 }
 

@@ -83,8 +83,14 @@ FailureOr<PlannedKernel> planKernel(linalg::LinalgOp op,
   }
   MatchOptions options;
   options.target = &target;
-  MatchResult result = match(*c, descriptions, options);
+  // A static block of a program with run-time extents is planned as that
+  // program: the same plan (an AMX tile keeps its 16 rows on a block of 1).
+  auto runTime = op->getAttrOfType<DenseI64ArrayAttr>(kRunTimeLoopsAttr);
+  MatchResult result =
+      match(runTime ? withRunTimeExtents(*c, runTime.asArrayRef()) : *c,
+            descriptions, options);
   rankPlans(result, target, inputShape, inputPadding);
+  result.contraction = *c;
   auto error = [&](const Twine &msg) -> FailureOr<PlannedKernel> {
     op->emitError(msg);
     why = "error";

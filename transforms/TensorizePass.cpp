@@ -147,6 +147,11 @@ void emitUnfused(OpBuilder &b, Location loc, const KernelGenerator &kernel,
 }
 
 LogicalResult TensorizePass::lower(ComputeOp op) const {
+  if (!llvm::all_of(op.getBody()->getArgumentTypes(), [](Type t) {
+        return cast<MemRefType>(t).hasStaticShape();
+      }))
+    return op.emitOpError() << "has operands of run-time extent: run "
+                               "-tisa-split-dynamic first";
   FailureOr<PlannedKernel> planned =
       plan(op, op.getContraction(), op.getBuffer());
   if (failed(planned))

@@ -35,6 +35,11 @@ inline constexpr llvm::StringLiteral kPtxAttr = "tisa.ptx";
 /// loop mapping and operand accesses) and the schedule (Schedule::text()).
 inline constexpr llvm::StringLiteral kPlanAttr = "tisa.plan";
 inline constexpr llvm::StringLiteral kScheduleAttr = "tisa.schedule";
+/// Set by -tisa-split-dynamic on the contraction of each static block it
+/// makes: the loops whose extents only run time knew in the program. The
+/// block is planned as that program was (its plan is looked up with those
+/// extents dynamic), and generated with its own static extents.
+inline constexpr llvm::StringLiteral kRunTimeLoopsAttr = "tisa.run_time_loops";
 } // namespace tisa
 
 #endif // TISA_DIALECT_TISADIALECT_H

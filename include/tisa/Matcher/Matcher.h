@@ -37,6 +37,9 @@ namespace tisa {
 
 /// Marks a static extent or stride the program leaves to run time.
 inline constexpr int64_t kDynamic = mlir::ShapedType::kDynamic;
+/// The extent costs and schedules assume for a loop only run time knows
+/// (-tisa-split-dynamic then runs it in static blocks of this many).
+inline constexpr int64_t kNominalExtent = 256;
 
 //===----------------------------------------------------------------------===//
 // The program side

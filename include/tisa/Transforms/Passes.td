@@ -168,6 +168,43 @@ def TisaSplitPackPass : Pass<"tisa-split-pack", "::mlir::func::FuncOp"> {
   let dependentDialects = ["::mlir::memref::MemRefDialect"];
 }
 
+def TisaSplitDynamicPass : Pass<"tisa-split-dynamic", "::mlir::func::FuncOp"> {
+  let summary = "Run each tisa.compute with run-time extents as static blocks";
+  let description = [{
+    A code generator compiles one static shape; a contraction whose parallel loop only run time
+    knows (a GEMM's M, a convolution's batch) was planned with that loop at 256 iterations
+    (`kNominalExtent`) and its weights packed once, as for a static shape. This pass replaces
+    each `tisa.compute` with such a loop by static computations on views of its input, output
+    and epilogue operands along it, all reading the same packed buffer with the same plan and
+    schedule:
+    - a loop over the full blocks of 256 iterations;
+    - the remainder r < 256 by its binary digits: for each of 128, 64, ..., 1 present in r, one
+      computation of that many iterations, after the larger ones.
+    So every computation is the generator's static kernel, eight remainder shapes at most per
+    loop. Several such loops are split one after the other (the outermost first). A loop that
+    cannot run in blocks (a reduction, one the packed input depends on, a window's output rows)
+    never gets a plan (`getKernelGenerator` says why), and a `range` on such a computation is an
+    error.
+
+    Example: `tisa.compute %a, %buf -> %c : memref<?x64xi8>, memref<3072xi8>, memref<?x48xi32>`
+    becomes an `scf.for` over blocks of 256 rows of `%a` and `%c` with
+    `tisa.compute ... : memref<256x64xi8, strided<[64, 1], offset: ?>>, ...` inside, then
+    `scf.if`s for 128, 64, ..., 1 rows.
+  }];
+  let options = [
+    Option<"target", "target", "std::string", "\"host\"",
+           "machine the plans are for: host, a name in targets/data, or a .json file">,
+    Option<"isa", "isa", "std::string", "\"auto\"",
+           "instruction to use (a description name), or auto for the best the target runs">,
+    ListOption<"isaDirs", "isa-dir", "std::string",
+               "extra directories of instruction descriptions">,
+    Option<"targetDir", "target-dir", "std::string", "\"\"",
+           "directory of target data files (default: the installed or source one)">,
+  ];
+  let dependentDialects = ["::mlir::arith::ArithDialect", "::mlir::scf::SCFDialect",
+                           "::mlir::memref::MemRefDialect"];
+}
+
 def TisaTensorizePass : Pass<"tisa-tensorize", "::mlir::func::FuncOp"> {
   let summary = "Lower tisa.pack and tisa.compute to loops around a tensorized instruction";
   let description = [{

@@ -140,12 +140,15 @@ createTisaSelectPlanPass(std::shared_ptr<const TensorizeInputs> inputs,
 std::unique_ptr<mlir::Pass>
 createTisaSplitPackPass(std::shared_ptr<const TensorizeInputs> inputs);
 std::unique_ptr<mlir::Pass>
+createTisaSplitDynamicPass(std::shared_ptr<const TensorizeInputs> inputs);
+std::unique_ptr<mlir::Pass>
 createTisaTensorizePass(std::shared_ptr<const TensorizeInputs> inputs);
 
 /// What `tisa gen FILE.mlir` runs before the register-level passes, on every
 /// function: -tisa-decompose-quantized, -tisa-relayout, -tisa-select-plan
 /// (with `schedule` for contractions without one), -tisa-split-pack,
-/// -tisa-fuse-epilogue (unless `fuseEpilogues` is false), -tisa-tensorize.
+/// -tisa-fuse-epilogue (unless `fuseEpilogues` is false),
+/// -tisa-split-dynamic, -tisa-tensorize.
 void addTisaTensorizePasses(mlir::OpPassManager &pm,
                             std::shared_ptr<const TensorizeInputs> inputs,
                             llvm::StringRef schedule,

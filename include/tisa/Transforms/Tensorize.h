@@ -242,10 +242,30 @@ private:
 };
 
 /// The generator of the register class `plan` uses, or failure with why
-/// (one line, starting with the description's name).
+/// (one line, starting with the description's name). A contraction with
+/// loops only run time knows (dynamic extents) gets the generator of the
+/// same contraction with kNominalExtent in their place, when each such loop
+/// can run in static blocks (runTimeLoopBlocks); such a generator packs
+/// and estimates, and emitCompute runs on the blocks -tisa-split-dynamic
+/// makes.
 mlir::FailureOr<std::unique_ptr<KernelGenerator>>
 getKernelGenerator(const Contraction &c, const TensorizePlan &plan,
                    std::string &why);
+
+/// `c` with the extents of `loops`, and of the operand dimensions they
+/// index, dynamic (a static block's program, as -tisa-split-dynamic found
+/// it).
+Contraction withRunTimeExtents(const Contraction &c,
+                               llvm::ArrayRef<int64_t> loops);
+
+/// A loop with a dynamic extent runs in static blocks when it is parallel,
+/// the input packed ahead (`packedInput`) does not depend on it, and every
+/// operand that does has it alone as one whole dimension (a GEMM's M, a
+/// convolution's batch; not a window's output rows). Per operand (input 0,
+/// input 1, output): that dimension, or none. Failure says why not.
+mlir::FailureOr<llvm::SmallVector<std::optional<unsigned>, 3>>
+runTimeLoopBlocks(const Contraction &c, unsigned packedInput, unsigned loop,
+                  std::string &why);
 
 /// Ranks `result`'s plans with the code generators' cost model: a plan a
 /// generator takes costs its default schedule's counted cycles on `target`

@@ -152,9 +152,10 @@ func.func @negative_f32(%a: memref<8x8xf32>, %b: memref<8x8xf32>, %c: memref<8x8
 
 // -----
 
-// Dynamic shapes are matched but not generated yet.
+// A run-time M is planned (and packed), but the computation is generated only in the static
+// blocks -tisa-split-dynamic makes (test/lit/passes/split-dynamic.mlir).
 func.func @negative_dynamic(%a: memref<?x64xi8>, %b: memref<64x32xi8>, %c: memref<?x32xi32>) {
-  // expected-warning @+1 {{not tensorized: no plan the code generator supports; the best: vpdpbusd.zmm: loop m has a dynamic extent}}
+  // expected-error @+1 {{'tisa.compute' op has operands of run-time extent: run -tisa-split-dynamic first}}
   linalg.matmul ins(%a, %b : memref<?x64xi8>, memref<64x32xi8>) outs(%c : memref<?x32xi32>)
   return
 }

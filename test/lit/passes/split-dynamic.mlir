@@ -1,0 +1,141 @@
+// -tisa-split-dynamic: a tisa.compute whose M (or batch) only run time knows becomes static
+// computations on views of its input, output and epilogue operands: a loop over blocks of 256,
+// then the remainder's binary digits (128, ..., 1), each block's contraction marked with the
+// loops that were dynamic (it is planned as the program was). The packed buffer is shared.
+// Loops that cannot run in blocks are refused at planning with the reason; -tisa-tensorize
+// refuses a computation still dynamic.
+// RUN: tisa-opt %s --split-input-file --tisa-split-pack=target=znver4 --tisa-fuse-epilogue --tisa-split-dynamic=target=znver4 -verify-diagnostics | FileCheck %s
+// RUN: tisa-opt %s --split-input-file --tisa-split-pack=target=znver4 --tisa-fuse-epilogue --tisa-split-dynamic=target=znver4 --tisa-tensorize=target=znver4 -verify-diagnostics | FileCheck %s --check-prefix=LOWERED
+// RUN: tisa-opt %s --split-input-file --tisa-split-pack=target=sapphirerapids --tisa-fuse-epilogue --tisa-split-dynamic=target=sapphirerapids --tisa-tensorize=target=sapphirerapids 2>/dev/null | FileCheck %s --check-prefix=AMX
+
+// CHECK-LABEL: func.func @gemm
+// CHECK-SAME:    (%[[A:.*]]: memref<?x70xi8>, %[[B:.*]]: memref<70x48xi8>, %[[C:.*]]: memref<?x48xi32>)
+// CHECK:         %[[BUF:.*]] = memref.alloc() {alignment = 64 : i64} : memref<[[BYTES:[0-9]+]]xi8>
+// CHECK:         tisa.pack %[[B]] into %[[BUF]]
+// CHECK:         %[[M:.*]] = memref.dim %[[C]], %{{.*}} : memref<?x48xi32>
+// CHECK:         %[[BLOCKS:.*]] = arith.divui %[[M]], %[[C256:.*]] : index
+// CHECK:         %[[FULL:.*]] = arith.muli %[[BLOCKS]], %[[C256]] : index
+// CHECK:         scf.for %[[I:.*]] = %{{.*}} to %[[FULL]] step %[[C256]] {
+// CHECK:           %[[VA:.*]] = memref.subview %[[A]][%[[I]], 0] [256, 70] [1, 1] : memref<?x70xi8> to memref<256x70xi8, strided<[70, 1], offset: ?>>
+// CHECK:           %[[VC:.*]] = memref.subview %[[C]][%[[I]], 0] [256, 48] [1, 1] : memref<?x48xi32> to memref<256x48xi32, strided<[48, 1], offset: ?>>
+// CHECK:           tisa.compute %[[VA]], %[[BUF]] -> %[[VC]] : memref<256x70xi8, strided<[70, 1], offset: ?>>, memref<[[BYTES]]xi8>, memref<256x48xi32, strided<[48, 1], offset: ?>> {
+// CHECK-NEXT:      ^bb0(%{{.*}}: memref<256x70xi8, strided<[70, 1], offset: ?>>, %{{.*}}: memref<70x48xi8>, %{{.*}}: memref<256x48xi32>):
+// CHECK-NEXT:        linalg.matmul {tisa.plan = "{{.*}}", tisa.run_time_loops = array<i64: 0>, tisa.schedule = "{{.*}}"}
+// CHECK:         %[[REST:.*]] = arith.subi %[[M]], %[[FULL]] : index
+// CHECK:         %[[D128:.*]] = arith.andi %[[REST]], %c128
+// CHECK:         %[[HAS128:.*]] = arith.cmpi ne, %[[D128]]
+// CHECK:         %[[ABOVE:.*]] = arith.andi %[[REST]], %c-256
+// CHECK:         %[[AT:.*]] = arith.addi %[[FULL]], %[[ABOVE]]
+// CHECK:         scf.if %[[HAS128]] {
+// CHECK:           memref.subview %[[A]][%[[AT]], 0] [128, 70]
+// CHECK:           tisa.compute {{.*}} : memref<128x70xi8, {{.*}}>, memref<[[BYTES]]xi8>, memref<128x48xi32, {{.*}}>
+// CHECK-COUNT-6:   tisa.compute
+// CHECK:         scf.if
+// CHECK:           tisa.compute {{.*}} : memref<1x70xi8, {{.*}}>, memref<[[BYTES]]xi8>, memref<1x48xi32, {{.*}}>
+// CHECK-NOT:     tisa.compute
+// CHECK:         memref.dealloc %[[BUF]]
+
+// LOWERED-LABEL: func.func @gemm
+// LOWERED-NOT:   tisa.compute
+// LOWERED:       scf.for
+// LOWERED:       tisa.apply "vpdpbusd.zmm"
+// LOWERED:       scf.if
+// LOWERED:       tisa.apply "vpdpbusd.zmm"
+
+// AMX-LABEL: func.func @gemm
+// AMX-NOT:   tisa.compute
+// AMX:       scf.for
+// AMX:       tisa.apply "tdpbssd"
+// AMX:       scf.if
+// AMX:       tisa.apply "tdpbssd"
+func.func @gemm(%a: memref<?x70xi8>, %b: memref<70x48xi8>, %c: memref<?x48xi32>) {
+  linalg.matmul ins(%a, %b : memref<?x70xi8>, memref<70x48xi8>) outs(%c : memref<?x48xi32>)
+  return
+}
+
+// -----
+
+// A fused epilogue: its operands along M (the residual) are viewed with the blocks, the bias
+// per column is not.
+#id = affine_map<(m, n) -> (m, n)>
+#col = affine_map<(m, n) -> (n)>
+// CHECK-LABEL: func.func @epilogue
+// CHECK-SAME:    (%{{.*}}: memref<?x64xi8>, %{{.*}}: memref<64x48xi8>, %[[BIAS:.*]]: memref<48xi32>, %[[RES:.*]]: memref<?x48xi32>, %[[D:.*]]: memref<?x48xi32>)
+// CHECK:         scf.for %[[I:.*]] =
+// CHECK-DAG:       %[[VR:.*]] = memref.subview %[[RES]][%[[I]], 0] [256, 48]
+// CHECK-DAG:       %[[VD:.*]] = memref.subview %[[D]][%[[I]], 0] [256, 48]
+// CHECK:           tisa.compute %{{.*}}, %{{.*}} -> %[[VD]] epilogue(%[[BIAS]], %[[VR]] : memref<48xi32>, memref<256x48xi32, strided<[48, 1], offset: ?>>) {overwrite}
+// CHECK:           } epilogue {
+// CHECK-NEXT:      ^bb0(%{{.*}}: memref<256x48xi32>, %{{.*}}: memref<48xi32>, %{{.*}}: memref<256x48xi32, strided<[48, 1], offset: ?>>, %{{.*}}: memref<256x48xi32, strided<[48, 1], offset: ?>>):
+// LOWERED-LABEL: func.func @epilogue
+// LOWERED-NOT:   memref.alloc(%
+// LOWERED:       tisa.apply "vpdpbusd.zmm"
+// LOWERED:       vector.maskedload %arg2{{.*}} : memref<48xi32>
+// LOWERED:       vector.maskedload %subview{{.*}} : memref<256x48xi32, strided<[48, 1], offset: ?>>
+// LOWERED:       vector.maskedstore %subview{{.*}} : memref<256x48xi32, strided<[48, 1], offset: ?>>
+func.func @epilogue(%a: memref<?x64xi8>, %b: memref<64x48xi8>, %bias: memref<48xi32>,
+                    %res: memref<?x48xi32>, %d: memref<?x48xi32>) {
+  %c0 = arith.constant 0 : index
+  %m = memref.dim %a, %c0 : memref<?x64xi8>
+  %acc = memref.alloc(%m) : memref<?x48xi32>
+  %zero = arith.constant 0 : i32
+  linalg.fill ins(%zero : i32) outs(%acc : memref<?x48xi32>)
+  linalg.matmul ins(%a, %b : memref<?x64xi8>, memref<64x48xi8>) outs(%acc : memref<?x48xi32>)
+  linalg.generic {indexing_maps = [#id, #col, #id, #id], iterator_types = ["parallel", "parallel"]}
+      ins(%acc, %bias, %res : memref<?x48xi32>, memref<48xi32>, memref<?x48xi32>)
+      outs(%d : memref<?x48xi32>) {
+  ^bb0(%x: i32, %y: i32, %r: i32, %o: i32):
+    %s = arith.addi %x, %y : i32
+    %t = arith.addi %s, %r : i32
+    linalg.yield %t : i32
+  }
+  memref.dealloc %acc : memref<?x48xi32>
+  return
+}
+
+// -----
+
+// Two dynamic loops (batch and M): the batch is split first, then each of its blocks by M.
+// CHECK-LABEL: func.func @batched
+// CHECK:         scf.for
+// CHECK:           scf.for
+// CHECK:             tisa.compute {{.*}} : memref<256x256x64xi8, {{.*}}>, {{.*}}, memref<256x256x48xi32, {{.*}}> {
+// CHECK:               linalg.generic {{{.*}}tisa.run_time_loops = array<i64: 0, 1>
+// LOWERED-LABEL: func.func @batched
+// LOWERED-NOT:   tisa.compute
+// LOWERED:       tisa.apply "vpdpbusd.zmm"
+func.func @batched(%a: memref<?x?x64xi8>, %b: memref<64x48xi8>, %c: memref<?x?x48xi32>) {
+  linalg.generic {indexing_maps = [affine_map<(b, m, n, k) -> (b, m, k)>, affine_map<(b, m, n, k) -> (k, n)>,
+                                   affine_map<(b, m, n, k) -> (b, m, n)>],
+                  iterator_types = ["parallel", "parallel", "parallel", "reduction"]}
+      ins(%a, %b : memref<?x?x64xi8>, memref<64x48xi8>) outs(%c : memref<?x?x48xi32>) {
+  ^bb0(%x: i8, %y: i8, %o: i32):
+    %xe = arith.extui %x : i8 to i32
+    %ye = arith.extsi %y : i8 to i32
+    %p = arith.muli %xe, %ye : i32
+    %s = arith.addi %o, %p : i32
+    linalg.yield %s : i32
+  }
+  return
+}
+
+// -----
+
+// Loops that cannot run in static blocks: a reduction, one the packed input depends on, a
+// window's output rows.
+func.func @dynamic_k(%a: memref<32x?xi8>, %b: memref<?x48xi8>, %c: memref<32x48xi32>) {
+  // expected-warning @+1 {{not tensorized: no plan the code generator supports; the best: vpdpbusd.zmm: loop k has a dynamic extent and is a reduction; only parallel loops that the packed input does not read and that index whole dimensions run at run-time extents}}
+  linalg.matmul ins(%a, %b : memref<32x?xi8>, memref<?x48xi8>) outs(%c : memref<32x48xi32>)
+  return
+}
+func.func @dynamic_n(%a: memref<32x64xi8>, %b: memref<64x?xi8>, %c: memref<32x?xi32>) {
+  // expected-warning @+1 {{loop n has a dynamic extent and the packed input B depends on it}}
+  linalg.matmul ins(%a, %b : memref<32x64xi8>, memref<64x?xi8>) outs(%c : memref<32x?xi32>)
+  return
+}
+func.func @dynamic_rows(%i: memref<1x?x9x16xi8>, %f: memref<3x3x16x32xi8>, %o: memref<1x?x7x32xi32>) {
+  // expected-warning @+1 {{loop oh has a dynamic extent and indexes input with other loops (a window)}}
+  linalg.conv_2d_nhwc_hwcf {dilations = dense<1> : tensor<2xi64>, strides = dense<1> : tensor<2xi64>}
+    ins(%i, %f : memref<1x?x9x16xi8>, memref<3x3x16x32xi8>) outs(%o : memref<1x?x7x32xi32>)
+  return
+}
