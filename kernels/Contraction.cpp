@@ -20,11 +20,12 @@ Type kernelElementType(MLIRContext *ctx, ElementKind k) {
 }
 
 ProgramShapes programShapes(const KernelSpec &s) {
+  int64_t rows = s.runTimeRows ? ShapedType::kDynamic : s.rows();
   if (s.op == KernelSpec::Op::Gemm)
-    return {{s.m, s.k}, {s.k, s.n}, {s.m, s.n}};
-  return {{s.batch, s.h + 2 * s.pad, s.w + 2 * s.pad, s.c},
+    return {{rows, s.k}, {s.k, s.n}, {rows, s.n}};
+  return {{rows, s.h + 2 * s.pad, s.w + 2 * s.pad, s.c},
           {s.r, s.s, s.c, s.filters},
-          {s.batch, s.outH(), s.outW(), s.filters}};
+          {rows, s.outH(), s.outW(), s.filters}};
 }
 
 linalg::GenericOp buildKernelContraction(OpBuilder &b, Location loc,

@@ -18,7 +18,8 @@ namespace tisa {
 
 mlir::Type kernelElementType(mlir::MLIRContext *ctx, ElementKind k);
 
-/// Shapes of the program's operands (the convolution's input is padded).
+/// Shapes of the program's operands (the convolution's input is padded); a
+/// run-time extent (KernelSpec::runTimeRows) is dynamic.
 struct ProgramShapes {
   llvm::SmallVector<int64_t> in, weights, out;
 };

@@ -33,10 +33,11 @@ namespace tisa {
 
 namespace {
 
-/// A memref view of a C pointer: `type` has a static shape; its strides are
-/// dense except that a 2-D operand with a leading dimension `ld` uses it.
+/// A memref view of a C pointer: `type` has a static shape but for a
+/// dynamic first dimension of `rows` (i64); its strides are dense except
+/// that a 2-D operand with a leading dimension `ld` uses it.
 Value memrefFromPointer(OpBuilder &b, Location loc, Value ptr,
-                        MemRefType type, Value ld) {
+                        MemRefType type, Value ld, Value rows = {}) {
   MLIRContext *ctx = b.getContext();
   unsigned rank = type.getRank();
   Type i64 = b.getI64Type();
@@ -56,8 +57,10 @@ Value memrefFromPointer(OpBuilder &b, Location loc, Value ptr,
   for (int i = int(rank) - 2; i >= 0; --i)
     strides[i] = strides[i + 1] * type.getDimSize(i + 1);
   for (unsigned i = 0; i < rank; ++i) {
-    desc = LLVM::InsertValueOp::create(b, loc, desc,
-                                       constant(type.getDimSize(i)),
+    assert((!type.isDynamicDim(i) || (i == 0 && rows)) &&
+           "only the rows are known at run time");
+    Value size = type.isDynamicDim(i) ? rows : constant(type.getDimSize(i));
+    desc = LLVM::InsertValueOp::create(b, loc, desc, size,
                                        ArrayRef<int64_t>{3, i});
     Value stride = (ld && i == 0) ? ld : constant(strides[i]);
     desc = LLVM::InsertValueOp::create(b, loc, desc, stride,
@@ -67,22 +70,37 @@ Value memrefFromPointer(OpBuilder &b, Location loc, Value ptr,
 }
 
 /// One C entry point under construction; records its symbol and its C
-/// prototype (for the header) in `out`.
+/// prototype (for the header) in `out`. With `rowsParam` (a kernel of
+/// run-time rows, KernelSpec::runTimeRows), its first parameter is that
+/// extent: `rows` (i64) and `rowsIndex`.
 struct Entry {
   func::FuncOp func;
   OpBuilder body;
   unsigned next = 0;
+  Value rows, rowsIndex;
+  /// A range entry of run-time rows: its first row (i64), which every
+  /// operand's pointer is advanced by.
+  Value rowOffset;
   Entry(OpBuilder &mb, Location loc, StringRef name, ArrayRef<Type> argTypes,
         ArrayRef<std::string> params, GeneratedKernel &out,
-        std::vector<std::string> &prototypes)
+        std::vector<std::string> &prototypes, StringRef rowsParam = "")
       : body(mb.getContext()) {
-    func = func::FuncOp::create(mb, loc, name,
-                                mb.getFunctionType(argTypes, {}));
+    SmallVector<Type> types(argTypes);
+    std::vector<std::string> names(params.begin(), params.end());
+    if (!rowsParam.empty()) {
+      types.insert(types.begin(), mb.getI64Type());
+      names.insert(names.begin(), ("int64_t " + rowsParam).str());
+    }
+    func = func::FuncOp::create(mb, loc, name, mb.getFunctionType(types, {}));
     body.setInsertionPointToStart(func.addEntryBlock());
     out.symbols.push_back(name.str());
-    prototypes.push_back(("void " + name + "(" + llvm::join(params, ", ") +
-                          ");")
-                             .str());
+    prototypes.push_back(
+        ("void " + name + "(" + llvm::join(names, ", ") + ");").str());
+    if (!rowsParam.empty()) {
+      rows = arg();
+      rowsIndex = arith::IndexCastOp::create(body, loc, body.getIndexType(),
+                                             rows);
+    }
   }
   Value arg() { return func.getArgument(next++); }
 };
@@ -116,7 +134,7 @@ private:
   /// dimension; a padded convolution's input copied into a zeroed buffer
   /// unless the kernel reads it in place.
   Value operand(Entry &e, unsigned i);
-  Value paddedInput(OpBuilder &b, Value src);
+  Value paddedInput(OpBuilder &b, Value src, Value rows);
   std::vector<std::string> params(std::initializer_list<unsigned> ops) const;
   SmallVector<Type> argTypes(unsigned operands, unsigned buffers) const;
   /// With an epilogue, its struct's pointer after the output.
@@ -125,11 +143,25 @@ private:
   void emitPack(OpBuilder &b, Value src, Value buffer);
   /// The computation into `dst`, through the epilogue (its operands read
   /// from the tisa_epilogue at `epilogue`) when the spec has one.
-  void emitCompute(OpBuilder &b, Value in, Value buffer, Value dst,
+  void emitCompute(Entry &e, Value in, Value buffer, Value dst,
                    Value epilogue, Value begin = {}, Value end = {});
   void emitContraction(OpBuilder &b, Value in, Value buffer, Value dst,
                        Value begin, Value end);
-  EpilogueValues epilogueValues(OpBuilder &b, Value epilogue);
+  EpilogueValues epilogueValues(Entry &e, Value epilogue);
+  /// The first parameter of every entry but the pack with run-time rows
+  /// ("m" or "n"), else "".
+  StringRef rowsParam() const {
+    return spec.runTimeRows ? (gemm ? "m" : "n") : "";
+  }
+  /// With run-time rows, a range entry's tiles are this many rows (a GEMM's
+  /// rows, a convolution's images).
+  int64_t rowsPerTile() const { return gemm ? 16 : 1; }
+  /// A range entry of run-time rows: rows [begin, end) x rowsPerTile(),
+  /// within the call's, become `e`'s rows and row offset.
+  void restrictRows(Entry &e, Value begin, Value end);
+  /// `p` advanced by `e.rowOffset` rows of `rowElements` elements of
+  /// `elt` (or `p` without an offset).
+  Value atFirstRow(Entry &e, Value p, Type elt, Value rowElements);
   /// Whether the kernel generator applies the epilogue in registers (range
   /// entries could not run it apart); else why.
   llvm::Error checkEpilogue();
@@ -201,7 +233,8 @@ LibraryBuilder::LibraryBuilder(MLIRContext &ctx, const KernelSpec &spec,
                                           &ctx, 0, {ShapedType::kDynamic, 1}))
                     : MemRefType::get(shape[i], elts[i]);
   }
-  plainInput = MemRefType::get({spec.batch, spec.h, spec.w, spec.c}, elts[0]);
+  plainInput = MemRefType::get({shapes.in[0], spec.h, spec.w, spec.c},
+                               elts[0]);
   outType = MemRefType::get(shape[2], kernelElementType(&ctx, spec.outputKind()),
                             types[2].getLayout());
 }
@@ -270,8 +303,10 @@ llvm::Error LibraryBuilder::checkEpilogue() {
   // A probe on the scratch function: the epilogue as the entries build it.
   OpBuilder b(scratch.getBody().front().getTerminator());
   auto alloc = [&](MemRefType t) -> Value {
-    return memref::AllocOp::create(b, loc, MemRefType::get(t.getShape(),
-                                                           t.getElementType()));
+    SmallVector<Value> dynamic(t.getNumDynamicDims(),
+                               arith::ConstantIndexOp::create(b, loc, 1));
+    return memref::AllocOp::create(
+        b, loc, MemRefType::get(t.getShape(), t.getElementType()), dynamic);
   };
   EpilogueValues v;
   v.bias = alloc(MemRefType::get({spec.channels()}, elts[2]));
@@ -317,7 +352,8 @@ llvm::Error LibraryBuilder::chooseSchedule() {
   recordPlan(program, contraction, kernel->plan(), schedule);
   out.schedule = schedule.text();
   out.scheduleSpace = kernel->space().text();
-  out.tiles = kernel->partitionTiles(schedule);
+  // With run-time rows the tiles are counted per call (NAME_tiles(rows)).
+  out.tiles = spec.runTimeRows ? 0 : kernel->partitionTiles(schedule);
   const TensorizePlan &plan = kernel->plan();
   out.instruction = plan.desc->name;
   out.mnemonic = plan.desc->mnemonic;
@@ -343,15 +379,50 @@ llvm::Error LibraryBuilder::chooseSchedule() {
 Value LibraryBuilder::operand(Entry &e, unsigned i) {
   Value p = e.arg();
   Value ld = gemm ? e.arg() : Value();
+  MemRefType type = i == 2 ? outType : types[i];
+  if (!gemm && i == 0)
+    type = plainInput;
+  if (e.rowOffset && i != 1) {
+    // A row (an image) of the operand as the caller lays it out.
+    int64_t image = 1;
+    for (int64_t x : type.getShape().drop_front())
+      image *= x;
+    p = atFirstRow(e, p, type.getElementType(),
+                   ld ? ld : arith::ConstantIntOp::create(e.body, loc, image, 64));
+  }
   if (gemm || i != 0 || spec.pad == 0)
-    return memrefFromPointer(e.body, loc, p, i == 2 ? outType : types[i], ld);
-  Value src = memrefFromPointer(e.body, loc, p, plainInput, Value());
-  return inPlacePadding ? src : paddedInput(e.body, src);
+    return memrefFromPointer(e.body, loc, p, type, ld, e.rows);
+  Value src = memrefFromPointer(e.body, loc, p, plainInput, Value(), e.rows);
+  return inPlacePadding ? src : paddedInput(e.body, src, e.rowsIndex);
 }
 
-Value LibraryBuilder::paddedInput(OpBuilder &b, Value src) {
-  Value padded =
-      memref::AllocOp::create(b, loc, types[0], b.getI64IntegerAttr(64));
+Value LibraryBuilder::atFirstRow(Entry &e, Value p, Type elt,
+                                 Value rowElements) {
+  if (!e.rowOffset)
+    return p;
+  Value offset = arith::MulIOp::create(e.body, loc, e.rowOffset, rowElements);
+  return LLVM::GEPOp::create(e.body, loc, ptr, elt, p, ValueRange{offset});
+}
+
+void LibraryBuilder::restrictRows(Entry &e, Value begin, Value end) {
+  OpBuilder &b = e.body;
+  Value size = arith::ConstantIntOp::create(b, loc, rowsPerTile(), 64);
+  auto row = [&](Value tile) -> Value {
+    return arith::MinSIOp::create(
+        b, loc, arith::MulIOp::create(b, loc, tile, size), e.rows);
+  };
+  Value lo = row(begin), hi = arith::MaxSIOp::create(b, loc, row(end), lo);
+  e.rowOffset = lo;
+  e.rows = arith::SubIOp::create(b, loc, hi, lo);
+  e.rowsIndex = arith::IndexCastOp::create(b, loc, b.getIndexType(), e.rows);
+}
+
+Value LibraryBuilder::paddedInput(OpBuilder &b, Value src, Value rows) {
+  SmallVector<Value> dynamic;
+  if (types[0].isDynamicDim(0))
+    dynamic.push_back(rows);
+  Value padded = memref::AllocOp::create(b, loc, types[0], dynamic,
+                                         b.getI64IntegerAttr(64));
   Value zero = arith::ConstantOp::create(b, loc, elts[0],
                                          b.getZeroAttr(elts[0]));
   linalg::FillOp::create(b, loc, ValueRange{zero}, ValueRange{padded});
@@ -360,7 +431,8 @@ Value LibraryBuilder::paddedInput(OpBuilder &b, Value src) {
       b.getIndexAttr(0)};
   SmallVector<OpFoldResult> sizes, ones(4, b.getIndexAttr(1));
   for (int64_t x : plainInput.getShape())
-    sizes.push_back(b.getIndexAttr(x));
+    sizes.push_back(ShapedType::isDynamic(x) ? OpFoldResult(rows)
+                                             : b.getIndexAttr(x));
   Value interior =
       memref::SubViewOp::create(b, loc, padded, offsets, sizes, ones);
   linalg::CopyOp::create(b, loc, src, interior);
@@ -413,7 +485,8 @@ void LibraryBuilder::emitPack(OpBuilder &b, Value src, Value buffer) {
   linalg::CopyOp::create(b, loc, src, view);
 }
 
-EpilogueValues LibraryBuilder::epilogueValues(OpBuilder &b, Value epilogue) {
+EpilogueValues LibraryBuilder::epilogueValues(Entry &entry, Value epilogue) {
+  OpBuilder &b = entry.body;
   // struct tisa_epilogue { ptr bias, residual; i64 ldresidual; ptr scale;
   //                        i32 zero_point; }
   auto structType = LLVM::LLVMStructType::getLiteral(
@@ -428,9 +501,17 @@ EpilogueValues LibraryBuilder::epilogueValues(OpBuilder &b, Value epilogue) {
     v.bias = memrefFromPointer(b, loc, field(0),
                                MemRefType::get({spec.channels()}, elts[2]),
                                Value());
-  if (e.residual)
-    v.residual = memrefFromPointer(b, loc, field(1), types[2],
-                                   gemm ? field(2) : Value());
+  if (e.residual) {
+    int64_t image = 1;
+    for (int64_t x : types[2].getShape().drop_front())
+      image *= x;
+    Value ld = gemm ? field(2) : Value();
+    Value rowElements =
+        ld ? ld : arith::ConstantIntOp::create(b, loc, image, 64).getResult();
+    v.residual = memrefFromPointer(
+        b, loc, atFirstRow(entry, field(1), elts[2], rowElements), types[2],
+        ld, entry.rows);
+  }
   if (e.requant) {
     v.scale = memrefFromPointer(
         b, loc, field(3), MemRefType::get({spec.channels()}, b.getF32Type()),
@@ -440,9 +521,9 @@ EpilogueValues LibraryBuilder::epilogueValues(OpBuilder &b, Value epilogue) {
   return v;
 }
 
-void LibraryBuilder::emitCompute(OpBuilder &b, Value in, Value buffer,
-                                 Value dst, Value epilogue, Value begin,
-                                 Value end) {
+void LibraryBuilder::emitCompute(Entry &e, Value in, Value buffer, Value dst,
+                                 Value epilogue, Value begin, Value end) {
+  OpBuilder &b = e.body;
   std::optional<OpBuilder::InsertionGuard> guard;
   if (!kernel && begin) {
     // Plain code is one tile: everything when the range holds tile 0.
@@ -462,9 +543,12 @@ void LibraryBuilder::emitCompute(OpBuilder &b, Value in, Value buffer,
     return emitContraction(b, in, buffer, dst, begin, end);
   // The accumulators in a buffer of their own and the epilogue into `dst`:
   // -tisa-fuse-epilogue then applies it in registers, the buffer unused.
-  EpilogueValues v = epilogueValues(b, epilogue);
+  EpilogueValues v = epilogueValues(e, epilogue);
+  SmallVector<Value> dynamic;
+  if (types[2].isDynamicDim(0))
+    dynamic.push_back(e.rowsIndex);
   Value acc = memref::AllocOp::create(
-      b, loc, MemRefType::get(types[2].getShape(), elts[2]),
+      b, loc, MemRefType::get(types[2].getShape(), elts[2]), dynamic,
       b.getI64IntegerAttr(64));
   emitContraction(b, in, buffer, acc, begin, end);
   buildEpilogue(b, loc, spec, acc, v, dst);
@@ -517,7 +601,7 @@ void LibraryBuilder::emitPlainEntry() {
   SmallVector<Type> a = argTypes(3, 0);
   std::vector<std::string> p = params({0, 1, 2});
   addEpilogueParam(a, p);
-  Entry e(mb, loc, out.name, a, p, out, prototypes);
+  Entry e(mb, loc, out.name, a, p, out, prototypes, rowsParam());
   OpBuilder &b = e.body;
   Value buffer =
       memref::AllocOp::create(b, loc, bufferType, b.getI64IntegerAttr(64));
@@ -531,7 +615,7 @@ void LibraryBuilder::emitPlainEntry() {
   // Operand i's pointer and, for a GEMM, its leading dimension.
   auto argsOf = [&](unsigned i) {
     unsigned perOperand = gemm ? 2 : 1;
-    auto all = e.func.getArguments();
+    auto all = e.func.getArguments().drop_front(e.rows ? 1 : 0);
     return SmallVector<Value>(all.slice(i * perOperand, perOperand));
   };
   SmallVector<Value> packArgs = argsOf(packed);
@@ -543,11 +627,14 @@ void LibraryBuilder::emitPlainEntry() {
     Value vals[3]; // operand() takes the arguments in order
     for (unsigned i = 0; i < 3; ++i)
       vals[i] = operand(e, i);
-    emitCompute(b, vals[other], buffer, vals[2], epilogue);
+    emitCompute(e, vals[other], buffer, vals[2], epilogue);
     deallocPadded(b, vals[0], 0);
   } else {
-    // NAME_packed(other, packed, out[, epilogue])
-    SmallVector<Value> args = argsOf(other);
+    // NAME_packed([rows, ]other, packed, out[, epilogue])
+    SmallVector<Value> args;
+    if (e.rows)
+      args.push_back(e.rows);
+    llvm::append_range(args, argsOf(other));
     args.push_back(pointer);
     args.append(argsOf(2));
     if (epilogue)
@@ -591,35 +678,53 @@ void LibraryBuilder::emitPackedEntry(bool range) {
     p.push_back("int64_t end");
   }
   Entry e(mb, loc, name(range ? "_packed_range" : "_packed"), a, p, out,
-          prototypes);
+          prototypes, rowsParam());
   OpBuilder &b = e.body;
+  unsigned nargs = e.func.getNumArguments();
+  // Run-time rows: the range's tiles are rows, each operand viewed from
+  // its first; the computation then has no range of its own.
+  bool rowRange = range && spec.runTimeRows;
+  if (rowRange)
+    restrictRows(e, e.func.getArgument(nargs - 2),
+                 e.func.getArgument(nargs - 1));
   Value in = operand(e, other);
   Value buffer = memrefFromPointer(b, loc, e.arg(), bufferType, Value());
   Value dst = operand(e, 2);
   Value epilogue = spec.epilogue.any() ? e.arg() : Value();
   Value begin, end;
-  if (range) {
+  if (range && !rowRange) {
     begin = arith::IndexCastOp::create(b, loc, b.getIndexType(), e.arg());
     end = arith::IndexCastOp::create(b, loc, b.getIndexType(), e.arg());
   }
-  emitCompute(b, in, buffer, dst, epilogue, begin, end);
+  emitCompute(e, in, buffer, dst, epilogue, begin, end);
   deallocPadded(b, in, other);
   func::ReturnOp::create(b, loc);
 }
 
-// NAME_packed_bytes(), NAME_tiles()
+// NAME_packed_bytes(), NAME_tiles() (with run-time rows: NAME_tiles(rows),
+// their tiles of rowsPerTile()).
 void LibraryBuilder::emitConstants() {
   for (auto [fn, value] : {std::pair{name("_packed_bytes"), out.packedBytes},
                            std::pair{name("_tiles"), out.tiles}}) {
-    auto f = func::FuncOp::create(mb, loc, fn, mb.getFunctionType({}, {i64}));
+    bool perRows = spec.runTimeRows && fn == name("_tiles");
+    SmallVector<Type> params;
+    if (perRows)
+      params.push_back(i64);
+    auto f = func::FuncOp::create(mb, loc, fn,
+                                  mb.getFunctionType(params, {i64}));
     OpBuilder b(&ctx);
     b.setInsertionPointToStart(f.addEntryBlock());
-    func::ReturnOp::create(
-        b, loc,
-        ValueRange{arith::ConstantOp::create(b, loc, i64,
-                                             b.getI64IntegerAttr(value))});
+    Value result = arith::ConstantOp::create(b, loc, i64,
+                                             b.getI64IntegerAttr(value));
+    if (perRows)
+      result = arith::CeilDivSIOp::create(
+          b, loc, f.getArgument(0),
+          arith::ConstantIntOp::create(b, loc, rowsPerTile(), 64));
+    func::ReturnOp::create(b, loc, ValueRange{result});
     out.symbols.push_back(fn);
-    prototypes.push_back("int64_t " + fn + "(void);");
+    prototypes.push_back("int64_t " + fn + "(" +
+                         (perRows ? "int64_t " + rowsParam().str() : "void") +
+                         ");");
   }
 }
 
@@ -654,8 +759,10 @@ llvm::Error LibraryBuilder::compile() {
   if (auto e = fuseEpilogues())
     return e;
   PassManager pm(&ctx);
-  if (kernel)
+  if (kernel) {
+    pm.addNestedPass<func::FuncOp>(createTisaSplitDynamicPass(inputs));
     pm.addNestedPass<func::FuncOp>(createTisaTensorizePass(inputs));
+  }
   addTisaRegisterLevelPasses(pm);
   if (failed(pm.run(*module)))
     return llvm::createStringError("tensorizing or register tiling failed "
@@ -692,21 +799,27 @@ std::string LibraryBuilder::header() const {
                                  : out.instruction + " (" + out.mnemonic + ")")
      << "\n"
      << " * plan: " << out.plan << "\n *\n";
+  std::string rows = spec.runTimeRows ? rowsParam().str()
+                                      : std::to_string(spec.rows());
   if (gemm)
-    os << " * C = A x B, overwriting C. A is " << spec.m << " x " << spec.k
-       << ", B " << spec.k << " x " << spec.n << ", C " << spec.m << " x "
+    os << " * C = A x B, overwriting C. A is " << rows << " x " << spec.k
+       << ", B " << spec.k << " x " << spec.n << ", C " << rows << " x "
        << spec.n << ", all row-major;\n"
        << " * ld* is the distance in elements between consecutive rows.\n";
   else
     os << " * output = conv2d(input, filter), overwriting output. Dense "
           "row-major arrays:\n"
-       << " *   input  [n=" << spec.batch << "][h=" << spec.h
+       << " *   input  [n=" << rows << "][h=" << spec.h
        << "][w=" << spec.w << "][c=" << spec.c << "] (NHWC)\n"
        << " *   filter [r=" << spec.r << "][s=" << spec.s << "][c=" << spec.c
        << "][k=" << spec.filters << "] (HWCF)\n"
-       << " *   output [n=" << spec.batch << "][" << spec.outH() << "]["
+       << " *   output [n=" << rows << "][" << spec.outH() << "]["
        << spec.outW() << "][k=" << spec.filters << "] (NHWC), stride "
        << spec.stride << ", zero padding " << spec.pad << "\n";
+  if (spec.runTimeRows)
+    os << " * " << rows << " is given at run time: the first argument of every "
+       << "entry but " << packName << "\n"
+       << " * (one kernel for any " << rows << " >= 0).\n";
   if (spec.epilogue.any())
     os << " * The result goes through the epilogue " << spec.epilogue.text()
        << " (in registers, before its one store):\n"
@@ -721,7 +834,11 @@ std::string LibraryBuilder::header() const {
      << "best), then " << packedName << ".\n"
      << " * Packed layout: " << out.packedLayout << "\n"
      << " * " << packedName << "_range computes the tiles [begin, end) of "
-     << name("_tiles") << "()\n"
+     << name("_tiles") << "(" << (spec.runTimeRows ? rows : "") << ")"
+     << (spec.runTimeRows ? " (" + std::to_string(rowsPerTile()) +
+                                (gemm ? " rows" : " image") + " each)"
+                          : "")
+     << "\n"
      << " * disjoint parts of the output: give each thread one range.\n"
      << (out.schedule.empty() ? std::string()
                               : " * schedule: " + out.schedule + "\n")

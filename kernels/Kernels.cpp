@@ -129,8 +129,10 @@ llvm::Error KernelSpec::validate() const {
                                      " is larger than 2^20");
     return llvm::Error::success();
   };
+  // A run-time extent: any, or none chosen yet.
+  int64_t rowsChecked = runTimeRows && rows() == 0 ? 1 : rows();
   if (op == Op::Gemm) {
-    for (auto [what, v] : {std::pair<StringRef, int64_t>{"m", m},
+    for (auto [what, v] : {std::pair<StringRef, int64_t>{"m", rowsChecked},
                            {"n", n},
                            {"k", k}})
       if (auto e = positive(what, v))
@@ -138,7 +140,7 @@ llvm::Error KernelSpec::validate() const {
     return llvm::Error::success();
   }
   for (auto [what, v] :
-       {std::pair<StringRef, int64_t>{"n", batch},
+       {std::pair<StringRef, int64_t>{"n", rowsChecked},
         {"h", h},
         {"w", w},
         {"c", c},
@@ -166,24 +168,35 @@ std::string KernelSpec::symbol() const {
   if (!name.empty())
     return name;
   std::string suffix = epilogue.symbolSuffix();
+  // A run-time extent is "M" (GEMM) or "N" (the batch) in the name.
+  std::string rowsText = runTimeRows ? (op == Op::Gemm ? "M" : "N")
+                                     : std::to_string(rows());
   if (op == Op::Gemm)
-    return llvm::formatv("tisa_gemm_{0}_{1}x{2}x{3}{4}", types.text(), m, n,
-                         k, suffix);
+    return llvm::formatv("tisa_gemm_{0}_{1}x{2}x{3}{4}", types.text(),
+                         rowsText, n, k, suffix);
   return llvm::formatv(
       "tisa_conv2d_{0}_n{1}h{2}w{3}c{4}k{5}r{6}s{7}u{8}p{9}{10}",
-      types.text(), batch, h, w, c, filters, r, s, stride, pad, suffix);
+      types.text(), rowsText, h, w, c, filters, r, s, stride, pad, suffix);
 }
 
-std::string KernelSpec::key() const { return symbol() + ":" + describe(); }
+std::string KernelSpec::key() const {
+  // One kernel for every run-time extent.
+  KernelSpec code = runTimeRows ? withRows(0) : *this;
+  return code.symbol() + ":" + code.describe();
+}
 
 std::string KernelSpec::describe() const {
   std::string epi = epilogue.any() ? " + " + epilogue.text() : "";
+  // "?", or "?=128" for a call's extent of a run-time one.
+  std::string rowsText = std::to_string(rows());
+  if (runTimeRows)
+    rowsText = rows() ? "?=" + rowsText : "?";
   if (op == Op::Gemm)
-    return llvm::formatv("gemm {0}x{1}x{2} {3}{4}", m, n, k, types.text(),
-                         epi);
+    return llvm::formatv("gemm {0}x{1}x{2} {3}{4}", rowsText, n, k,
+                         types.text(), epi);
   return llvm::formatv("conv2d n={0} h={1} w={2} c={3} k={4} {5}x{6} "
                        "stride={7} pad={8} {9}{10}",
-                       batch, h, w, c, filters, r, s, stride, pad,
+                       rowsText, h, w, c, filters, r, s, stride, pad,
                        types.text(), epi);
 }
 

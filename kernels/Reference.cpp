@@ -350,6 +350,7 @@ KernelData makeData(const KernelSpec &spec, uint64_t seed, Fill how,
                     Layout layout) {
   std::mt19937_64 rng(seed);
   KernelData d;
+  d.rows = spec.rows();
   bool padded = layout == Layout::Padded;
   if (spec.op == KernelSpec::Op::Gemm) {
     // Gaps of odd sizes: a kernel that takes the tight stride, or rounds
@@ -581,32 +582,41 @@ std::function<void()> bindKernel(const CompiledKernel &k, KernelData &d,
       return f;
     return [args, f] { f(); };
   };
+  // With run-time rows, every entry but the pack takes them first.
+  auto withRows = [&, rows = d.rows, runTime = s.runTimeRows](
+                      auto... trail) {
+    return [=](void *f, auto lead) -> std::function<void(decltype(trail)...)> {
+      if (runTime)
+        return bindEntry<decltype(trail)...>(
+            f, epilogue, std::tuple_cat(std::tuple(rows), lead));
+      return bindEntry<decltype(trail)...>(f, epilogue, lead);
+    };
+  };
+  auto bind = withRows();
   if (!mode.prepacked) {
     void *f = k.address("");
     if (gemm)
-      return keep(bindEntry(f, epilogue,
-                            std::tuple(in, d.lda, weights, d.ldb, out, d.ldc)));
-    return keep(bindEntry(f, epilogue, std::tuple(in, weights, out)));
+      return keep(bind(f, std::tuple(in, d.lda, weights, d.ldb, out, d.ldc)));
+    return keep(bind(f, std::tuple(in, weights, out)));
   }
   if (packed.empty())
     packWeights(k, d, packed);
   Operands ops = splitOperands(k, d);
   const void *other = ops.other, *p = packed.data();
   int64_t ld = ops.otherLd, n = d.ldc;
-  int64_t parts = mode.pool ? usefulParts(k, mode.ranges) : mode.ranges;
+  int64_t parts = mode.pool ? usefulParts(k, d, mode.ranges) : mode.ranges;
   if (!mode.ranges || (mode.pool && parts <= 1)) {
     void *f = k.address("_packed");
     if (gemm)
-      return keep(bindEntry(f, epilogue, std::tuple(other, ld, p, out, n)));
-    return keep(bindEntry(f, epilogue, std::tuple(other, p, out)));
+      return keep(bind(f, std::tuple(other, ld, p, out, n)));
+    return keep(bind(f, std::tuple(other, p, out)));
   }
-  int64_t tiles = k.tiles();
+  int64_t tiles = rangeTiles(k, d);
   void *f = k.address("_packed_range");
+  auto bindRange = withRows(int64_t(), int64_t());
   std::function<void(int64_t, int64_t)> call =
-      gemm ? bindEntry<int64_t, int64_t>(f, epilogue,
-                                         std::tuple(other, ld, p, out, n))
-           : bindEntry<int64_t, int64_t>(f, epilogue,
-                                         std::tuple(other, p, out));
+      gemm ? bindRange(f, std::tuple(other, ld, p, out, n))
+           : bindRange(f, std::tuple(other, p, out));
   std::function<void(int64_t, int64_t)> range = [=](int64_t part,
                                                     int64_t parts) {
     call(tiles * part / parts, tiles * (part + 1) / parts);
@@ -625,10 +635,17 @@ void runKernel(const CompiledKernel &k, KernelData &d, const RunMode &mode,
   bindKernel(k, d, mode, packed ? *packed : local)();
 }
 
-int64_t usefulParts(const CompiledKernel &k, int64_t threads) {
-  int64_t macs = int64_t(k.spec().ops() / 2);
+int64_t rangeTiles(const CompiledKernel &k, const KernelData &d) {
+  if (!k.spec().runTimeRows)
+    return k.tiles();
+  return k.entry<int64_t(int64_t)>("_tiles")(d.rows);
+}
+
+int64_t usefulParts(const CompiledKernel &k, const KernelData &d,
+                    int64_t threads) {
+  int64_t macs = int64_t(k.spec().withRows(d.rows).ops() / 2);
   return std::max<int64_t>(
-      1, std::min({threads, k.tiles(), macs / kMinMacsPerThread}));
+      1, std::min({threads, rangeTiles(k, d), macs / kMinMacsPerThread}));
 }
 
 llvm::ArrayRef<CheckInputs> checkInputs() {
@@ -638,8 +655,9 @@ llvm::ArrayRef<CheckInputs> checkInputs() {
   return inputs;
 }
 
-std::string checkKernel(const CompiledKernel &k, uint64_t seed, int &runs) {
-  const KernelSpec &spec = k.spec();
+std::string checkKernel(const CompiledKernel &k, uint64_t seed, int &runs,
+                        int64_t rows) {
+  KernelSpec spec = k.spec().runTimeRows ? k.spec().withRows(rows) : k.spec();
   runs = 0;
   for (const CheckInputs &in : checkInputs()) {
     KernelData data = makeData(spec, seed, in.fill, in.layout);

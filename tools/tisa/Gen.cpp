@@ -73,7 +73,7 @@ std::optional<KernelSpec> specFrom(const Options &o, llvm::StringRef op,
   for (const auto &[key, value] : o.values) {
     if (llvm::is_contained(allowed, key) ||
         llvm::is_contained({"types", "isa", "o", "repeat", "name", "schedule",
-                            "threads", "time-limit", "epilogue"},
+                            "threads", "time-limit", "epilogue", "at"},
                            key))
       continue;
     code = usageError("option --" + key + " does not apply to " + op);
@@ -85,6 +85,12 @@ std::optional<KernelSpec> specFrom(const Options &o, llvm::StringRef op,
       if (required)
         code = usageError(op + " needs --" + key);
       return !required;
+    }
+    // GEMM's m and conv2d's batch may be left to run time.
+    if (it->second == "?" && key == (s.op == KernelSpec::Op::Gemm ? "m" : "n")) {
+      s.runTimeRows = true;
+      out = 0;
+      return true;
     }
     if (llvm::StringRef(it->second).getAsInteger(10, out)) {
       code = usageError("--" + key + " expects an integer, got '" +
@@ -299,7 +305,43 @@ struct Runnable {
   /// A GPU target: its kernel runs through its host lowering (blocks and
   /// threads as loops, mma.sync on the warp-level reference).
   bool gpuOnHost = false;
+  /// Run-time rows (KernelSpec::runTimeRows): the extents it is checked
+  /// at (`--at`), timed at the last.
+  std::vector<int64_t> rows;
+  /// The spec of a call: `spec`, or at the last of `rows`.
+  KernelSpec call() const {
+    return spec.runTimeRows ? spec.withRows(rows.back()) : spec;
+  }
 };
+
+/// `--at M,M,...` (run-time rows to run at), or a usage error.
+std::optional<std::vector<int64_t>> rowsToRun(const Options &o,
+                                              const KernelSpec &spec,
+                                              int &code) {
+  auto at = o.values.find("at");
+  if (!spec.runTimeRows) {
+    if (at != o.values.end()) {
+      code = usageError("--at gives the run-time extents of a kernel "
+                        "generated with --m ? (conv2d: --n ?)");
+      return std::nullopt;
+    }
+    return std::vector<int64_t>();
+  }
+  std::string text = at == o.values.end() ? "1,33,256" : at->second;
+  llvm::SmallVector<llvm::StringRef> items;
+  llvm::StringRef(text).split(items, ',');
+  std::vector<int64_t> rows;
+  for (llvm::StringRef item : items) {
+    int64_t v = 0;
+    if (item.trim().getAsInteger(10, v) || v < 1 || v > (int64_t(1) << 20)) {
+      code = usageError("--at expects positive integers separated by commas, "
+                        "got '" + item.str() + "'");
+      return std::nullopt;
+    }
+    rows.push_back(v);
+  }
+  return rows;
+}
 
 /// Features the project's emulator provides on x86-64 Linux without them.
 bool emulatedFeature(llvm::StringRef f) {
@@ -354,6 +396,10 @@ std::optional<Runnable> runnable(const Options &o, llvm::StringRef verb,
   if (!spec)
     return std::nullopt;
   r.spec = *spec;
+  std::optional<std::vector<int64_t>> rows = rowsToRun(o, r.spec, code);
+  if (!rows)
+    return std::nullopt;
+  r.rows = std::move(*rows);
   if (o.values.count("o")) {
     code = usageError("'" + verb + "' writes no files; use 'gen -o DIR'");
     return std::nullopt;
@@ -379,6 +425,16 @@ std::optional<Runnable> runnable(const Options &o, llvm::StringRef verb,
   r.underQemu = target->arch == TargetArch::AArch64 &&
                 (!host || host->arch != TargetArch::AArch64);
   r.gpuOnHost = target->arch == TargetArch::NVPTX;
+  if (r.spec.runTimeRows && (r.underQemu || r.gpuOnHost || verb == "tune")) {
+    code = fail("'" + verb + "' of a kernel with run-time rows (--m ?) " +
+                (verb == "tune" ? std::string("is not supported yet: tune the "
+                                              "static kernel of a typical "
+                                              "shape")
+                                : "for " + target->name +
+                                      " is not supported yet (x86 and AMX "
+                                      "only)"));
+    return std::nullopt;
+  }
   if (host && o.target != "host" && !r.underQemu && !r.gpuOnHost) {
     std::vector<std::string> missing = featuresLacking(*target, *host);
     // AMX is emulated: the code is the target's without what else this
@@ -395,7 +451,10 @@ std::optional<Runnable> runnable(const Options &o, llvm::StringRef verb,
       return std::nullopt;
     }
   }
-  uint64_t needed = memoryToCheck(r.spec), available = availableMemory();
+  uint64_t needed = memoryToCheck(r.spec.runTimeRows
+                                      ? r.spec.withRows(*llvm::max_element(r.rows))
+                                      : r.spec),
+           available = availableMemory();
   if (available && needed > available) {
     code = fail(llvm::formatv("{0} {1} needs at least {2:f1} GiB of memory "
                               "(inputs, packed operand, output and the "
@@ -539,7 +598,8 @@ int run(const Options &o) {
   if (llvm::StringRef(value(o, "repeat", "0")).getAsInteger(10, repeat) ||
       repeat < 0)
     return usageError("--repeat expects a non-negative integer");
-  const KernelSpec *spec = &r->spec;
+  KernelSpec callSpec = r->call();
+  const KernelSpec *spec = &callSpec;
   const JitOptions &options = r->options;
   int64_t threads = r->threads;
   const Target *target = &r->target;
@@ -547,13 +607,13 @@ int run(const Options &o) {
   auto &os = llvm::outs();
   using clock = std::chrono::steady_clock;
   auto start = clock::now();
-  auto kernel = compileKernel(*spec, options);
+  auto kernel = compileKernel(r->spec, options);
   if (!kernel)
     return fail(llvm::toString(kernel.takeError()));
   double compileSeconds =
       std::chrono::duration<double>(clock::now() - start).count();
   const CompiledKernel &k = **kernel;
-  os << "kernel       " << k.name() << " (" << spec->describe() << ")\n"
+  os << "kernel       " << k.name() << " (" << r->spec.describe() << ")\n"
      << "target       " << target->name << " (" << target->cpu << ")\n"
      << "instruction  "
      << (k.instruction().empty() ? "none: plain vector code"
@@ -563,7 +623,13 @@ int run(const Options &o) {
      << (k.schedule().empty() ? std::string("none")
                               : k.schedule() +
                                     (k.tunedSchedule() ? " (tuned)" : ""))
-     << ", " << k.tiles() << " tiles\n"
+     << ", "
+     << (r->spec.runTimeRows
+             ? std::to_string(k.entry<int64_t(int64_t)>("_tiles")(
+                   spec->rows())) +
+                   " tiles at " + std::to_string(spec->rows())
+                             : std::to_string(k.tiles()) + " tiles")
+     << "\n"
      << llvm::formatv("compile      {0:f3} s ({1})\n", compileSeconds,
                       k.fromCache() ? "from the disk cache" : "generated");
 
@@ -571,15 +637,28 @@ int run(const Options &o) {
     return 1;
   // Check: random and extreme inputs, through both entries.
   int checks = 0;
-  std::string diff = checkKernel(k, o.seed, checks);
-  if (!diff.empty())
-    return fail(diff);
+  int64_t outputs = 0;
+  for (int64_t rows : r->rows.empty() ? std::vector<int64_t>{0} : r->rows) {
+    int runs = 0;
+    std::string diff = checkKernel(k, o.seed, runs, rows);
+    if (!diff.empty())
+      return fail(r->rows.empty() ? diff
+                                  : "at " + std::string(r->spec.op == KernelSpec::Op::Gemm ? "m" : "n") +
+                                        " = " + std::to_string(rows) + ": " +
+                                        diff);
+    checks += runs;
+    outputs += (rows ? r->spec.withRows(rows) : *spec).outputElements();
+  }
   os << "check        " << checks
      << " runs (random inputs in padded rows and extreme inputs, output "
-     << "between guard bytes; plain, pre-packed and range entries): "
+     << "between guard bytes; plain, pre-packed and range entries"
+     << (r->rows.empty() ? std::string()
+                         : "; " + std::string(r->spec.op == KernelSpec::Op::Gemm ? "m" : "n") +
+                               " = " + llvm::join(llvm::map_range(r->rows, [](int64_t v) { return std::to_string(v); }), ", "))
+     << "): "
      << (spec->types.isFloat() ? "within the K-derived bound"
                                : "bit-exact")
-     << " on " << spec->outputElements() << " outputs\n";
+     << " on " << outputs << " outputs\n";
 
   // Time: medians of repeated calls, pre-packed and plain.
   KernelData data = makeData(*spec, o.seed, Fill::Random);
@@ -612,7 +691,7 @@ int run(const Options &o) {
   };
   double pre = median(true), plain = median(false);
   double giga = spec->ops() / 1e9;
-  int64_t used = threads > 1 ? usefulParts(k, threads) : 1;
+  int64_t used = threads > 1 ? usefulParts(k, data, threads) : 1;
   std::string threadText = std::to_string(used) +
                            (used == 1 ? " thread" : " threads");
   if (used < threads)

@@ -405,7 +405,7 @@ int main(int argc, char **argv) {
     static const char *kernelOptions[] = {
         "m", "n", "k", "h", "w", "c", "r", "s", "stride", "pad", "types",
         "isa", "repeat", "name", "schedule", "threads", "time-limit",
-        "epilogue"};
+        "epilogue", "at"};
     bool kernelOption =
         a == "-o" || (a.starts_with("--") &&
                       llvm::is_contained(kernelOptions, a.drop_front(2)));

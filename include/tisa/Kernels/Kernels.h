@@ -119,6 +119,11 @@ struct KernelSpec {
   //   [oh*stride+r-pad][ow*stride+s-pad][c] * filter[r][s][c][filters].
   int64_t batch = 1, h = 0, w = 0, c = 0, filters = 0, r = 1, s = 1,
           stride = 1, pad = 0;
+  /// GEMM's m or conv2d's batch given at run time (`--m ?`, `--n ?`): every
+  /// entry takes it as its first argument (int64_t), and NAME_tiles takes
+  /// it too. Generation ignores `m` / `batch` then; they size the data of
+  /// one call (withRows) for checks and timing (0: none chosen).
+  bool runTimeRows = false;
   KernelTypes types;
   EpilogueSpec epilogue;
   /// Symbol prefix; empty: derived ("tisa_gemm_u8s8s32_512x512x512").
@@ -148,6 +153,14 @@ struct KernelSpec {
     return s;
   }
 
+  /// The extent runTimeRows leaves to run time: m, or the batch.
+  int64_t rows() const { return op == Op::Gemm ? m : batch; }
+  /// This spec with `rows()` = `v` (a call's extent of a run-time one).
+  KernelSpec withRows(int64_t v) const {
+    KernelSpec s = *this;
+    (op == Op::Gemm ? s.m : s.batch) = v;
+    return s;
+  }
   int64_t outH() const { return (h + 2 * pad - r) / stride + 1; }
   int64_t outW() const { return (w + 2 * pad - s) / stride + 1; }
   /// Checks extents and types; the error names the bad value.

@@ -103,6 +103,9 @@ struct KernelData {
   }
   /// GEMM leading dimensions in elements (0 for conv2d).
   int64_t lda = 0, ldb = 0, ldc = 0;
+  /// The spec's rows() (GEMM m, conv2d batch): what a kernel of run-time
+  /// rows (KernelSpec::runTimeRows) is called with.
+  int64_t rows = 0;
   /// Canary bytes in `output` before its first and after its last element.
   int64_t guard = 0;
   /// How the reference reads bf16 denormals of the input and of the
@@ -165,7 +168,12 @@ struct RunMode {
 constexpr int64_t kMinMacsPerThread = int64_t(1) << 17;
 /// How many of `threads` parts are worth running `k` in: no more than its
 /// tiles, and at least kMinMacsPerThread multiply-accumulates each.
-int64_t usefulParts(const CompiledKernel &k, int64_t threads);
+/// `data` gives the rows of a kernel of run-time rows.
+int64_t usefulParts(const CompiledKernel &k, const KernelData &data,
+                    int64_t threads);
+/// The tiles of `k`'s range entry for a call on `data`: NAME_tiles(), or
+/// NAME_tiles(rows) with run-time rows.
+int64_t rangeTiles(const CompiledKernel &k, const KernelData &data);
 
 /// With mode.pool, the ranges are cut to usefulParts(); one part runs the
 /// `_packed` entry on the calling thread.
@@ -192,8 +200,10 @@ llvm::ArrayRef<CheckInputs> checkInputs();
 /// bytes) through its range, pre-packed and plain entries and compares each
 /// result with the reference. Empty if all agree; otherwise which run differed
 /// and how.
-/// `runs` counts the runs that agreed.
-std::string checkKernel(const CompiledKernel &k, uint64_t seed, int &runs);
+/// `runs` counts the runs that agreed. A kernel of run-time rows runs with
+/// `rows` of them (its spec's rows() otherwise).
+std::string checkKernel(const CompiledKernel &k, uint64_t seed, int &runs,
+                        int64_t rows = 0);
 
 /// Packs the weights once (for timing the packed entry).
 void packWeights(const CompiledKernel &k, const KernelData &data,

@@ -47,12 +47,36 @@ MatrixCase convCase(int64_t batch, int64_t h, int64_t w, int64_t c, int64_t f,
 std::string testName(const testing::TestParamInfo<MatrixCase> &info) {
   const KernelSpec &s = info.param.spec;
   std::string epilogue = s.epilogue.symbolSuffix();
+  std::string rows = s.runTimeRows ? (s.op == KernelSpec::Op::Gemm ? "M" : "N")
+                                   : std::to_string(s.rows());
   if (s.op == KernelSpec::Op::Gemm)
-    return llvm::formatv("gemm_{0}_{1}x{2}x{3}{4}", s.types.text(), s.m, s.n,
+    return llvm::formatv("gemm_{0}_{1}x{2}x{3}{4}", s.types.text(), rows, s.n,
                          s.k, epilogue);
   return llvm::formatv("conv_{0}_n{1}h{2}w{3}c{4}k{5}r{6}s{7}u{8}p{9}{10}",
-                       s.types.text(), s.batch, s.h, s.w, s.c, s.filters, s.r,
+                       s.types.text(), rows, s.h, s.w, s.c, s.filters, s.r,
                        s.s, s.stride, s.pad, epilogue);
+}
+
+std::vector<MatrixCase> runTimeRowsMatrix() {
+  std::vector<MatrixCase> out;
+  llvm::StringMap<size_t> index;
+  std::vector<MatrixCase> all = kernelMatrix();
+  llvm::append_range(all, epilogueMatrix());
+  for (const MatrixCase &c : all) {
+    KernelSpec spec = c.spec;
+    spec.runTimeRows = true;
+    spec = spec.withRows(0);
+    auto [it, fresh] = index.try_emplace(spec.key(), out.size());
+    if (fresh) {
+      out.push_back({spec, c.outH, c.outW, {1}});
+      if (spec.op == KernelSpec::Op::Gemm && spec.n * spec.k <= 64 * 1024)
+        out.back().rows.push_back(300);
+    }
+    std::vector<int64_t> &rows = out[it->second].rows;
+    if (!llvm::is_contained(rows, c.spec.rows()))
+      rows.push_back(c.spec.rows());
+  }
+  return out;
 }
 
 KernelSpec withEpilogue(KernelSpec s, llvm::StringRef list) {

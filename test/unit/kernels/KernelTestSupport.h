@@ -35,6 +35,8 @@ KernelSpec conv(int64_t batch, int64_t h, int64_t w, int64_t c, int64_t f,
 struct MatrixCase {
   KernelSpec spec;
   int64_t outH = 0, outW = 0;
+  /// A kernel of run-time rows (spec.runTimeRows): the rows it runs at.
+  std::vector<int64_t> rows;
 };
 void PrintTo(const MatrixCase &c, std::ostream *os);
 
@@ -50,6 +52,11 @@ std::vector<MatrixCase> kernelMatrix();
 /// Kernels with an --epilogue (bias, residual, ReLU, requantization to
 /// u8/s8, bf16 output) on GEMM and conv2d shapes, remainders included.
 std::vector<MatrixCase> epilogueMatrix();
+/// The kernels of kernelMatrix() and epilogueMatrix() with their GEMM m
+/// (conv2d batch) given at run time: one kernel per shape without it,
+/// run at each of the matrix's extents of it, at 1, and (GEMMs of at most
+/// 64 Ki weights) at 300, which takes a block of 256 rows and a remainder.
+std::vector<MatrixCase> runTimeRowsMatrix();
 /// `s` with the epilogue `list` (which must parse).
 KernelSpec withEpilogue(KernelSpec s, llvm::StringRef list);
 

@@ -72,6 +72,33 @@ INSTANTIATE_TEST_SUITE_P(Matrix, Kernels, testing::ValuesIn(kernelMatrix()),
 INSTANTIATE_TEST_SUITE_P(Epilogues, Kernels,
                          testing::ValuesIn(epilogueMatrix()), testName);
 
+// One kernel for every m (conv2d batch) of a shape, run at the matrix's own
+// extents and others: -tisa-split-dynamic's blocks, each the static kernel.
+class RunTimeRows : public testing::TestWithParam<MatrixCase> {};
+
+TEST_P(RunTimeRows, CorrectAtEachExtentAndTensorized) {
+  const MatrixCase &c = GetParam();
+  std::string warnings, notRun;
+  auto compiled = compileUncached(c.spec, x86MatrixTarget(notRun), warnings);
+  ASSERT_TRUE(bool(compiled)) << llvm::toString(compiled.takeError());
+  const CompiledKernel &k = **compiled;
+  ASSERT_FALSE(k.instruction().empty()) << warnings;
+  EXPECT_TRUE(warnings.empty()) << warnings;
+  expectTensorized(k, c.spec.withRows(c.rows.front()),
+                   16.0 * 4 / elementBytes(c.spec.types.a));
+  if (!notRun.empty())
+    GTEST_SKIP() << notRun;
+  for (int64_t rows : c.rows) {
+    int runs = 0;
+    EXPECT_EQ(checkKernel(k, kSeed, runs, rows), "")
+        << "at " << rows << " rows, plan " << k.plan();
+    EXPECT_EQ(runs, 6);
+  }
+}
+
+INSTANTIATE_TEST_SUITE_P(Matrix, RunTimeRows,
+                         testing::ValuesIn(runTimeRowsMatrix()), testName);
+
 // Every schedule computes the same result: loop orders, cache blocks of the
 // lane loop (with a partial last block), register tiles with remainders in
 // both directions, and the range entry's partition over each of them.
