@@ -74,6 +74,24 @@ std::vector<Workload> workloads() {
 }
 
 
+/// The kernel of `w` with its m given at run time (KernelSpec::runTimeRows),
+/// for the GEMMs of 32 rows and more (issue: within 5% of the static kernel
+/// there); null for the others or when it does not compile (said on stderr).
+std::shared_ptr<CompiledKernel> runTimeMKernel(const Workload &w,
+                                               const JitOptions &jit) {
+  if (w.spec.op != KernelSpec::Op::Gemm || w.spec.m < 32)
+    return nullptr;
+  KernelSpec dynamic = w.spec.withRows(0);
+  dynamic.runTimeRows = true;
+  auto compiled = compileKernel(dynamic, jit);
+  if (!compiled) {
+    llvm::errs() << "tisa-bench: " << dynamic.describe() << ": "
+                 << llvm::toString(compiled.takeError()) << "\n";
+    return nullptr;
+  }
+  return std::move(*compiled);
+}
+
 /// Google Benchmark names: "square_512x512x512_u8s8s32/t1/" + implementation.
 std::string benchmarkPrefix(const Workload &w, int threads);
 
@@ -316,6 +334,8 @@ int main(int argc, char **argv) {
       continue;
     }
     Bytes tisaOut = data->output;
+    std::shared_ptr<CompiledKernel> dynamic = runTimeMKernel(w, jit);
+    auto dynamicPacked = std::make_shared<Bytes>();
     Problem problem = problemOf(w.spec);
     Buffers buffers{data->input.data(), data->weights.data(), nullptr};
     std::vector<Timed> timed;
@@ -343,6 +363,22 @@ int main(int argc, char **argv) {
                              call();
                            }});
         }
+        row.entries.push_back(e);
+      }
+      // The same GEMM by the kernel of any m, called with this one.
+      if (dynamic) {
+        std::fill(data->output.begin(), data->output.end(), 0xa5);
+        runKernel(*dynamic, *data, mode, dynamicPacked.get());
+        Entry e{kRunTimeM, dynamic->instruction(), 0, ""};
+        if (data->output != tisaOut)
+          e.note = "differs from the static kernel's result";
+        else
+          timed.push_back(
+              {prefix + kRunTimeM, row.ops,
+               [dynamic, data, dynamicPacked, pool,
+                call = bindKernel(*dynamic, *data, mode, *dynamicPacked)] {
+                 call();
+               }});
         row.entries.push_back(e);
       }
       // Vendors: prepare, check against tisa, then time.

@@ -152,6 +152,58 @@ void writeThreadTables(llvm::raw_ostream &os, const Settings &settings,
   }
 }
 
+/// The kernels of run-time m against the static ones and the best vendor.
+void writeRunTimeM(llvm::raw_ostream &os, const Settings &settings,
+                   const std::vector<Row> &rows) {
+  bool any = llvm::any_of(rows, [](const Row &r) { return r.find(kRunTimeM); });
+  if (!any)
+    return;
+  os << "## m at run time\n\n"
+        "GEMMs of 32 rows and more by the kernel generated with `--m ?` (one "
+        "library for every m, called with the workload's; "
+        "-tisa-split-dynamic runs it in static blocks of 256 rows and the "
+        "remainder's binary digits), against the static kernel of the shape "
+        "and the best vendor, timed in the same rounds.\n\n";
+  for (int threads : settings.threads) {
+    os << "### " << threads << " thread" << (threads == 1 ? "" : "s")
+       << "\n\n| workload | types | static GOPS | run-time m GOPS | "
+          "run-time / static | run-time / best vendor |\n"
+          "|---|---|---|---|---|---|\n";
+    std::vector<double> toStatic, toVendor;
+    for (const Row &r : rows) {
+      const Entry *d = r.find(kRunTimeM), *t = r.find("tisa");
+      if (r.threads != threads || !d)
+        continue;
+      const Entry *v = r.bestVendor();
+      auto gops = [&](const Entry *e) {
+        return e && e->seconds > 0 ? r.ops / e->seconds / 1e9 : 0.0;
+      };
+      double dg = gops(d), tg = gops(t), vg = gops(v);
+      auto ratio = [](double a, double b) {
+        return a && b ? llvm::formatv("{0:f3}x", a / b).str() : "-";
+      };
+      os << "| " << label(r.workload) << " | "
+         << r.workload.spec.types.text() << " | "
+         << (tg ? llvm::formatv("{0:f1}", tg).str() : "-") << " | "
+         << (dg ? llvm::formatv("{0:f1}", dg).str() : "-") << " | "
+         << ratio(dg, tg) << " | " << ratio(dg, vg) << " |\n";
+      if (dg && tg)
+        toStatic.push_back(dg / tg);
+      if (dg && vg)
+        toVendor.push_back(dg / vg);
+    }
+    auto summary = [](const std::vector<double> &v) {
+      if (v.empty())
+        return std::string("-");
+      return llvm::formatv("geomean {0:f3}x, lowest {1:f3}x ({2} shapes)",
+                           geomean(v), *llvm::min_element(v), v.size())
+          .str();
+    };
+    os << "\nRun-time m / static: " << summary(toStatic)
+       << ". Run-time m / best vendor: " << summary(toVendor) << ".\n\n";
+  }
+}
+
 /// GOPS of every implementation, and why some were not timed.
 void writeEveryImplementation(llvm::raw_ostream &os,
                               const std::vector<Row> &rows) {
@@ -227,6 +279,7 @@ void writeReport(const Settings &settings, const std::vector<Row> &rows,
   llvm::raw_string_ostream os(md);
   writeHeader(os, settings, peaks);
   writeThreadTables(os, settings, rows, peaks);
+  writeRunTimeM(os, settings, rows);
   writeEveryImplementation(os, rows);
   writeReportFiles("tisa-bench", settings.reportDir,
                    {{"results.md", md},

@@ -38,6 +38,10 @@ struct Workload {
 /// "square 512x512x512", "resnet50.conv2 56x56x64->64 3x3/1p1".
 std::string label(const Workload &w);
 
+/// The entry of tisa's kernel of any m (KernelSpec::runTimeRows), called
+/// with the workload's.
+inline constexpr const char *kRunTimeM = "tisa.run-time-m";
+
 struct Entry {
   std::string impl;      ///< "tisa", "onednn.matmul.packed", ...
   std::string detail;    ///< oneDNN's implementation, tisa's instruction
