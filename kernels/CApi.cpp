@@ -33,6 +33,10 @@ llvm::Expected<tisa::KernelSpec> specFrom(const tisa_kernel_spec &c) {
                                    std::to_string(int(c.op)) +
                                    " is neither TISA_GEMM nor TISA_CONV2D");
   }
+  if (s.rows() == TISA_RUN_TIME) {
+    s.runTimeRows = true;
+    s = s.withRows(0);
+  }
   auto types = tisa::KernelTypes::parse(c.types ? c.types : "");
   if (!types)
     return types.takeError();

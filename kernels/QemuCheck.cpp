@@ -39,6 +39,11 @@ std::string adapterSource(const GeneratedKernel &k, const KernelSpec &spec,
         data.ldr, data.zeroPoint);
   }
   std::string i64 = gemm ? ", long long" : "";
+  // With run-time rows, every entry but the pack takes them first.
+  std::string rowsParam = spec.runTimeRows ? "long long, " : "",
+              rowsArg = spec.runTimeRows
+                            ? std::to_string(spec.rows()) + "LL, "
+                            : std::string();
   std::string pack = n + (gemm ? "_pack_b" : "_pack_filter");
   std::string mark = marked ? "  " + aarch64::kCountMarkSymbol.str() + "();\n"
                             : std::string();
@@ -46,9 +51,9 @@ std::string adapterSource(const GeneratedKernel &k, const KernelSpec &spec,
       spec.epilogue.any() ? "#include <stdint.h>\n" + epilogueStructText()
                           : std::string();
   return llvm::formatv(R"c(#include <stdlib.h>
-{13}void {0}(const void *{1}, const void *{1}, void *{1}{12});
+{13}void {0}({14}const void *{1}, const void *{1}, void *{1}{12});
 void {2}(const void *{1}, void *);
-void {0}_packed(const void *{1}, const void *, void *{1}{12});
+void {0}_packed({14}const void *{1}, const void *, void *{1}{12});
 long long {0}_packed_bytes(void);
 __attribute__((noinline)) void {9}(void) {{ __asm__ volatile(""); }
 void {3}(void *in, void *w, void *outPacked, void *outPlain, void *bias,
@@ -57,14 +62,14 @@ void {3}(void *in, void *w, void *outPacked, void *outPlain, void *bias,
   if (!packed)
     abort();
   {2}(w{5}, packed);
-{8}  {0}_packed(in{4}, packed, (char *)outPacked + {7}{6}{10});
+{8}  {0}_packed({15}in{4}, packed, (char *)outPacked + {7}{6}{10});
 {8}  free(packed);
-{8}  {0}(in{4}, w{5}, (char *)outPlain + {7}{6}{10});
+{8}  {0}({15}in{4}, w{5}, (char *)outPlain + {7}{6}{10});
 {8}}
 )c",
                        n, i64, pack, kAdapterEntry, a, b, c, data.guard, mark,
                        aarch64::kCountMarkSymbol, epilogueArg, epilogueStruct,
-                       epilogueParam, epilogueType)
+                       epilogueParam, epilogueType, rowsParam, rowsArg)
       .str();
 }
 

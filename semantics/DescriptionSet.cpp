@@ -5,6 +5,7 @@
 #include "tisa/Dialect/TisaDialect.h"
 #include "tisa/Semantics/Parse.h"
 
+#include "mlir/Dialect/LLVMIR/LLVMDialect.h"
 #include "mlir/IR/Diagnostics.h"
 #include "mlir/IR/DialectRegistry.h"
 #include "mlir/Parser/Parser.h"
@@ -20,8 +21,12 @@ using namespace mlir;
 namespace tisa {
 
 void registerDescriptionDialects(DialectRegistry &registry) {
+  // LLVM: a lowering's signature is in LLVM types (loweringSignature), and
+  // planning resolves it inside passes, where loading a dialect while other
+  // threads print types would race.
   registry.insert<TisaDialect, func::FuncDialect, linalg::LinalgDialect,
-                  arith::ArithDialect, tensor::TensorDialect>();
+                  arith::ArithDialect, tensor::TensorDialect,
+                  LLVM::LLVMDialect>();
 }
 
 DescriptionSet::DescriptionSet(MLIRContext &ctx, llvm::raw_ostream &errs)

@@ -1,6 +1,8 @@
 /* The JIT from C (include/tisa/tisa.h): compile a u8 x s8 GEMM for this
  * machine, call its plain, pre-packed and range entries, and check each
- * result against a plain C loop, bit for bit. Exit status 0 when all agree. */
+ * result against a plain C loop, bit for bit; then the kernel of the same
+ * N and K for any m (TISA_RUN_TIME), called on the first 1, 20 and 37 rows.
+ * Exit status 0 when all agree. */
 #include "tisa/tisa.h"
 
 #include <stdio.h>
@@ -16,10 +18,73 @@ typedef void packed_fn(const uint8_t *, int64_t, const void *, int32_t *,
                        int64_t);
 typedef void range_fn(const uint8_t *, int64_t, const void *, int32_t *,
                       int64_t, int64_t, int64_t);
+/* With m at run time, each entry but the pack takes it first. */
+typedef void gemm_m_fn(int64_t, const uint8_t *, int64_t, const int8_t *,
+                       int64_t, int32_t *, int64_t);
+typedef void packed_m_fn(int64_t, const uint8_t *, int64_t, const void *,
+                         int32_t *, int64_t);
+typedef void range_m_fn(int64_t, const uint8_t *, int64_t, const void *,
+                        int32_t *, int64_t, int64_t, int64_t);
+typedef int64_t tiles_fn(int64_t);
 
 static uint8_t A[M * K];
 static int8_t B[K * N];
 static int32_t C[M * N], want[M * N];
+
+/* The first `rows` rows of C against the reference, the rest untouched. */
+static int compareRows(const char *entry, int rows) {
+  for (int i = 0; i < M * N; ++i)
+    if (i < rows * N ? C[i] != want[i] : C[i] != 0x5a5a5a5a) {
+      fprintf(stderr, "%s entry, m = %d: C[%d][%d] = %d\n", entry, rows,
+              i / N, i % N, C[i]);
+      return 1;
+    }
+  memset(C, 0x5a, sizeof C);
+  return 0;
+}
+
+/* The kernel for any m, on the first 1, 20 and M rows. */
+static int runTimeM(void) {
+  char *error = NULL;
+  tisa_kernel_spec spec = tisa_gemm_spec(TISA_RUN_TIME, N, K, "u8,s8,s32");
+  tisa_kernel *k = tisa_compile(&spec, NULL, &error);
+  if (!k) {
+    fprintf(stderr, "tisa_compile (m at run time): %s\n", error);
+    tisa_free(error);
+    return 1;
+  }
+  gemm_m_fn *gemm = (gemm_m_fn *)tisa_kernel_entry(k, "");
+  pack_fn *pack = (pack_fn *)tisa_kernel_entry(k, "_pack_b");
+  packed_m_fn *packed = (packed_m_fn *)tisa_kernel_entry(k, "_packed");
+  range_m_fn *range = (range_m_fn *)tisa_kernel_entry(k, "_packed_range");
+  tiles_fn *tiles = (tiles_fn *)tisa_kernel_entry(k, "_tiles");
+  if (!gemm || !pack || !packed || !range || !tiles ||
+      tisa_kernel_tiles(k) != 0) {
+    fprintf(stderr, "m at run time: missing entry points\n");
+    return 1;
+  }
+  void *buffer = malloc((size_t)tisa_kernel_packed_bytes(k));
+  pack(B, N, buffer);
+  int failed = 0;
+  memset(C, 0x5a, sizeof C);
+  const int rowCounts[] = {1, 20, M};
+  for (int r = 0; r < 3; ++r) {
+    int rows = rowCounts[r];
+    gemm(rows, A, K, B, N, C, N);
+    failed |= compareRows("plain", rows);
+    packed(rows, A, K, buffer, C, N);
+    failed |= compareRows("pre-packed", rows);
+    for (int64_t t = 0; t < tiles(rows); ++t)
+      range(rows, A, K, buffer, C, N, t, t + 1);
+    failed |= compareRows("range", rows);
+  }
+  printf("%s: m = 1, 20, %d through the plain, pre-packed and range entries "
+         "%s\n",
+         tisa_kernel_name(k), M, failed ? "DIFFER" : "bit-exact");
+  free(buffer);
+  tisa_kernel_free(k);
+  return failed;
+}
 
 static int compare(const char *entry) {
   for (int i = 0; i < M * N; ++i)
@@ -90,5 +155,5 @@ int main(void) {
          tisa_kernel_name(k), *instruction ? instruction : "plain vector code",
          failed ? "DIFFER" : "bit-exact");
   tisa_kernel_free(k);
-  return failed;
+  return failed | runTimeM();
 }

@@ -11,6 +11,11 @@
  *           NAME_packed_range(A, lda, packed, C, ldc, begin, end)
  *   conv2d: NAME(input, filter, output), NAME_pack_filter(filter, packed), ...
  *
+ * With m (conv2d: batch) = TISA_RUN_TIME, one kernel serves every m: each
+ * entry but the pack takes it as its first argument (int64_t), e.g.
+ * NAME(m, A, lda, B, ldb, C, ldc), and NAME_tiles(m) counts the range
+ * entry's tiles (16 rows; one image).
+ *
  * Example (examples/c-api/gemm.c):
  *
  *   tisa_kernel_spec spec = tisa_gemm_spec(64, 64, 64, "u8,s8,s32");
@@ -35,6 +40,9 @@ extern "C" {
 #endif
 
 typedef enum { TISA_GEMM = 0, TISA_CONV2D = 1 } tisa_op;
+
+/* As a GEMM's m or a conv2d's batch: given at run time, to every call. */
+#define TISA_RUN_TIME ((int64_t)-1)
 
 /* What to compile. GEMM: C[m][n] = sum_k A[m][k] * B[k][n]. conv2d: NHWC
  * input [batch][h][w][c], HWCF filter [r][s][c][filters], zero padding
@@ -69,7 +77,8 @@ void *tisa_kernel_entry(const tisa_kernel *kernel, const char *suffix);
 const char *tisa_kernel_name(const tisa_kernel *kernel);
 const char *tisa_kernel_instruction(const tisa_kernel *kernel);
 const char *tisa_kernel_header(const tisa_kernel *kernel);
-/* Bytes of the buffer the pack entry fills; tiles of the range entry. */
+/* Bytes of the buffer the pack entry fills; tiles of the range entry (0
+ * with m at run time: call the kernel's "_tiles" entry with m). */
 int64_t tisa_kernel_packed_bytes(const tisa_kernel *kernel);
 int64_t tisa_kernel_tiles(const tisa_kernel *kernel);
 

@@ -425,13 +425,13 @@ std::optional<Runnable> runnable(const Options &o, llvm::StringRef verb,
   r.underQemu = target->arch == TargetArch::AArch64 &&
                 (!host || host->arch != TargetArch::AArch64);
   r.gpuOnHost = target->arch == TargetArch::NVPTX;
-  if (r.spec.runTimeRows && (r.underQemu || r.gpuOnHost || verb == "tune")) {
+  if (r.spec.runTimeRows && (r.gpuOnHost || verb == "tune")) {
     code = fail("'" + verb + "' of a kernel with run-time rows (--m ?) " +
                 (verb == "tune" ? std::string("is not supported yet: tune the "
                                               "static kernel of a typical "
                                               "shape")
                                 : "for " + target->name +
-                                      " is not supported yet (x86 and AMX "
+                                      " is not supported yet (CPU targets "
                                       "only)"));
     return std::nullopt;
   }
@@ -548,9 +548,15 @@ int runUnderQemu(const Options &o, const Runnable &r) {
      << llvm::formatv("compile      {0:f3} s (cross-compiled for aarch64)\n",
                       seconds);
   int checks = 0;
-  std::string diff = checkUnderQemu(*kernel, r.spec, qemu, o.seed, checks);
-  if (!diff.empty())
-    return fail(diff);
+  for (int64_t rows : r.rows.empty() ? std::vector<int64_t>{0} : r.rows) {
+    int runs = 0;
+    KernelSpec spec = rows ? r.spec.withRows(rows) : r.spec;
+    std::string diff = checkUnderQemu(*kernel, spec, qemu, o.seed, runs);
+    if (!diff.empty())
+      return fail(rows ? "at " + std::to_string(rows) + " rows: " + diff
+                       : diff);
+    checks += runs;
+  }
   os << "check        " << checks
      << " runs under qemu-aarch64 -cpu " << qemu.cpu
      << (qemu.sveBits ? " at SVE " + std::to_string(qemu.sveBits) + " bits"
@@ -560,10 +566,10 @@ int runUnderQemu(const Options &o, const Runnable &r) {
         "reference\n"
      << "time         none: code under qemu runs at qemu's speed, not the "
         "hardware's\n";
-  auto counts = countUnderQemu(*kernel, r.spec, qemu, o.seed);
+  auto counts = countUnderQemu(*kernel, r.call(), qemu, o.seed);
   if (!counts)
     return fail("counting under qemu: " + llvm::toString(counts.takeError()));
-  double macs = r.spec.ops() / 2;
+  double macs = r.call().ops() / 2;
   os << llvm::formatv("counts       one pre-packed call executed {0} "
                       "instructions ({1:f3} per multiply-accumulate)",
                       counts->total, counts->total / macs);

@@ -73,6 +73,8 @@ commands:
                            and NAME.h launching it through the CUDA driver API, on mma.sync;
                            there T may also be f16,f16,f32 or tf32,tf32,f32 (f32 arrays
                            whose top 19 bits the mma reads)
+                           --m ? (conv2d: --n ?): one kernel for any m (batch), which
+                           every entry but the pack takes as its first argument
                            --epilogue LIST: elementwise steps on the result before its
                            one store, in this order: bias (per column or filter), residual
                            (an output-shaped array), relu, and requant=u8|s8 (s32: f32 scale
@@ -87,6 +89,8 @@ commands:
                            extreme data, check against a reference (bit-exact for integers) and
                            print the speed; options as for gen, plus --repeat R, --seed N and
                            --threads N (time the pre-packed kernel on N threads, default 1);
+                           with --m ?: --at M,M,... the extents to check at (default
+                           1,33,256), timed at the last;
                            --target sapphirerapids on a CPU without AMX runs the AMX code under
                            tisa's emulator and counts what it executed (times are the emulator's);
                            --target sm_80|sm_90 runs the Tensor Core kernel through its host

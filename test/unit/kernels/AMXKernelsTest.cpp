@@ -205,3 +205,51 @@ INSTANTIATE_TEST_SUITE_P(Epilogues, AMXKernels,
                          amxName);
 
 } // namespace
+
+// The small kernels of the matrix with m (the batch) at run time, under the
+// emulator (which traps every tile instruction): correct at each extent through every entry, the tile
+// instruction in a loop, and at most two tile configurations per static
+// block of -tisa-split-dynamic (256 rows, then the remainder's binary
+// digits).
+class AMXRunTimeRows : public testing::TestWithParam<AMXCase> {};
+
+TEST_P(AMXRunTimeRows, CorrectAtEachExtentAndTensorized) {
+  const MatrixCase &c = GetParam().kernel;
+  std::string why;
+  auto without = lackingBesidesAMX(why);
+  if (!without)
+    GTEST_SKIP() << why;
+  if (!amx::installEmulator(&why))
+    GTEST_SKIP() << "the AMX emulator cannot be installed: " << why;
+  std::string warnings;
+  auto compiled = compileUncached(c.spec, "sapphirerapids", warnings, *without,
+                                  GetParam().mnemonic);
+  ASSERT_TRUE(bool(compiled)) << llvm::toString(compiled.takeError());
+  const CompiledKernel &k = **compiled;
+  EXPECT_TRUE(warnings.empty()) << warnings;
+  double macs = 16.0 * 16 * 64 / elementBytes(c.spec.types.a);
+  expectTensorized(k, c.spec.withRows(c.rows.front()), macs,
+                   /*innermost=*/false);
+  for (int64_t rows : c.rows) {
+    int runs = 0;
+    EXPECT_EQ(checkKernel(k, kSeed, runs, rows), "")
+        << "at " << rows << " rows, plan " << k.plan();
+    EXPECT_EQ(runs, 6);
+    KernelData data = makeData(c.spec.withRows(rows), kSeed, Fill::Random);
+    Bytes packed;
+    packWeights(k, data, packed);
+    amx::resetCounts();
+    bindKernel(k, data, RunMode{true}, packed)();
+    // A block configures its whole tiles and, when its rows end inside a
+    // tile (a block of 1 row keeps the program's 16-row tiles), its edge's.
+    int64_t blocks = rows / 256 + llvm::popcount(uint64_t(rows % 256));
+    EXPECT_LE(amx::emulatedCount("ldtilecfg"), uint64_t(2 * blocks))
+        << "at " << rows << " rows";
+    EXPECT_GE(double(amx::emulatedCount(GetParam().mnemonic)),
+              double(c.spec.withRows(rows).ops()) / 2 / macs);
+  }
+}
+
+INSTANTIATE_TEST_SUITE_P(Matrix, AMXRunTimeRows,
+                         testing::ValuesIn(amxMatrix(smallRunTimeRowsMatrix())),
+                         amxName);

@@ -124,3 +124,42 @@ INSTANTIATE_TEST_SUITE_P(Epilogues, ArmKernels,
                          armName);
 
 } // namespace
+
+// Kernels of run-time m (batch) under qemu: the small ones of
+// runTimeRowsMatrix(), each checked at its extents through the plain and
+// pre-packed entries (the adapter passes the rows first).
+std::vector<ArmCase> armRunTimeRowsMatrix() {
+  return armMatrix(smallRunTimeRowsMatrix());
+}
+
+class ArmRunTimeRows : public testing::TestWithParam<ArmCase> {};
+
+TEST_P(ArmRunTimeRows, CorrectAtEachExtent) {
+  if (std::string why = aarch64::unavailableReason(); !why.empty())
+    GTEST_SKIP() << "cannot run aarch64 code here: " << why;
+  const MatrixCase &c = GetParam().kernel;
+  LoadedDescriptions &d = descriptions();
+  ASSERT_TRUE(d.ok) << d.errors;
+  auto target = loadTarget(GetParam().target);
+  ASSERT_TRUE(bool(target)) << llvm::toString(target.takeError());
+  GenerateOptions options;
+  options.allowFallback = false;
+  auto k = generateKernel(d.ctx, c.spec, d.all, *target, options);
+  ASSERT_TRUE(bool(k)) << llvm::toString(k.takeError());
+  EXPECT_TRUE(k->warnings.empty()) << llvm::join(k->warnings, "\n");
+  bool dot = k->mnemonic == "sdot" || k->mnemonic == "udot";
+  expectTensorized(k->object->getMemBufferRef(), k->name, k->mnemonic,
+                   c.spec.withRows(c.rows.front()),
+                   double(k->macsPerInstruction), /*innermost=*/dot);
+  for (int64_t rows : c.rows) {
+    int runs = 0;
+    EXPECT_EQ(checkUnderQemu(*k, c.spec.withRows(rows),
+                             qemuOptionsFor(*target), kSeed, runs),
+              "")
+        << "at " << rows << " rows, plan " << k->plan;
+    EXPECT_EQ(runs, 4);
+  }
+}
+
+INSTANTIATE_TEST_SUITE_P(Matrix, ArmRunTimeRows,
+                         testing::ValuesIn(armRunTimeRowsMatrix()), armName);

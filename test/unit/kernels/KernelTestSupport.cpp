@@ -57,6 +57,17 @@ std::string testName(const testing::TestParamInfo<MatrixCase> &info) {
                        s.s, s.stride, s.pad, epilogue);
 }
 
+std::vector<MatrixCase> smallRunTimeRowsMatrix() {
+  std::vector<MatrixCase> small;
+  for (const MatrixCase &c : runTimeRowsMatrix()) {
+    const KernelSpec &s = c.spec;
+    if (s.op == KernelSpec::Op::Gemm ? s.n * s.k <= 64 * 1024
+                                     : s.outH() * s.outW() * s.filters <= 16384)
+      small.push_back(c);
+  }
+  return small;
+}
+
 std::vector<MatrixCase> runTimeRowsMatrix() {
   std::vector<MatrixCase> out;
   llvm::StringMap<size_t> index;

@@ -57,6 +57,9 @@ std::vector<MatrixCase> epilogueMatrix();
 /// run at each of the matrix's extents of it, at 1, and (GEMMs of at most
 /// 64 Ki weights) at 300, which takes a block of 256 rows and a remainder.
 std::vector<MatrixCase> runTimeRowsMatrix();
+/// Its GEMMs of at most 64 Ki weights and convolutions of at most 16 Ki
+/// outputs per image: for targets that run under an emulator or QEMU.
+std::vector<MatrixCase> smallRunTimeRowsMatrix();
 /// `s` with the epilogue `list` (which must parse).
 KernelSpec withEpilogue(KernelSpec s, llvm::StringRef list);
 
