@@ -157,11 +157,13 @@ void estimateCost(const Contraction &c, const InstrModel &model,
   plan.cost.instructions = instructions;
   plan.cost.utilization = double(macs) / (double(instructions) * issued);
   estimatePackBytes(c, plan);
-  // A relayout writes, a compensation adds, about 32 bytes or elements per
-  // cycle.
-  plan.cost.overheadCycles = plan.cost.packBytes / 32.0;
+  // A relayout writes, a compensation adds, the target's bytes or elements
+  // per cycle (the cost model's default without a target).
+  double perCycle = target ? target->cost.overheadBytesPerCycle
+                           : CostModel().overheadBytesPerCycle;
+  plan.cost.overheadCycles = plan.cost.packBytes / perCycle;
   if (plan.repair)
-    plan.cost.overheadCycles += plan.repair->compensationElements / 32.0;
+    plan.cost.overheadCycles += plan.repair->compensationElements / perCycle;
   double rate = target ? target->issueRate(*model.desc) : 1.0;
   plan.cost.cycles = instructions / rate + plan.cost.overheadCycles;
   plan.cost.schedule.clear();

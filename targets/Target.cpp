@@ -83,6 +83,7 @@ const CostKey kCostKeys[] = {
     {"l2_block_fraction", &CostModel::l2BlockFraction},
     {"l2_bytes_per_cycle", &CostModel::l2BytesPerCycle},
     {"loop_overhead_cycles", &CostModel::loopOverheadCycles},
+    {"overhead_bytes_per_cycle", &CostModel::overheadBytesPerCycle},
     {"max_tile_registers", nullptr, &CostModel::maxTileRegisters},
     {"max_tile_rows", nullptr, &CostModel::maxTileRows},
     {"reduction_unroll", nullptr, &CostModel::reductionUnroll},

@@ -61,6 +61,9 @@ struct CostModel {
   /// reduction) outgrows L1 reads it from L2 at every row tile, so a step
   /// costs at least its packed bytes over this. 0: not modelled.
   double l2BytesPerCycle = 0;
+  /// Bytes a relayout (a pack) writes, or elements a signedness repair's
+  /// compensation sums, per cycle: the matcher's overhead of a plan.
+  double overheadBytesPerCycle = 32;
   /// Instruction steps per iteration of a tile kernel's reduction loop over
   /// vector registers (NEON mmla segments): the loop's add, compare and
   /// branch shared by that many steps (Schedule::reductionUnroll).
