@@ -75,6 +75,45 @@ int64_t compensationWork(const Contraction &c, unsigned input) {
   return n;
 }
 
+/// The repair of 8-bit factors of the wrong signedness: `bias[i]` added to
+/// program input i (0: none), and the compensation that makes the result
+/// exact: sum a*b = sum (a+ba)(b+bb) - bb*sum a - ba*sum b - K*ba*bb.
+Repair buildRepair(const Contraction &c, const int64_t bias[2]) {
+  const NormalArith &p = c.arith;
+  Repair r;
+  r.bias[0] = bias[0];
+  r.bias[1] = bias[1];
+  std::string text;
+  for (unsigned pi = 0; pi < 2; ++pi)
+    if (bias[pi])
+      text += llvm::formatv(
+          "{0}{1} is {2}, the instruction takes {3}: add {4} to {1} (xor "
+          "0x80)",
+          text.empty() ? "" : "; ", c.operands[pi].name,
+          typeText(p.factorType[pi], p.factorSigned[pi]),
+          typeText(p.factorType[pi], !p.factorSigned[pi]), bias[pi]);
+  std::string comp;
+  auto term = [&](int64_t coefficient, std::string what) {
+    if (!coefficient)
+      return;
+    comp += llvm::formatv(" {0} {1} * {2}", coefficient > 0 ? "-" : "+",
+                          std::abs(coefficient), what);
+  };
+  term(bias[1], sumText(c, 0));
+  term(bias[0], sumText(c, 1));
+  if (bias[0] && bias[1])
+    term(bias[0] * bias[1], "K (reduction length)");
+  text += "; then " + c.operands[2].name + " = instruction result" + comp +
+          " (exact modulo 2^32); padding of a biased operand holds the "
+          "value that biases to 0";
+  r.text = text;
+  if (bias[1])
+    r.compensationElements += compensationWork(c, 0);
+  if (bias[0])
+    r.compensationElements += compensationWork(c, 1);
+  return r;
+}
+
 } // namespace
 
 FailureOr<SmallVector<ArithMatch, 2>>
@@ -188,41 +227,8 @@ matchArithmetic(const Contraction &c, const Description &d,
         firstReason = reason;
       continue;
     }
-    if (bias[0] || bias[1]) {
-      // sum a*b = sum (a+ba)(b+bb) - bb*sum a - ba*sum b - K*ba*bb
-      Repair r;
-      r.bias[0] = bias[0];
-      r.bias[1] = bias[1];
-      std::string text;
-      for (unsigned pi = 0; pi < 2; ++pi)
-        if (bias[pi])
-          text += llvm::formatv(
-              "{0}{1} is {2}, the instruction takes {3}: add {4} to {1} (xor "
-              "0x80)",
-              text.empty() ? "" : "; ", c.operands[pi].name,
-              typeText(p.factorType[pi], p.factorSigned[pi]),
-              typeText(p.factorType[pi], !p.factorSigned[pi]), bias[pi]);
-      std::string comp;
-      auto term = [&](int64_t coefficient, std::string what) {
-        if (!coefficient)
-          return;
-        comp += llvm::formatv(" {0} {1} * {2}", coefficient > 0 ? "-" : "+",
-                              std::abs(coefficient), what);
-      };
-      term(bias[1], sumText(c, 0));
-      term(bias[0], sumText(c, 1));
-      if (bias[0] && bias[1])
-        term(bias[0] * bias[1], "K (reduction length)");
-      text += "; then " + c.operands[2].name + " = instruction result" + comp +
-              " (exact modulo 2^32); padding of a biased operand holds the "
-              "value that biases to 0";
-      r.text = text;
-      if (bias[1])
-        r.compensationElements += compensationWork(c, 0);
-      if (bias[0])
-        r.compensationElements += compensationWork(c, 1);
-      m.repair = r;
-    }
+    if (bias[0] || bias[1])
+      m.repair = buildRepair(c, bias);
     if (d.fp) {
       m.relaxations = floatRelaxations(*d.fp);
       if (options.strictFloat && !m.relaxations.empty())
