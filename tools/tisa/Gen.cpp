@@ -92,6 +92,14 @@ std::optional<KernelSpec> specFrom(const Options &o, llvm::StringRef op,
       out = 0;
       return true;
     }
+    if (it->second == "?") {
+      code = usageError(
+          "--" + key + " ?: only " +
+          (s.op == KernelSpec::Op::Gemm ? "--m" : "--n (the batch)") +
+          " may be given at run time (the packed weights and the "
+          "convolution's taps depend on the others)");
+      return false;
+    }
     if (llvm::StringRef(it->second).getAsInteger(10, out)) {
       code = usageError("--" + key + " expects an integer, got '" +
                         it->second + "'");

@@ -6,7 +6,9 @@
  * -DNAME=<symbol prefix> -DM= -DN= -DK= -DA_SIGNED=0|1 -DB_SIGNED=0|1 and the
  * generated header included (-include). Prints one line per run; exits
  * non-zero on the first difference. Builds for any target (x86-64, or
- * aarch64 to run under qemu-aarch64). */
+ * aarch64 to run under qemu-aarch64). With -DRUN_TIME_M the library was
+ * generated with --m ?: every entry but the pack takes M first, and so does
+ * NAME_tiles. */
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -20,6 +22,13 @@
 #define PACKED_RANGE CAT(NAME, _packed_range)
 #define PACKED_BYTES CAT(NAME, _packed_bytes)
 #define TILES CAT(NAME, _tiles)
+#ifdef RUN_TIME_M
+#define ROWS (int64_t)M,
+#define TILES_OF_M TILES((int64_t)M)
+#else
+#define ROWS
+#define TILES_OF_M TILES()
+#endif
 
 #if A_SIGNED
 typedef int8_t TA;
@@ -73,17 +82,17 @@ static int run(int entry, int padded, const char *what) {
   int32_t *out = c + GUARD;
   void *packed = NULL;
   if (entry == 0) {
-    PLAIN((const TA *)a, lda, (const TB *)b, ldb, out, ldc);
+    PLAIN(ROWS(const TA *)a, lda, (const TB *)b, ldb, out, ldc);
   } else {
     packed = malloc(PACKED_BYTES());
     PACK_B((const TB *)b, ldb, packed);
     if (entry == 1) {
-      PACKED((const TA *)a, lda, packed, out, ldc);
+      PACKED(ROWS(const TA *)a, lda, packed, out, ldc);
     } else {
-      int64_t tiles = TILES();
+      int64_t tiles = TILES_OF_M;
       for (int part = 0; part < 3; ++part)
-        PACKED_RANGE((const TA *)a, lda, packed, out, ldc, tiles * part / 3,
-                     tiles * (part + 1) / 3);
+        PACKED_RANGE(ROWS(const TA *)a, lda, packed, out, ldc,
+                     tiles * part / 3, tiles * (part + 1) / 3);
     }
   }
   int bad = 0;
