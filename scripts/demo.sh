@@ -21,6 +21,11 @@ for args in "gemm --m 512 --n 512 --k 512 --types u8,s8,s32" \
   # shellcheck disable=SC2086
   $tisa run $args
 done
+# One kernel for every m (here BERT's projection; the batch x sequence length known at run time):
+# checked at m = 1, 37 and 128, timed at 128.
+echo
+echo "== tisa run gemm --m '?' --n 768 --k 768 --types u8,s8,s32 --at 1,37,128"
+$tisa run gemm --m '?' --n 768 --k 768 --types u8,s8,s32 --at 1,37,128
 # Arm kernels, on any host: cross-compiled, checked and counted under qemu-aarch64 (no time).
 for args in "gemm --m 256 --n 256 --k 256 --types u8,s8,s32 --target neoverse-v2" \
             "gemm --m 128 --n 768 --k 768 --types bf16,bf16,f32 --target neoverse-v2"; do
