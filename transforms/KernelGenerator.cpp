@@ -38,17 +38,18 @@ bool allRegistersOf(const Description &d, RegisterClass cls) {
                       [&](const OperandRegister &r) { return r.cls == cls; });
 }
 
-/// `c` with kNominalExtent for every dynamic extent of a loop, and in the
-/// operand dimensions such loops index.
-Contraction withNominalExtents(const Contraction &c) {
+/// `c` with runTimeBlock's extent for every dynamic extent of a loop, and in
+/// the operand dimensions such loops index.
+Contraction withNominalExtents(const Contraction &c, const TensorizePlan &plan) {
   Contraction nominal = c;
   for (auto [l, loop] : llvm::enumerate(nominal.loops)) {
     if (loop.extent != kDynamic)
       continue;
-    loop.extent = kNominalExtent;
+    int64_t extent = runTimeBlock(c, plan, l);
+    loop.extent = extent;
     for (ProgramOperand &o : nominal.operands)
       if (std::optional<unsigned> d = o.dimOf(l))
-        o.shape[*d] = kNominalExtent;
+        o.shape[*d] = extent;
   }
   return nominal;
 }
@@ -73,6 +74,23 @@ generatorFor(const Contraction &c, const TensorizePlan &plan,
       std::make_unique<LaneDotKernel>(std::move(*k)));
 }
 } // namespace
+
+int64_t runTimeBlock(const Contraction &c, const TensorizePlan &plan,
+                     unsigned loop) {
+  auto mapped = [&](unsigned l) {
+    return llvm::any_of(plan.loops, [&](const LoopAssignment &a) {
+      return llvm::is_contained(a.programLoops, l);
+    });
+  };
+  if (mapped(loop))
+    return kNominalExtent;
+  // The rows of a register tile: the innermost parallel loop the instruction
+  // does not take.
+  for (unsigned l = c.loops.size(); l-- > 0;)
+    if (!c.loops[l].reduction && !mapped(l))
+      return l == loop ? kNominalExtent : 1;
+  return 1;
+}
 
 Contraction withRunTimeExtents(const Contraction &c, ArrayRef<int64_t> loops) {
   Contraction program = c;
@@ -122,7 +140,7 @@ getKernelGenerator(const Contraction &c, const TensorizePlan &plan,
       runTime.push_back(l);
   if (runTime.empty())
     return generatorFor(c, plan, why);
-  auto kernel = generatorFor(withNominalExtents(c), plan, why);
+  auto kernel = generatorFor(withNominalExtents(c, plan), plan, why);
   if (failed(kernel))
     return failure();
   for (unsigned l : runTime) {

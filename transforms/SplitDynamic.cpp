@@ -2,7 +2,9 @@
 //
 // A tisa.compute whose contraction has a loop of run-time extent becomes
 // static computations on views along that loop: full blocks of
-// kNominalExtent in a loop, then the remainder by its binary digits. Every
+// kNominalExtent in a loop, then the remainder by its binary digits (an
+// outer loop, such as a convolution's batch: a loop of blocks of 1, as the
+// plan assumed; see runTimeBlock). Every
 // piece reads the same packed buffer with the same plan and schedule, so the
 // generators only ever see static shapes.
 //
@@ -49,6 +51,9 @@ private:
   SmallVector<std::pair<unsigned, unsigned>> viewed;
   unsigned outputDim = 0;
   unsigned inputArg = 0; ///< the program argument the op's input is
+  /// Iterations per block: runTimeBlock (kNominalExtent for a register
+  /// tile's rows, 1 for an outer loop such as a convolution's batch).
+  int64_t blockSize = kNominalExtent;
 };
 
 FailureOr<std::optional<DynamicLoop>>
@@ -72,6 +77,7 @@ DynamicLoop::find(ComputeOp op, const PlannedKernel &planned,
     return failure();
   }
   llvm::copy(*dims, d.programDims.begin());
+  d.blockSize = runTimeBlock(c, planned.kernel->plan(), d.loop);
   d.inputArg = 1 - packed;
   if (std::optional<unsigned> in = (*dims)[1 - packed])
     d.viewed.push_back({op.getInputMutable().getOperandNumber(), *in});
@@ -162,20 +168,20 @@ void DynamicLoop::split(ComputeOp op) const {
   OpBuilder b(op);
   Location loc = op.getLoc();
   Value extent = memref::DimOp::create(b, loc, op.getOutput(), outputDim);
-  Value block = cIndex(b, loc, kNominalExtent);
+  Value block = cIndex(b, loc, blockSize);
   Value full = arith::MulIOp::create(
       b, loc, arith::DivUIOp::create(b, loc, extent, block), block);
   auto loopOp = scf::ForOp::create(
       b, loc, cIndex(b, loc, 0), full, block, ValueRange{},
       [&](OpBuilder &b, Location loc, Value iv, ValueRange) {
-        this->block(b, loc, op, iv, kNominalExtent);
+        this->block(b, loc, op, iv, blockSize);
         scf::YieldOp::create(b, loc);
       });
   (void)loopOp;
   // The remainder, largest digit first: the digit 2^j starts after `full`
   // and the digits above it.
   Value rest = arith::SubIOp::create(b, loc, extent, full);
-  for (int64_t size = kNominalExtent / 2; size >= 1; size /= 2) {
+  for (int64_t size = blockSize / 2; size >= 1; size /= 2) {
     Value digit = arith::AndIOp::create(b, loc, rest, cIndex(b, loc, size));
     Value present = arith::CmpIOp::create(b, loc, arith::CmpIPredicate::ne,
                                           digit, cIndex(b, loc, 0));

@@ -172,12 +172,13 @@ def TisaSplitDynamicPass : Pass<"tisa-split-dynamic", "::mlir::func::FuncOp"> {
   let summary = "Run each tisa.compute with run-time extents as static blocks";
   let description = [{
     A code generator compiles one static shape; a contraction whose parallel loop only run time
-    knows (a GEMM's M, a convolution's batch) was planned with that loop at 256 iterations
-    (`kNominalExtent`) and its weights packed once, as for a static shape. This pass replaces
+    knows (a GEMM's M, a convolution's batch) was planned with that loop at the size of the
+    blocks it runs in (`runTimeBlock`: 256 for a register tile's rows, 1 for an outer loop such
+    as the batch) and its weights packed once, as for a static shape. This pass replaces
     each `tisa.compute` with such a loop by static computations on views of its input, output
     and epilogue operands along it, all reading the same packed buffer with the same plan and
     schedule:
-    - a loop over the full blocks of 256 iterations;
+    - a loop over the full blocks of 256 iterations (of 1 for an outer loop);
     - the remainder r < 256 by its binary digits: for each of 128, 64, ..., 1 present in r, one
       computation of that many iterations, after the larger ones.
     So every computation is the generator's static kernel, eight remainder shapes at most per

@@ -244,13 +244,21 @@ private:
 /// The generator of the register class `plan` uses, or failure with why
 /// (one line, starting with the description's name). A contraction with
 /// loops only run time knows (dynamic extents) gets the generator of the
-/// same contraction with kNominalExtent in their place, when each such loop
+/// same contraction with runTimeBlock's extent in their place, when each such loop
 /// can run in static blocks (runTimeLoopBlocks); such a generator packs
 /// and estimates, and emitCompute runs on the blocks -tisa-split-dynamic
 /// makes.
 mlir::FailureOr<std::unique_ptr<KernelGenerator>>
 getKernelGenerator(const Contraction &c, const TensorizePlan &plan,
                    std::string &why);
+
+/// The block a loop of run-time extent runs in (and is planned at, as its
+/// extent): kNominalExtent for the rows of a register tile (a loop the
+/// instruction takes, or the innermost parallel loop it does not: a GEMM's
+/// M), 1 for an outer one (a convolution's batch: each image is a kernel of
+/// its own, and the schedule is chosen for one).
+int64_t runTimeBlock(const Contraction &c, const TensorizePlan &plan,
+                     unsigned loop);
 
 /// `c` with the extents of `loops`, and of the operand dimensions they
 /// index, dynamic (a static block's program, as -tisa-split-dynamic found

@@ -95,11 +95,12 @@ func.func @epilogue(%a: memref<?x64xi8>, %b: memref<64x48xi8>, %bias: memref<48x
 
 // -----
 
-// Two dynamic loops (batch and M): the batch is split first, then each of its blocks by M.
+// Two dynamic loops (batch and M): the batch, an outer loop, in blocks of 1 (runTimeBlock: the
+// plan is made for one), then each block's M in blocks of 256 and the remainder's digits.
 // CHECK-LABEL: func.func @batched
-// CHECK:         scf.for
-// CHECK:           scf.for
-// CHECK:             tisa.compute {{.*}} : memref<256x256x64xi8, {{.*}}>, {{.*}}, memref<256x256x48xi32, {{.*}}> {
+// CHECK:         scf.for %{{.*}} = %{{.*}} to %{{.*}} step %c1 {
+// CHECK:           scf.for %{{.*}} = %{{.*}} to %{{.*}} step %c256 {
+// CHECK:             tisa.compute {{.*}} : memref<1x256x64xi8, {{.*}}>, {{.*}}, memref<1x256x48xi32, {{.*}}> {
 // CHECK:               linalg.generic {{{.*}}tisa.run_time_loops = array<i64: 0, 1>
 // LOWERED-LABEL: func.func @batched
 // LOWERED-NOT:   tisa.compute
