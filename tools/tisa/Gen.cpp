@@ -433,14 +433,9 @@ std::optional<Runnable> runnable(const Options &o, llvm::StringRef verb,
   r.underQemu = target->arch == TargetArch::AArch64 &&
                 (!host || host->arch != TargetArch::AArch64);
   r.gpuOnHost = target->arch == TargetArch::NVPTX;
-  if (r.spec.runTimeRows && (r.gpuOnHost || verb == "tune")) {
-    code = fail("'" + verb + "' of a kernel with run-time rows (--m ?) " +
-                (verb == "tune" ? std::string("is not supported yet: tune the "
-                                              "static kernel of a typical "
-                                              "shape")
-                                : "for " + target->name +
-                                      " is not supported yet (CPU targets "
-                                      "only)"));
+  if (r.spec.runTimeRows && r.gpuOnHost) {
+    code = fail("'" + verb + "' of a kernel with run-time rows (--m ?) for " +
+                target->name + " is not supported yet (CPU targets only)");
     return std::nullopt;
   }
   if (host && o.target != "host" && !r.underQemu && !r.gpuOnHost) {
@@ -758,7 +753,11 @@ int tune(const Options &o) {
   // A progress bar on a terminal; nothing on a pipe (the summary follows).
   bool bar = llvm::errs().is_displayed();
   const char *unit = r->spec.types.isFloat() ? "GFLOPS" : "GOPS";
-  double giga = r->spec.ops() / 1e9;
+  // A kernel of run-time rows is tuned at the last --at extent (256 by
+  // default): one schedule serves every block.
+  KernelSpec spec = r->spec.runTimeRows ? r->spec.withRows(r->rows.back())
+                                        : r->spec;
+  double giga = spec.ops() / 1e9;
   options.progress = [&](const TuneProgress &p) {
     if (!bar)
       return;
@@ -772,13 +771,13 @@ int tune(const Options &o) {
                                   p.done, p.planned, p.elapsed, p.limit,
                                   giga / p.bestSeconds, unit);
   };
-  auto result = tuneKernel(r->spec, options);
+  auto result = tuneKernel(spec, options);
   if (bar)
     llvm::errs() << "\n";
   if (!result)
     return fail(llvm::toString(result.takeError()));
   auto &os = llvm::outs();
-  os << "kernel       " << r->spec.symbol() << " (" << r->spec.describe()
+  os << "kernel       " << r->spec.symbol() << " (" << spec.describe()
      << ")\n"
      << llvm::formatv("searched     {0} schedules{1}, {2} thread{3}\n",
                       result->tried.size(),

@@ -90,7 +90,7 @@ commands:
                            print the speed; options as for gen, plus --repeat R, --seed N and
                            --threads N (time the pre-packed kernel on N threads, default 1);
                            with --m ?: --at M,M,... the extents to check at (default
-                           1,33,256), timed at the last;
+                           1,33,256), timed (and, for 'tune', tuned) at the last;
                            --target sapphirerapids on a CPU without AMX runs the AMX code under
                            tisa's emulator and counts what it executed (times are the emulator's);
                            --target sm_80|sm_90 runs the Tensor Core kernel through its host
