@@ -1,12 +1,12 @@
 //===- KernelLibrary.cpp - a GEMM or conv2d kernel library ----------------===//
 //
-// generateKernel: the contraction of a KernelSpec planned for a target (the
-// same plan selection as -tisa-select-plan), the C entries (plain, pack,
-// pre-packed, range, sizes) built around the contraction's tisa.pack and
-// tisa.compute, lowered by the same passes as `tisa gen FILE.mlir`
-// (-tisa-tensorize, then register tiling), compiled, and the C header that
-// documents them. The ABI is a wrapper: it adds pointers, leading dimensions,
-// ranges and the padded input, never code of a register class.
+// LibraryBuilder's first half: the contraction of a KernelSpec planned for a
+// target (the same plan selection as -tisa-select-plan) and the C entries
+// (plain, pack, pre-packed, range, sizes) built around the contraction's
+// tisa.pack and tisa.compute. LibraryCompile.cpp lowers them by the same
+// passes as `tisa gen FILE.mlir` and writes the C header. The ABI is a
+// wrapper: it adds pointers, leading dimensions, run-time rows, ranges and
+// the padded input, never code of a register class.
 //
 //===----------------------------------------------------------------------===//
 
@@ -14,6 +14,7 @@
 #include "tisa/Kernels/Kernels.h"
 #include "Contraction.h"
 #include "KernelEpilogue.h"
+#include "LibraryBuilder.h"
 #include "tisa/Matcher/Matcher.h"
 #include "tisa/Targets/Codegen.h"
 #include "tisa/Targets/Rates.h"
@@ -69,140 +70,9 @@ Value memrefFromPointer(OpBuilder &b, Location loc, Value ptr,
   return UnrealizedConversionCastOp::create(b, loc, type, desc).getResult(0);
 }
 
-/// One C entry point under construction; records its symbol and its C
-/// prototype (for the header) in `out`. With `rowsParam` (a kernel of
-/// run-time rows, KernelSpec::runTimeRows), its first parameter is that
-/// extent: `rows` (i64) and `rowsIndex`.
-struct Entry {
-  func::FuncOp func;
-  OpBuilder body;
-  unsigned next = 0;
-  Value rows, rowsIndex;
-  /// A range entry of run-time rows: its first row (i64), which every
-  /// operand's pointer is advanced by.
-  Value rowOffset;
-  Entry(OpBuilder &mb, Location loc, StringRef name, ArrayRef<Type> argTypes,
-        ArrayRef<std::string> params, GeneratedKernel &out,
-        std::vector<std::string> &prototypes, StringRef rowsParam = "")
-      : body(mb.getContext()) {
-    SmallVector<Type> types(argTypes);
-    std::vector<std::string> names(params.begin(), params.end());
-    if (!rowsParam.empty()) {
-      types.insert(types.begin(), mb.getI64Type());
-      names.insert(names.begin(), ("int64_t " + rowsParam).str());
-    }
-    func = func::FuncOp::create(mb, loc, name, mb.getFunctionType(types, {}));
-    body.setInsertionPointToStart(func.addEntryBlock());
-    out.symbols.push_back(name.str());
-    prototypes.push_back(
-        ("void " + name + "(" + llvm::join(names, ", ") + ");").str());
-    if (!rowsParam.empty()) {
-      rows = arg();
-      rowsIndex = arith::IndexCastOp::create(body, loc, body.getIndexType(),
-                                             rows);
-    }
-  }
-  Value arg() { return func.getArgument(next++); }
-};
+} // namespace
 
-
-/// Builds one kernel library: the plan and schedule, the C entries around
-/// the kernel generator's pack and compute (or plain code without an
-/// instruction), the object and the C header.
-class LibraryBuilder {
-public:
-  LibraryBuilder(MLIRContext &ctx, const KernelSpec &spec,
-                 const Target &target, const GenerateOptions &options);
-  /// Plans the kernel; `rateWarnings` (rates left at the defaults) join the
-  /// kernel's warnings.
-  llvm::Error plan(ArrayRef<const Description *> descriptions,
-                   ArrayRef<std::string> rateWarnings);
-  void emitEntries();
-  llvm::Error compile();
-  /// -tisa-fuse-epilogue on the entries, which must take every epilogue.
-  llvm::Error fuseEpilogues();
-  std::string header() const;
-  GeneratedKernel take() { return std::move(out); }
-
-private:
-  llvm::Error chooseSchedule();
-  void emitPlainEntry();
-  void emitPackEntry();
-  void emitPackedEntry(bool range);
-  void emitConstants();
-  /// Operand `i` of an entry: its pointer, then for GEMM the leading
-  /// dimension; a padded convolution's input copied into a zeroed buffer
-  /// unless the kernel reads it in place.
-  Value operand(Entry &e, unsigned i);
-  Value paddedInput(OpBuilder &b, Value src, Value rows);
-  std::vector<std::string> params(std::initializer_list<unsigned> ops) const;
-  SmallVector<Type> argTypes(unsigned operands, unsigned buffers) const;
-  /// With an epilogue, its struct's pointer after the output.
-  void addEpilogueParam(SmallVector<Type> &types,
-                        std::vector<std::string> &params) const;
-  void emitPack(OpBuilder &b, Value src, Value buffer);
-  /// The computation into `dst`, through the epilogue (its operands read
-  /// from the tisa_epilogue at `epilogue`) when the spec has one.
-  void emitCompute(Entry &e, Value in, Value buffer, Value dst,
-                   Value epilogue, Value begin = {}, Value end = {});
-  void emitContraction(OpBuilder &b, Value in, Value buffer, Value dst,
-                       Value begin, Value end);
-  EpilogueValues epilogueValues(Entry &e, Value epilogue);
-  /// The first parameter of every entry but the pack with run-time rows
-  /// ("m" or "n"), else "".
-  StringRef rowsParam() const {
-    return spec.runTimeRows ? (gemm ? "m" : "n") : "";
-  }
-  /// With run-time rows, a range entry's tiles are this many rows (a GEMM's
-  /// rows, a convolution's images).
-  int64_t rowsPerTile() const { return gemm ? 16 : 1; }
-  /// A range entry of run-time rows: rows [begin, end) x rowsPerTile(),
-  /// within the call's, become `e`'s rows and row offset.
-  void restrictRows(Entry &e, Value begin, Value end);
-  /// `p` advanced by `e.rowOffset` rows of `rowElements` elements of
-  /// `elt` (or `p` without an offset).
-  Value atFirstRow(Entry &e, Value p, Type elt, Value rowElements);
-  /// Whether the kernel generator applies the epilogue in registers (range
-  /// entries could not run it apart); else why.
-  llvm::Error checkEpilogue();
-  void emitPlainCompute(OpBuilder &b, Value in, Value buffer, Value dst);
-  void deallocPadded(OpBuilder &b, Value v, unsigned i);
-  std::string name(StringRef suffix) const { return out.name + suffix.str(); }
-
-  MLIRContext &ctx;
-  const KernelSpec &spec;
-  const Target &target;
-  const GenerateOptions &options;
-  bool gemm;
-  Location loc;
-  OwningOpRef<ModuleOp> module;
-  OpBuilder mb;
-  Type ptr, i64;
-  /// Input, weights, output: element types, program types, C names.
-  Type elts[3];
-  MemRefType types[3];
-  /// The output as the entries take it: types[2] with the epilogue's element
-  /// type.
-  MemRefType outType;
-  std::string names[3];
-  MemRefType plainInput, bufferType, plainPacked;
-  /// The contraction the plan was made for; it carries the plan and the
-  /// schedule, and the entries' tisa.pack and tisa.compute copy it.
-  func::FuncOp scratch;
-  linalg::LinalgOp program;
-  /// The descriptions the plan was chosen among and the target, for
-  /// -tisa-tensorize.
-  std::shared_ptr<const TensorizeInputs> inputs;
-  /// Null: plain vector code.
-  std::unique_ptr<KernelGenerator> kernel;
-  Contraction contraction;
-  Schedule schedule;
-  unsigned packed = 1, other = 0;
-  bool inPlacePadding = false;
-  SmallVector<int64_t> inputPadding;
-  std::vector<std::string> prototypes;
-  GeneratedKernel out;
-};
+namespace detail {
 
 LibraryBuilder::LibraryBuilder(MLIRContext &ctx, const KernelSpec &spec,
                                const Target &target,
@@ -728,162 +598,5 @@ void LibraryBuilder::emitConstants() {
   }
 }
 
-//===----------------------------------------------------------------------===//
-// Object and header
-//===----------------------------------------------------------------------===//
-
-llvm::Error LibraryBuilder::fuseEpilogues() {
-  if (!kernel || !spec.epilogue.any())
-    return llvm::Error::success();
-  PassManager pm(&ctx);
-  pm.addNestedPass<func::FuncOp>(createTisaFuseEpiloguePass());
-  if (failed(pm.run(*module)))
-    return llvm::createStringError("fusing the epilogue of " + out.name +
-                                   " failed");
-  // Run apart, a range entry's epilogue would read accumulators other
-  // ranges compute: every computation must have taken it.
-  WalkResult unfused = module->walk([](ComputeOp op) {
-    return op.getEpilogue().empty() ? WalkResult::interrupt()
-                                    : WalkResult::advance();
-  });
-  if (unfused.wasInterrupted())
-    return llvm::createStringError(
-        "internal error: the epilogue of " + out.name +
-        " was not fused into a computation (its warnings say why)");
-  return llvm::Error::success();
-}
-
-llvm::Error LibraryBuilder::compile() {
-  // The kernel ops' code, register tile, clean up, keep the IR for
-  // inspection, lower, compile.
-  if (auto e = fuseEpilogues())
-    return e;
-  PassManager pm(&ctx);
-  if (kernel) {
-    pm.addNestedPass<func::FuncOp>(createTisaSplitDynamicPass(inputs));
-    pm.addNestedPass<func::FuncOp>(createTisaTensorizePass(inputs));
-  }
-  addTisaRegisterLevelPasses(pm);
-  if (failed(pm.run(*module)))
-    return llvm::createStringError("tensorizing or register tiling failed "
-                                   "for " +
-                                   out.name);
-  {
-    llvm::raw_string_ostream os(out.tensorizedIR);
-    module->print(os);
-  }
-  if (failed(lowerToLLVMDialect(*module)))
-    return llvm::createStringError("lowering " + out.name +
-                                   " to the LLVM dialect failed");
-  auto object = compileToObject(*module, codegenTargetFor(target));
-  if (!object)
-    return object.takeError();
-  out.object = std::move(*object);
-  out.header = header();
-  return llvm::Error::success();
-}
-
-std::string LibraryBuilder::header() const {
-  std::string guard = llvm::StringRef(out.name).upper() + "_H";
-  std::string packName = name("_pack_" + out.packedOperand),
-              packedName = name("_packed");
-  std::string h;
-  llvm::raw_string_ostream os(h);
-  os << "/* " << out.name << ".h: generated by tisa " << TISA_VERSION
-     << ". Do not edit.\n"
-     << " *\n"
-     << " * " << spec.describe() << " for " << target.name << " ("
-     << target.cpu << ")\n"
-     << " * instruction: "
-     << (out.instruction.empty() ? "none (plain vector code)"
-                                 : out.instruction + " (" + out.mnemonic + ")")
-     << "\n"
-     << " * plan: " << out.plan << "\n *\n";
-  std::string rows = spec.runTimeRows ? rowsParam().str()
-                                      : std::to_string(spec.rows());
-  if (gemm)
-    os << " * C = A x B, overwriting C. A is " << rows << " x " << spec.k
-       << ", B " << spec.k << " x " << spec.n << ", C " << rows << " x "
-       << spec.n << ", all row-major;\n"
-       << " * ld* is the distance in elements between consecutive rows.\n";
-  else
-    os << " * output = conv2d(input, filter), overwriting output. Dense "
-          "row-major arrays:\n"
-       << " *   input  [n=" << rows << "][h=" << spec.h
-       << "][w=" << spec.w << "][c=" << spec.c << "] (NHWC)\n"
-       << " *   filter [r=" << spec.r << "][s=" << spec.s << "][c=" << spec.c
-       << "][k=" << spec.filters << "] (HWCF)\n"
-       << " *   output [n=" << rows << "][" << spec.outH() << "]["
-       << spec.outW() << "][k=" << spec.filters << "] (NHWC), stride "
-       << spec.stride << ", zero padding " << spec.pad << "\n";
-  if (spec.runTimeRows)
-    os << " * " << rows << " is given at run time: the first argument of every "
-       << "entry but " << packName << "\n"
-       << " * (one kernel for any " << rows << " >= 0).\n";
-  if (spec.epilogue.any())
-    os << " * The result goes through the epilogue " << spec.epilogue.text()
-       << " (in registers, before its one store):\n"
-       << " * each entry takes a tisa_epilogue with its operands after the "
-          "output.\n";
-  if (spec.types.a == ElementKind::BF16 || spec.epilogue.bf16)
-    os << " * bf16 values are passed as their 16-bit patterns (uint16_t).\n";
-  os << " *\n"
-     << " * For repeated use of the same " << names[packed] << ": call "
-     << packName << " once into a buffer of\n"
-     << " * " << name("_packed_bytes") << "() bytes (any alignment; 64 is "
-     << "best), then " << packedName << ".\n"
-     << " * Packed layout: " << out.packedLayout << "\n"
-     << " * " << packedName << "_range computes the tiles [begin, end) of "
-     << name("_tiles") << "(" << (spec.runTimeRows ? rows : "") << ")"
-     << (spec.runTimeRows ? " (" + std::to_string(rowsPerTile()) +
-                                (gemm ? " rows" : " image") + " each)"
-                          : "")
-     << "\n"
-     << " * disjoint parts of the output: give each thread one range.\n"
-     << (out.schedule.empty() ? std::string()
-                              : " * schedule: " + out.schedule + "\n")
-     << " * Entry points are thread-safe; " << out.name
-     << " allocates its packing buffer with malloc.\n */\n"
-     << "#ifndef " << guard << "\n#define " << guard << "\n\n"
-     << "#include <stdint.h>\n\n#ifdef __cplusplus\nextern \"C\" {\n#endif\n\n"
-     << (spec.epilogue.any() ? epilogueStructText() + "\n" : "");
-  for (const std::string &p : prototypes)
-    os << p << "\n";
-  os << "\n#ifdef __cplusplus\n}\n#endif\n\n#endif /* " << guard << " */\n";
-  return h;
-}
-
-} // namespace
-
-llvm::Expected<GeneratedKernel>
-generateKernel(MLIRContext &ctx, const KernelSpec &spec,
-               ArrayRef<const Description *> descriptions,
-               const Target &target, const GenerateOptions &options) {
-  if (auto e = spec.validate())
-    return std::move(e);
-  if (spec.types.tensorCoreOnly())
-    return llvm::createStringError(
-        spec.types.text() + " kernels are generated for Tensor Cores only "
-        "(--target sm_80|sm_86|sm_90)");
-  if (target.arch == TargetArch::NVPTX)
-    return llvm::createStringError(
-        "kernels for " + target.name +
-        " are GPU code, which this CPU library builder does not make: `tisa "
-        "gen gemm --target " +
-        target.name +
-        "` writes PTX, a cubin and a launch header (generateGpuKernel), and "
-        "`tisa run --target " +
-        target.name + "` checks them through their host lowering");
-  // Rates for descriptions the target file does not name, from LLVM's model.
-  Target withRates = target;
-  std::vector<std::string> rateWarnings = resolveRates(withRates, descriptions);
-  LibraryBuilder builder(ctx, spec, withRates, options);
-  if (auto e = builder.plan(descriptions, rateWarnings))
-    return std::move(e);
-  builder.emitEntries();
-  if (auto e = builder.compile())
-    return std::move(e);
-  return builder.take();
-}
-
+} // namespace detail
 } // namespace tisa

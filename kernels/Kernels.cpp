@@ -169,8 +169,8 @@ std::string KernelSpec::symbol() const {
     return name;
   std::string suffix = epilogue.symbolSuffix();
   // A run-time extent is "M" (GEMM) or "N" (the batch) in the name.
-  std::string rowsText = runTimeRows ? (op == Op::Gemm ? "M" : "N")
-                                     : std::to_string(rows());
+  std::string rowsText =
+      runTimeRows ? rowsName().upper() : std::to_string(rows());
   if (op == Op::Gemm)
     return llvm::formatv("tisa_gemm_{0}_{1}x{2}x{3}{4}", types.text(),
                          rowsText, n, k, suffix);

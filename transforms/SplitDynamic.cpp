@@ -171,13 +171,12 @@ void DynamicLoop::split(ComputeOp op) const {
   Value block = cIndex(b, loc, blockSize);
   Value full = arith::MulIOp::create(
       b, loc, arith::DivUIOp::create(b, loc, extent, block), block);
-  auto loopOp = scf::ForOp::create(
+  scf::ForOp::create(
       b, loc, cIndex(b, loc, 0), full, block, ValueRange{},
       [&](OpBuilder &b, Location loc, Value iv, ValueRange) {
         this->block(b, loc, op, iv, blockSize);
         scf::YieldOp::create(b, loc);
       });
-  (void)loopOp;
   // The remainder, largest digit first: the digit 2^j starts after `full`
   // and the digits above it.
   Value rest = arith::SubIOp::create(b, loc, extent, full);

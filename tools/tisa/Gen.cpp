@@ -87,7 +87,7 @@ std::optional<KernelSpec> specFrom(const Options &o, llvm::StringRef op,
       return !required;
     }
     // GEMM's m and conv2d's batch may be left to run time.
-    if (it->second == "?" && key == (s.op == KernelSpec::Op::Gemm ? "m" : "n")) {
+    if (it->second == "?" && key == s.rowsName()) {
       s.runTimeRows = true;
       out = 0;
       return true;
@@ -298,29 +298,6 @@ int gen(const Options &o) {
   return 0;
 }
 
-/// What 'run' and 'tune' share: a kernel for a target this machine executes.
-struct Runnable {
-  KernelSpec spec;
-  JitOptions options;
-  Target target;
-  int64_t threads = 1;
-  /// AMX runs under tisa's emulator (this machine has none); the other
-  /// target features this machine lacks are disabled (options).
-  bool emulateAMX = false;
-  /// An aarch64 target on another machine: generated, then run and checked
-  /// under qemu-aarch64.
-  bool underQemu = false;
-  /// A GPU target: its kernel runs through its host lowering (blocks and
-  /// threads as loops, mma.sync on the warp-level reference).
-  bool gpuOnHost = false;
-  /// Run-time rows (KernelSpec::runTimeRows): the extents it is checked
-  /// at (`--at`), timed at the last.
-  std::vector<int64_t> rows;
-  /// The spec of a call: `spec`, or at the last of `rows`.
-  KernelSpec call() const {
-    return spec.runTimeRows ? spec.withRows(rows.back()) : spec;
-  }
-};
 
 /// `--at M,M,...` (run-time rows to run at), or a usage error.
 std::optional<std::vector<int64_t>> rowsToRun(const Options &o,
@@ -551,13 +528,11 @@ int runUnderQemu(const Options &o, const Runnable &r) {
      << llvm::formatv("compile      {0:f3} s (cross-compiled for aarch64)\n",
                       seconds);
   int checks = 0;
-  for (int64_t rows : r.rows.empty() ? std::vector<int64_t>{0} : r.rows) {
+  for (const KernelSpec &at : r.checked()) {
     int runs = 0;
-    KernelSpec spec = rows ? r.spec.withRows(rows) : r.spec;
-    std::string diff = checkUnderQemu(*kernel, spec, qemu, o.seed, runs);
+    std::string diff = checkUnderQemu(*kernel, at, qemu, o.seed, runs);
     if (!diff.empty())
-      return fail(rows ? "at " + std::to_string(rows) + " rows: " + diff
-                       : diff);
+      return fail(at.describe() + ": " + diff);
     checks += runs;
   }
   os << "check        " << checks
@@ -565,8 +540,8 @@ int runUnderQemu(const Options &o, const Runnable &r) {
      << (qemu.sveBits ? " at SVE " + std::to_string(qemu.sveBits) + " bits"
                       : std::string())
      << " (random inputs in padded rows and extreme inputs, output between "
-        "guard bytes; plain and pre-packed entries): all agree with the "
-        "reference\n"
+        "guard bytes; plain and pre-packed entries"
+     << r.checkedText() << "): all agree with the reference\n"
      << "time         none: code under qemu runs at qemu's speed, not the "
         "hardware's\n";
   auto counts = countUnderQemu(*kernel, r.call(), qemu, o.seed);
@@ -647,24 +622,18 @@ int run(const Options &o) {
   // Check: random and extreme inputs, through both entries.
   int checks = 0;
   int64_t outputs = 0;
-  for (int64_t rows : r->rows.empty() ? std::vector<int64_t>{0} : r->rows) {
+  for (const KernelSpec &at : r->checked()) {
     int runs = 0;
-    std::string diff = checkKernel(k, o.seed, runs, rows);
+    std::string diff = checkKernel(k, o.seed, runs, at.rows());
     if (!diff.empty())
-      return fail(r->rows.empty() ? diff
-                                  : "at " + std::string(r->spec.op == KernelSpec::Op::Gemm ? "m" : "n") +
-                                        " = " + std::to_string(rows) + ": " +
-                                        diff);
+      return fail(at.describe() + ": " + diff);
     checks += runs;
-    outputs += (rows ? r->spec.withRows(rows) : *spec).outputElements();
+    outputs += at.outputElements();
   }
   os << "check        " << checks
      << " runs (random inputs in padded rows and extreme inputs, output "
      << "between guard bytes; plain, pre-packed and range entries"
-     << (r->rows.empty() ? std::string()
-                         : "; " + std::string(r->spec.op == KernelSpec::Op::Gemm ? "m" : "n") +
-                               " = " + llvm::join(llvm::map_range(r->rows, [](int64_t v) { return std::to_string(v); }), ", "))
-     << "): "
+     << r->checkedText() << "): "
      << (spec->types.isFloat() ? "within the K-derived bound"
                                : "bit-exact")
      << " on " << outputs << " outputs\n";
@@ -719,94 +688,6 @@ int run(const Options &o) {
      << llvm::formatv("speed        {0:f1} {2} pre-packed ({3}), "
                       "{1:f1} {2} plain (one thread)\n",
                       giga / pre, giga / plain, unit, threadText);
-  return 0;
-}
-
-int tune(const Options &o) {
-  int code = 0;
-  std::optional<Runnable> r = runnable(o, "tune", code);
-  if (!r)
-    return code;
-  if (r->underQemu)
-    return fail("'tune' measures schedules on this machine, which runs " +
-                r->target.name + " code under qemu-aarch64: its times say "
-                "nothing about the hardware; use 'run' to check the kernel");
-  if (r->emulateAMX)
-    return fail("'tune' measures schedules on this machine, which runs " +
-                r->target.name +
-                "'s AMX under an emulator: its times say nothing about the "
-                "hardware; use 'run' to check the kernel");
-  for (const char *runOnly : {"repeat", "schedule"})
-    if (o.values.count(runOnly))
-      return usageError("--" + std::string(runOnly) +
-                        " does not apply to 'tune'");
-  double limit = 60;
-  std::string limitText = value(o, "time-limit", "60");
-  if (llvm::StringRef(limitText).getAsDouble(limit) || !(limit > 0))
-    return usageError("--time-limit expects a positive number of seconds, "
-                      "got '" + limitText + "'");
-  TuneOptions options;
-  options.jit = r->options;
-  options.timeLimit = limit;
-  options.threads = int(r->threads);
-  options.seed = o.seed;
-  // A progress bar on a terminal; nothing on a pipe (the summary follows).
-  bool bar = llvm::errs().is_displayed();
-  const char *unit = r->spec.types.isFloat() ? "GFLOPS" : "GOPS";
-  // A kernel of run-time rows is tuned at the last --at extent (256 by
-  // default): one schedule serves every block.
-  KernelSpec spec = r->spec.runTimeRows ? r->spec.withRows(r->rows.back())
-                                        : r->spec;
-  double giga = spec.ops() / 1e9;
-  options.progress = [&](const TuneProgress &p) {
-    if (!bar)
-      return;
-    double fraction = std::max(double(p.done) / std::max(p.planned, 1),
-                               p.elapsed / p.limit);
-    int filled = int(std::min(fraction, 1.0) * 30);
-    llvm::errs() << "\r[" << std::string(filled, '#')
-                 << std::string(30 - filled, ' ') << "] "
-                 << llvm::formatv("{0}/{1} schedules, {2:f0}/{3:f0} s, best "
-                                  "{4:f1} {5}   ",
-                                  p.done, p.planned, p.elapsed, p.limit,
-                                  giga / p.bestSeconds, unit);
-  };
-  auto result = tuneKernel(spec, options);
-  if (bar)
-    llvm::errs() << "\n";
-  if (!result)
-    return fail(llvm::toString(result.takeError()));
-  auto &os = llvm::outs();
-  os << "kernel       " << r->spec.symbol() << " (" << spec.describe()
-     << ")\n"
-     << llvm::formatv("searched     {0} schedules{1}, {2} thread{3}\n",
-                      result->tried.size(),
-                      result->timedOut ? " (stopped by --time-limit)" : "",
-                      options.threads, options.threads == 1 ? "" : "s");
-  // The five fastest.
-  std::vector<const TuneCandidate *> ranked;
-  for (const TuneCandidate &c : result->tried)
-    if (c.seconds > 0)
-      ranked.push_back(&c);
-  llvm::sort(ranked, [](auto *a, auto *b) {
-    return a->seconds < b->seconds || (a->seconds == b->seconds && a < b);
-  });
-  for (size_t i = 0; i < std::min<size_t>(5, ranked.size()); ++i)
-    os << llvm::formatv("  {0,8:f1} {1}  {2}{3}\n", giga / ranked[i]->seconds,
-                        unit, ranked[i]->schedule,
-                        ranked[i]->schedule == result->initial ? " (default)"
-                                                               : "");
-  for (const TuneCandidate &c : result->tried)
-    if (!c.error.empty())
-      os << "  failed   " << c.schedule << ": " << c.error << "\n";
-  os << llvm::formatv("best         {0} ({1:f1} {2}, {3:f2}x the default "
-                      "{4:f1} {2})\n",
-                      result->best, giga / result->bestSeconds, unit,
-                      result->initialSeconds / result->bestSeconds,
-                      giga / result->initialSeconds);
-  if (!options.jit.cacheDir.empty())
-    os << "stored in    " << options.jit.cacheDir
-       << " (used by 'tisa gen' and 'tisa run' for this kernel and CPU)\n";
   return 0;
 }
 

@@ -4,6 +4,7 @@
 #define TISA_TOOLS_GENCOMMON_H
 
 #include "Driver.h"
+#include "tisa/Kernels/Jit.h"
 #include "tisa/Kernels/Kernels.h"
 
 #include "mlir/IR/MLIRContext.h"
@@ -56,6 +57,53 @@ int genGpu(const Options &o, const KernelSpec &spec, const Target &target,
            llvm::StringRef dir);
 int runGpuOnHost(const Options &o, const KernelSpec &spec,
                  const Target &target, int64_t threads);
+
+/// What 'run' and 'tune' share: a kernel for a target this machine executes.
+struct Runnable {
+  KernelSpec spec;
+  JitOptions options;
+  Target target;
+  int64_t threads = 1;
+  /// AMX runs under tisa's emulator (this machine has none); the other
+  /// target features this machine lacks are disabled (options).
+  bool emulateAMX = false;
+  /// An aarch64 target on another machine: generated, then run and checked
+  /// under qemu-aarch64.
+  bool underQemu = false;
+  /// A GPU target: its kernel runs through its host lowering (blocks and
+  /// threads as loops, mma.sync on the warp-level reference).
+  bool gpuOnHost = false;
+  /// Run-time rows (KernelSpec::runTimeRows): the extents it is checked
+  /// at (`--at`), timed at the last.
+  std::vector<int64_t> rows;
+  /// The spec of a call: `spec`, or at the last of `rows`.
+  KernelSpec call() const {
+    return spec.runTimeRows ? spec.withRows(rows.back()) : spec;
+  }
+  /// The specs the kernel is checked at: `spec`, or one per run-time extent.
+  std::vector<KernelSpec> checked() const {
+    if (!spec.runTimeRows)
+      return {spec};
+    std::vector<KernelSpec> out;
+    for (int64_t r : rows)
+      out.push_back(spec.withRows(r));
+    return out;
+  }
+  /// "" or "; m = 1, 33, 256": where a kernel of run-time rows was checked.
+  std::string checkedText() const {
+    if (!spec.runTimeRows)
+      return "";
+    std::string text = "; " + spec.rowsName().str() + " =";
+    for (int64_t r : rows)
+      text += (text.back() == '=' ? " " : ", ") + std::to_string(r);
+    return text;
+  }
+};
+
+/// The kernel, target and run options of 'run' or 'tune' (`verb`), or
+/// failure with the exit code in `code` (errors reported).
+std::optional<Runnable> runnable(const Options &o, llvm::StringRef verb,
+                                 int &code);
 
 } // namespace tisa::driver
 

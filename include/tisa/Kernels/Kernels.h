@@ -155,6 +155,8 @@ struct KernelSpec {
 
   /// The extent runTimeRows leaves to run time: m, or the batch.
   int64_t rows() const { return op == Op::Gemm ? m : batch; }
+  /// Its option and parameter name: "m", or "n" (the batch).
+  llvm::StringRef rowsName() const { return op == Op::Gemm ? "m" : "n"; }
   /// This spec with `rows()` = `v` (a call's extent of a run-time one).
   KernelSpec withRows(int64_t v) const {
     KernelSpec s = *this;

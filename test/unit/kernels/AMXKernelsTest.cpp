@@ -81,6 +81,17 @@ std::optional<std::vector<std::string>> lackingBesidesAMX(std::string &why) {
   return lacking;
 }
 
+/// The features to generate without once the emulator is installed, or
+/// why AMX code cannot run here.
+std::optional<std::vector<std::string>> amxRunnable(std::string &why) {
+  std::optional<std::vector<std::string>> without = lackingBesidesAMX(why);
+  if (without && !amx::installEmulator(&why)) {
+    why = "the AMX emulator cannot be installed: " + why;
+    return std::nullopt;
+  }
+  return without;
+}
+
 /// Tile instructions of the product padded to whole 16 x 16 x K tiles, with
 /// a conv2d's m the output row (K = 64 bytes of the input elements).
 int64_t wholeTiles(const KernelSpec &s, double macs) {
@@ -111,11 +122,9 @@ TEST_P(AMXKernels, CorrectAndTensorized) {
   const KernelSpec &spec = GetParam().kernel.spec;
   expectOutputSize(GetParam().kernel);
   std::string why;
-  auto without = lackingBesidesAMX(why);
+  auto without = amxRunnable(why);
   if (!without)
     GTEST_SKIP() << why;
-  if (!amx::installEmulator(&why))
-    GTEST_SKIP() << "the AMX emulator cannot be installed: " << why;
 
   std::string warnings;
   auto compiled = compileUncached(spec, "sapphirerapids", warnings, *without,
@@ -216,11 +225,9 @@ class AMXRunTimeRows : public testing::TestWithParam<AMXCase> {};
 TEST_P(AMXRunTimeRows, CorrectAtEachExtentAndTensorized) {
   const MatrixCase &c = GetParam().kernel;
   std::string why;
-  auto without = lackingBesidesAMX(why);
+  auto without = amxRunnable(why);
   if (!without)
     GTEST_SKIP() << why;
-  if (!amx::installEmulator(&why))
-    GTEST_SKIP() << "the AMX emulator cannot be installed: " << why;
   std::string warnings;
   auto compiled = compileUncached(c.spec, "sapphirerapids", warnings, *without,
                                   GetParam().mnemonic);

@@ -62,6 +62,24 @@ LoadedDescriptions &descriptions() {
   return d;
 }
 
+/// `spec` generated for the case's target without a fallback, warnings
+/// checked empty.
+llvm::Expected<GeneratedKernel> generateFor(const ArmCase &c,
+                                            const KernelSpec &spec) {
+  LoadedDescriptions &d = descriptions();
+  if (!d.ok)
+    return llvm::createStringError(d.errors);
+  auto target = loadTarget(c.target);
+  if (!target)
+    return target.takeError();
+  GenerateOptions options;
+  options.allowFallback = false;
+  auto k = generateKernel(d.ctx, spec, d.all, *target, options);
+  if (k)
+    EXPECT_TRUE(k->warnings.empty()) << llvm::join(k->warnings, "\n");
+  return k;
+}
+
 class ArmKernels : public testing::TestWithParam<ArmCase> {};
 
 TEST_P(ArmKernels, CorrectAndTensorized) {
@@ -69,15 +87,10 @@ TEST_P(ArmKernels, CorrectAndTensorized) {
     GTEST_SKIP() << "cannot run aarch64 code here: " << why;
   const KernelSpec &spec = GetParam().kernel.spec;
   expectOutputSize(GetParam().kernel);
-  LoadedDescriptions &d = descriptions();
-  ASSERT_TRUE(d.ok) << d.errors;
   auto target = loadTarget(GetParam().target);
   ASSERT_TRUE(bool(target)) << llvm::toString(target.takeError());
-  GenerateOptions options;
-  options.allowFallback = false;
-  auto k = generateKernel(d.ctx, spec, d.all, *target, options);
+  auto k = generateFor(GetParam(), spec);
   ASSERT_TRUE(bool(k)) << llvm::toString(k.takeError());
-  EXPECT_TRUE(k->warnings.empty()) << llvm::join(k->warnings, "\n");
   // neoverse-n1 has no i8mm or bf16: dot products. neoverse-v2 may also
   // multiply 2x2 blocks where the types need no repair (the cost model
   // picks; a matrix-vector product keeps the dot product).
@@ -138,15 +151,10 @@ TEST_P(ArmRunTimeRows, CorrectAtEachExtent) {
   if (std::string why = aarch64::unavailableReason(); !why.empty())
     GTEST_SKIP() << "cannot run aarch64 code here: " << why;
   const MatrixCase &c = GetParam().kernel;
-  LoadedDescriptions &d = descriptions();
-  ASSERT_TRUE(d.ok) << d.errors;
   auto target = loadTarget(GetParam().target);
   ASSERT_TRUE(bool(target)) << llvm::toString(target.takeError());
-  GenerateOptions options;
-  options.allowFallback = false;
-  auto k = generateKernel(d.ctx, c.spec, d.all, *target, options);
+  auto k = generateFor(GetParam(), c.spec);
   ASSERT_TRUE(bool(k)) << llvm::toString(k.takeError());
-  EXPECT_TRUE(k->warnings.empty()) << llvm::join(k->warnings, "\n");
   bool dot = k->mnemonic == "sdot" || k->mnemonic == "udot";
   expectTensorized(k->object->getMemBufferRef(), k->name, k->mnemonic,
                    c.spec.withRows(c.rows.front()),

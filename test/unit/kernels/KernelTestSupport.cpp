@@ -47,8 +47,8 @@ MatrixCase convCase(int64_t batch, int64_t h, int64_t w, int64_t c, int64_t f,
 std::string testName(const testing::TestParamInfo<MatrixCase> &info) {
   const KernelSpec &s = info.param.spec;
   std::string epilogue = s.epilogue.symbolSuffix();
-  std::string rows = s.runTimeRows ? (s.op == KernelSpec::Op::Gemm ? "M" : "N")
-                                   : std::to_string(s.rows());
+  std::string rows =
+      s.runTimeRows ? s.rowsName().upper() : std::to_string(s.rows());
   if (s.op == KernelSpec::Op::Gemm)
     return llvm::formatv("gemm_{0}_{1}x{2}x{3}{4}", s.types.text(), rows, s.n,
                          s.k, epilogue);

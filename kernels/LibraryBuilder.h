@@ -1,0 +1,169 @@
+//===- LibraryBuilder.h - one CPU kernel library under construction -*- C++ -*-===//
+//
+// Internal to kernels/: the builder of generateKernel (KernelLibrary.cpp
+// builds the plan and the C entries, LibraryCompile.cpp the object and the
+// header) and one C entry point under construction.
+//
+//===----------------------------------------------------------------------===//
+
+#ifndef TISA_KERNELS_LIBRARYBUILDER_H
+#define TISA_KERNELS_LIBRARYBUILDER_H
+
+#include "Contraction.h"
+#include "KernelEpilogue.h"
+#include "tisa/Kernels/Kernels.h"
+#include "tisa/Transforms/PlanSelection.h"
+#include "tisa/Transforms/Tensorize.h"
+
+#include "mlir/Dialect/Arith/IR/Arith.h"
+#include "mlir/Dialect/Func/IR/FuncOps.h"
+#include "mlir/Dialect/LLVMIR/LLVMDialect.h"
+#include "mlir/IR/Builders.h"
+#include "mlir/IR/BuiltinOps.h"
+
+#include <memory>
+#include <string>
+#include <vector>
+
+namespace tisa::detail {
+
+using namespace mlir;
+
+/// One C entry point under construction; records its symbol and its C
+/// prototype (for the header) in `out`. With `rowsParam` (a kernel of
+/// run-time rows, KernelSpec::runTimeRows), its first parameter is that
+/// extent: `rows` (i64) and `rowsIndex`.
+struct Entry {
+  func::FuncOp func;
+  OpBuilder body;
+  unsigned next = 0;
+  Value rows, rowsIndex;
+  /// A range entry of run-time rows: its first row (i64), which every
+  /// operand's pointer is advanced by.
+  Value rowOffset;
+  Entry(OpBuilder &mb, Location loc, StringRef name, ArrayRef<Type> argTypes,
+        ArrayRef<std::string> params, GeneratedKernel &out,
+        std::vector<std::string> &prototypes, StringRef rowsParam = "")
+      : body(mb.getContext()) {
+    SmallVector<Type> types(argTypes);
+    std::vector<std::string> names(params.begin(), params.end());
+    if (!rowsParam.empty()) {
+      types.insert(types.begin(), mb.getI64Type());
+      names.insert(names.begin(), ("int64_t " + rowsParam).str());
+    }
+    func = func::FuncOp::create(mb, loc, name, mb.getFunctionType(types, {}));
+    body.setInsertionPointToStart(func.addEntryBlock());
+    out.symbols.push_back(name.str());
+    prototypes.push_back(
+        ("void " + name + "(" + llvm::join(names, ", ") + ");").str());
+    if (!rowsParam.empty()) {
+      rows = arg();
+      rowsIndex = arith::IndexCastOp::create(body, loc, body.getIndexType(),
+                                             rows);
+    }
+  }
+  Value arg() { return func.getArgument(next++); }
+};
+
+
+/// Builds one kernel library: the plan and schedule, the C entries around
+/// the kernel generator's pack and compute (or plain code without an
+/// instruction), the object and the C header.
+class LibraryBuilder {
+public:
+  LibraryBuilder(MLIRContext &ctx, const KernelSpec &spec,
+                 const Target &target, const GenerateOptions &options);
+  /// Plans the kernel; `rateWarnings` (rates left at the defaults) join the
+  /// kernel's warnings.
+  llvm::Error plan(ArrayRef<const Description *> descriptions,
+                   ArrayRef<std::string> rateWarnings);
+  void emitEntries();
+  llvm::Error compile();
+  /// -tisa-fuse-epilogue on the entries, which must take every epilogue.
+  llvm::Error fuseEpilogues();
+  std::string header() const;
+  GeneratedKernel take() { return std::move(out); }
+
+private:
+  llvm::Error chooseSchedule();
+  void emitPlainEntry();
+  void emitPackEntry();
+  void emitPackedEntry(bool range);
+  void emitConstants();
+  /// Operand `i` of an entry: its pointer, then for GEMM the leading
+  /// dimension; a padded convolution's input copied into a zeroed buffer
+  /// unless the kernel reads it in place.
+  Value operand(Entry &e, unsigned i);
+  Value paddedInput(OpBuilder &b, Value src, Value rows);
+  std::vector<std::string> params(std::initializer_list<unsigned> ops) const;
+  SmallVector<Type> argTypes(unsigned operands, unsigned buffers) const;
+  /// With an epilogue, its struct's pointer after the output.
+  void addEpilogueParam(SmallVector<Type> &types,
+                        std::vector<std::string> &params) const;
+  void emitPack(OpBuilder &b, Value src, Value buffer);
+  /// The computation into `dst`, through the epilogue (its operands read
+  /// from the tisa_epilogue at `epilogue`) when the spec has one.
+  void emitCompute(Entry &e, Value in, Value buffer, Value dst,
+                   Value epilogue, Value begin = {}, Value end = {});
+  void emitContraction(OpBuilder &b, Value in, Value buffer, Value dst,
+                       Value begin, Value end);
+  EpilogueValues epilogueValues(Entry &e, Value epilogue);
+  /// The first parameter of every entry but the pack with run-time rows
+  /// ("m" or "n"), else "".
+  StringRef rowsParam() const {
+    return spec.runTimeRows ? spec.rowsName() : "";
+  }
+  /// With run-time rows, a range entry's tiles are this many rows (a GEMM's
+  /// rows, a convolution's images).
+  int64_t rowsPerTile() const { return gemm ? 16 : 1; }
+  /// A range entry of run-time rows: rows [begin, end) x rowsPerTile(),
+  /// within the call's, become `e`'s rows and row offset.
+  void restrictRows(Entry &e, Value begin, Value end);
+  /// `p` advanced by `e.rowOffset` rows of `rowElements` elements of
+  /// `elt` (or `p` without an offset).
+  Value atFirstRow(Entry &e, Value p, Type elt, Value rowElements);
+  /// Whether the kernel generator applies the epilogue in registers (range
+  /// entries could not run it apart); else why.
+  llvm::Error checkEpilogue();
+  void emitPlainCompute(OpBuilder &b, Value in, Value buffer, Value dst);
+  void deallocPadded(OpBuilder &b, Value v, unsigned i);
+  std::string name(StringRef suffix) const { return out.name + suffix.str(); }
+
+  MLIRContext &ctx;
+  const KernelSpec &spec;
+  const Target &target;
+  const GenerateOptions &options;
+  bool gemm;
+  Location loc;
+  OwningOpRef<ModuleOp> module;
+  OpBuilder mb;
+  Type ptr, i64;
+  /// Input, weights, output: element types, program types, C names.
+  Type elts[3];
+  MemRefType types[3];
+  /// The output as the entries take it: types[2] with the epilogue's element
+  /// type.
+  MemRefType outType;
+  std::string names[3];
+  MemRefType plainInput, bufferType, plainPacked;
+  /// The contraction the plan was made for; it carries the plan and the
+  /// schedule, and the entries' tisa.pack and tisa.compute copy it.
+  func::FuncOp scratch;
+  linalg::LinalgOp program;
+  /// The descriptions the plan was chosen among and the target, for
+  /// -tisa-tensorize.
+  std::shared_ptr<const TensorizeInputs> inputs;
+  /// Null: plain vector code.
+  std::unique_ptr<KernelGenerator> kernel;
+  Contraction contraction;
+  Schedule schedule;
+  unsigned packed = 1, other = 0;
+  bool inPlacePadding = false;
+  SmallVector<int64_t> inputPadding;
+  std::vector<std::string> prototypes;
+  GeneratedKernel out;
+};
+
+} // namespace tisa::detail
+
+#endif // TISA_KERNELS_LIBRARYBUILDER_H
