@@ -194,6 +194,16 @@ void fuse(ComputeOp compute, linalg::GenericOp generic, unsigned accIndex,
   c.getDefiningOp()->erase();
 }
 
+/// Whether a reduction loop of `op` has a run-time extent (-tisa-split-dynamic
+/// runs it in blocks, each adding to the output in memory).
+bool hasRunTimeReduction(linalg::LinalgOp op) {
+  for (auto [range, type] : llvm::zip(op.getStaticLoopRanges(),
+                                      op.getIteratorTypesArray()))
+    if (type == utils::IteratorType::reduction && ShapedType::isDynamic(range))
+      return true;
+  return false;
+}
+
 /// Fuses the first consumer of `compute`'s output when it can, warning on an
 /// elementwise one it cannot.
 void tryFuse(ComputeOp compute) {
@@ -216,6 +226,9 @@ void tryFuse(ComputeOp compute) {
     return;
   if (llvm::count(consumer.getDpsInputs(), c) != 1)
     return refuse("it reads the accumulators twice");
+  if (hasRunTimeReduction(compute.getContraction()))
+    return refuse("the contraction's reduction has a run-time extent: it "
+                  "runs in blocks that accumulate in memory");
   std::string why = blockerBetween(compute, consumer);
   if (why.empty())
     why = checkAccumulators(c, compute, consumer, fill);

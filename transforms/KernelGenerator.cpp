@@ -103,32 +103,27 @@ Contraction withRunTimeExtents(const Contraction &c, ArrayRef<int64_t> loops) {
   return program;
 }
 
-FailureOr<SmallVector<std::optional<unsigned>, 3>>
-runTimeLoopBlocks(const Contraction &c, unsigned packedInput, unsigned loop,
-                  std::string &why) {
+FailureOr<RunTimeLoop> runTimeLoopBlocks(const Contraction &c,
+                                         unsigned packedInput, unsigned loop,
+                                         std::string &why) {
   const ProgramLoop &l = c.loops[loop];
-  auto refuse = [&](const Twine &reason) {
-    why = ("loop " + l.name + " has a dynamic extent and " + reason +
-           "; only parallel loops that the packed input does not read and "
-           "that index whole dimensions run at run-time extents")
-              .str();
-    return failure();
-  };
-  if (l.reduction)
-    return refuse("is a reduction");
-  SmallVector<std::optional<unsigned>, 3> dims;
+  RunTimeLoop out;
+  out.padded = l.reduction;
   for (auto [i, o] : llvm::enumerate(c.operands)) {
     std::optional<unsigned> dim = o.dimOf(loop);
     unsigned uses = llvm::count_if(o.map.getResults(), [&](AffineExpr e) {
       return e.isFunctionOfDim(loop);
     });
-    if (uses && i == packedInput)
-      return refuse("the packed input " + o.name + " depends on it");
-    if (uses && (!dim || uses > 1))
-      return refuse("indexes " + o.name + " with other loops (a window)");
-    dims.push_back(dim);
+    if (uses && (!dim || uses > 1)) {
+      why = "loop " + l.name + " has a dynamic extent and indexes " + o.name +
+            " with other loops (a window); only loops that index whole "
+            "dimensions run at run-time extents";
+      return failure();
+    }
+    out.padded |= uses && i == packedInput;
+    out.dims.push_back(dim);
   }
-  return dims;
+  return out;
 }
 
 FailureOr<std::unique_ptr<KernelGenerator>>

@@ -7,6 +7,10 @@
 
 #include "tisa/Transforms/PlanSelection.h"
 
+#include "CodegenUtils.h"
+
+#include "mlir/Dialect/Arith/IR/Arith.h"
+#include "mlir/Dialect/MemRef/IR/MemRef.h"
 #include "mlir/IR/IRMapping.h"
 
 using namespace mlir;
@@ -55,6 +59,38 @@ ComputeOp buildCompute(OpBuilder &b, Location loc,
                            : b.getDenseI64ArrayAttr(inputPadding));
   cloneInto(b, op.getProgram(), contraction);
   return op;
+}
+
+SmallVector<unsigned> runTimePackedLoops(const PlannedKernel &planned) {
+  const Contraction &c = planned.contraction;
+  const ProgramOperand &packed = c.operands[planned.kernel->packedInput()];
+  SmallVector<unsigned> loops;
+  for (auto [l, loop] : llvm::enumerate(c.loops))
+    if (loop.extent == kDynamic && packed.dimOf(l))
+      loops.push_back(l);
+  return loops;
+}
+
+Value loopExtent(OpBuilder &b, Location loc, const Contraction &c,
+                 ArrayRef<Value> operands, unsigned loop) {
+  for (auto [o, v] : llvm::zip(c.operands, operands))
+    if (std::optional<unsigned> d = o.dimOf(loop); d && v)
+      return memref::DimOp::create(b, loc, v, *d);
+  llvm_unreachable("no operand has the loop as a dimension");
+}
+
+Value packedBufferBytes(OpBuilder &b, Location loc,
+                        const PlannedKernel &planned,
+                        function_ref<Value(unsigned)> extent) {
+  const KernelGenerator &kernel = *planned.kernel;
+  Value bytes = cIndex(b, loc, kernel.packedBytes(planned.schedule));
+  for (unsigned l : runTimePackedLoops(planned)) {
+    int64_t block = runTimeBlock(planned.contraction, kernel.plan(), l);
+    Value blocks = arith::CeilDivUIOp::create(b, loc, extent(l),
+                                              cIndex(b, loc, block));
+    bytes = arith::MulIOp::create(b, loc, bytes, blocks);
+  }
+  return bytes;
 }
 
 } // namespace tisa

@@ -42,6 +42,24 @@ struct SplitPackPass
       signalPassFailure();
   }
 
+  /// The packed buffer: of the static kernel's bytes, or of a size run
+  /// time computes when the packed input has run-time extents.
+  static Value allocBuffer(OpBuilder &b, Location loc, linalg::LinalgOp op,
+                           const PlannedKernel &planned) {
+    auto align = b.getI64IntegerAttr(64);
+    if (runTimePackedLoops(planned).empty())
+      return memref::AllocOp::create(
+          b, loc,
+          planned.kernel->packedBufferType(b.getContext(), planned.schedule),
+          align);
+    SmallVector<Value> operands(op->getOperands());
+    Value bytes = packedBufferBytes(b, loc, planned, [&](unsigned l) {
+      return loopExtent(b, loc, planned.contraction, operands, l);
+    });
+    auto type = MemRefType::get({ShapedType::kDynamic}, b.getI8Type());
+    return memref::AllocOp::create(b, loc, type, ValueRange{bytes}, align);
+  }
+
   /// buffer, tisa.pack, tisa.compute, dealloc in place of `op`, whose plan
   /// and schedule both ops' copies carry.
   static void split(linalg::LinalgOp op, PlannedKernel &planned) {
@@ -50,9 +68,7 @@ struct SplitPackPass
     OpBuilder b(op);
     Location loc = op.getLoc();
     unsigned packed = kernel.packedInput();
-    Value buffer = memref::AllocOp::create(
-        b, loc, kernel.packedBufferType(b.getContext(), planned.schedule),
-        b.getI64IntegerAttr(64));
+    Value buffer = allocBuffer(b, loc, op, planned);
     buildPack(b, loc, op, op.getDpsInputs()[packed], buffer);
     buildCompute(b, loc, op, op.getDpsInputs()[1 - packed], buffer,
                  op.getDpsInits()[0], /*overwrite=*/false);

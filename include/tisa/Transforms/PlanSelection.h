@@ -116,6 +116,22 @@ forEachPlanned(mlir::func::FuncOp func, const TensorizeInputs &in,
                                        PlannedKernel &)>
                    apply);
 
+/// The loops of run-time extent the packed input depends on (a GEMM's N
+/// and K), in order: each runs in blocks of runTimeBlock iterations, and
+/// the packed buffer holds one static kernel's packed bytes per block
+/// (row-major over these loops' blocks; -tisa-split-dynamic).
+llvm::SmallVector<unsigned> runTimePackedLoops(const PlannedKernel &planned);
+/// The packed buffer's bytes as an index value: the static kernel's, times
+/// the blocks of each of runTimePackedLoops, whose extents `extent` gives.
+mlir::Value packedBufferBytes(mlir::OpBuilder &b, mlir::Location loc,
+                              const PlannedKernel &planned,
+                              llvm::function_ref<mlir::Value(unsigned)> extent);
+/// The run-time extent of `loop` of `c`: the dimension of the first of
+/// `operands` (inputs, output; null where absent) that the loop indexes
+/// alone.
+mlir::Value loopExtent(mlir::OpBuilder &b, mlir::Location loc,
+                       const Contraction &c,
+                       llvm::ArrayRef<mlir::Value> operands, unsigned loop);
 /// tisa.pack of `src` into `buffer` around a clone of `contraction` (which
 /// carries its plan and schedule).
 PackOp buildPack(mlir::OpBuilder &b, mlir::Location loc,

@@ -266,14 +266,28 @@ int64_t runTimeBlock(const Contraction &c, const TensorizePlan &plan,
 Contraction withRunTimeExtents(const Contraction &c,
                                llvm::ArrayRef<int64_t> loops);
 
-/// A loop with a dynamic extent runs in static blocks when it is parallel,
-/// the input packed ahead (`packedInput`) does not depend on it, and every
-/// operand that does has it alone as one whole dimension (a GEMM's M, a
-/// convolution's batch; not a window's output rows). Per operand (input 0,
-/// input 1, output): that dimension, or none. Failure says why not.
-mlir::FailureOr<llvm::SmallVector<std::optional<unsigned>, 3>>
-runTimeLoopBlocks(const Contraction &c, unsigned packedInput, unsigned loop,
-                  std::string &why);
+/// How a loop of run-time extent runs in static blocks of runTimeBlock
+/// iterations.
+struct RunTimeLoop {
+  /// Per operand (input 0, input 1, output): the dimension the loop indexes
+  /// alone, or none.
+  llvm::SmallVector<std::optional<unsigned>, 3> dims;
+  /// A loop the packed input or the reduction depends on (a GEMM's N, K):
+  /// every block is a whole block, the last one zero-padded, each with its
+  /// own part of the packed buffer, and a reduction's blocks accumulate.
+  /// Else (a GEMM's M, a convolution's batch) the blocks are rows: full
+  /// blocks, then the remainder's binary digits.
+  bool padded = false;
+};
+
+/// Whether a loop with a dynamic extent runs in static blocks: when every
+/// operand that depends on it has it alone as one whole dimension (a GEMM's
+/// M, N, K, a convolution's batch; not a window's output rows). Failure
+/// says why not.
+mlir::FailureOr<RunTimeLoop> runTimeLoopBlocks(const Contraction &c,
+                                               unsigned packedInput,
+                                               unsigned loop,
+                                               std::string &why);
 
 /// Ranks `result`'s plans with the code generators' cost model: a plan a
 /// generator takes costs its default schedule's counted cycles on `target`

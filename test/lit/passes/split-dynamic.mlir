@@ -2,8 +2,9 @@
 // computations on views of its input, output and epilogue operands: a loop over blocks of 256,
 // then the remainder's binary digits (128, ..., 1), each block's contraction marked with the
 // loops that were dynamic (it is planned as the program was). The packed buffer is shared.
-// Loops that cannot run in blocks are refused at planning with the reason; -tisa-tensorize
-// refuses a computation still dynamic.
+// N and K (the packed input's loops) run in whole blocks, the last one zero-padded (see
+// @dynamic_nk). Loops that cannot run in blocks are refused at planning with the reason;
+// -tisa-tensorize refuses a computation still dynamic.
 // RUN: tisa-opt %s --split-input-file --tisa-split-pack=target=znver4 --tisa-fuse-epilogue --tisa-split-dynamic=target=znver4 -verify-diagnostics | FileCheck %s
 // RUN: tisa-opt %s --split-input-file --tisa-split-pack=target=znver4 --tisa-fuse-epilogue --tisa-split-dynamic=target=znver4 --tisa-tensorize=target=znver4 -verify-diagnostics | FileCheck %s --check-prefix=LOWERED
 // RUN: tisa-opt %s --split-input-file --tisa-split-pack=target=sapphirerapids --tisa-fuse-epilogue --tisa-split-dynamic=target=sapphirerapids --tisa-tensorize=target=sapphirerapids 2>/dev/null | FileCheck %s --check-prefix=AMX
@@ -122,18 +123,104 @@ func.func @batched(%a: memref<?x?x64xi8>, %b: memref<64x48xi8>, %c: memref<?x?x4
 
 // -----
 
-// Loops that cannot run in static blocks: a reduction, one the packed input depends on, a
-// window's output rows.
-func.func @dynamic_k(%a: memref<32x?xi8>, %b: memref<?x48xi8>, %c: memref<32x48xi32>) {
-  // expected-warning @+1 {{not tensorized: no plan the code generator supports; the best: vpdpbusd.zmm: loop k has a dynamic extent and is a reduction; only parallel loops that the packed input does not read and that index whole dimensions run at run-time extents}}
-  linalg.matmul ins(%a, %b : memref<32x?xi8>, memref<?x48xi8>) outs(%c : memref<32x48xi32>)
+// N and K (loops the packed input depends on) run in whole blocks of 256, the last one on
+// zero-padded copies; each block of the pack and of the computation has its own part of the
+// packed buffer, block i at i times one static kernel's packed bytes (here 65536, so the buffer
+// holds 65536 x ceil(N/256) x ceil(K/256) bytes). K's blocks accumulate (an overwriting
+// computation zeroes its output first). A partial output block is copied back.
+// CHECK-LABEL: func.func @dynamic_nk
+// CHECK-SAME:    (%[[A:.*]]: memref<32x?xi8>, %[[B:.*]]: memref<?x?xi8>, %[[C:.*]]: memref<32x?xi32>)
+// CHECK:         %[[BUF:.*]] = memref.alloc(%{{.*}}) {alignment = 64 : i64} : memref<?xi8>
+// The pack: N blocks, each on its ceil(K/256) x 65536 bytes, then K blocks of 65536.
+// CHECK:         scf.for %[[NB:.*]] = %{{.*}} to %{{.*}} step %{{.*}} {
+// CHECK:           %[[NVIEW:.*]] = memref.view %[[BUF]][%{{.*}}][%{{.*}}] : memref<?xi8> to memref<?xi8>
+// CHECK:           %[[BN:.*]] = scf.if %{{.*}} -> (memref<?x256xi8, strided<[?, 1], offset: ?>>) {
+// CHECK:             memref.subview %[[B]][0, %{{.*}}] [%{{.*}}, 256] [1, 1]
+// CHECK:           } else {
+// CHECK:             linalg.fill ins(%c0_i8 : i8) outs(%[[PADN:.*]] : memref<?x256xi8>)
+// CHECK:             linalg.copy
+// CHECK:           scf.for %{{.*}} = %{{.*}} to %{{.*}} step %{{.*}} {
+// CHECK:             %[[KVIEW:.*]] = memref.view %[[NVIEW]][%{{.*}}][] : memref<?xi8> to memref<65536xi8>
+// CHECK:             %[[BNK:.*]] = scf.if %{{.*}} -> (memref<256x256xi8, strided<[?, 1], offset: ?>>) {
+// CHECK:             tisa.pack %[[BNK]] into %[[KVIEW]] : memref<256x256xi8, strided<[?, 1], offset: ?>>, memref<65536xi8> {
+// CHECK:               linalg.matmul {{{.*}}tisa.run_time_loops = array<i64: 1, 2>
+// The computation: N blocks (C's partial block in a staging copy of what it holds: the program
+// accumulates into C), then K blocks adding up.
+// CHECK:         scf.for
+// CHECK:           %[[CN:.*]] = scf.if %{{.*}} -> (memref<32x256xi32, strided<[?, 1], offset: ?>>) {
+// CHECK:           } else {
+// CHECK-NOT:         linalg.fill
+// CHECK:             linalg.copy
+// CHECK:           }
+// CHECK:           scf.for
+// CHECK:             %[[AK:.*]] = scf.if %{{.*}} -> (memref<32x256xi8, strided<[?, 1], offset: ?>>) {
+// CHECK:             } else {
+// CHECK:               linalg.fill ins(%c0_i8 : i8)
+// CHECK:               linalg.copy
+// CHECK:             }
+// CHECK:             tisa.compute %[[AK]], %{{.*}} -> %[[CN]] : memref<32x256xi8, strided<[?, 1], offset: ?>>, memref<65536xi8>, memref<32x256xi32, strided<[?, 1], offset: ?>> {
+// CHECK:               linalg.matmul {{{.*}}tisa.run_time_loops = array<i64: 1, 2>
+// CHECK:           scf.if
+// CHECK:             linalg.copy ins(%{{.*}} : memref<32x?xi32, strided<[256, 1]>>) outs(%{{.*}} : memref<32x?xi32, strided<[?, 1], offset: ?>>)
+// CHECK:         memref.dealloc %[[BUF]]
+// LOWERED-LABEL: func.func @dynamic_nk
+// LOWERED-NOT:   tisa.compute
+// LOWERED:       tisa.apply "vpdpbusd.zmm"
+// AMX-LABEL: func.func @dynamic_nk
+// AMX-NOT:   tisa.compute
+// AMX:       tisa.apply "tdpbssd"
+func.func @dynamic_nk(%a: memref<32x?xi8>, %b: memref<?x?xi8>, %c: memref<32x?xi32>) {
+  %zero = arith.constant 0 : i32
+  linalg.fill ins(%zero : i32) outs(%c : memref<32x?xi32>)
+  linalg.matmul ins(%a, %b : memref<32x?xi8>, memref<?x?xi8>) outs(%c : memref<32x?xi32>)
   return
 }
-func.func @dynamic_n(%a: memref<32x64xi8>, %b: memref<64x?xi8>, %c: memref<32x?xi32>) {
-  // expected-warning @+1 {{loop n has a dynamic extent and the packed input B depends on it}}
-  linalg.matmul ins(%a, %b : memref<32x64xi8>, memref<64x?xi8>) outs(%c : memref<32x?xi32>)
+
+// -----
+
+// A fused epilogue with N at run time: the bias along N is padded with the blocks; with K at run
+// time the epilogue is not fused (K's blocks accumulate in memory).
+#id = affine_map<(m, n) -> (m, n)>
+#col = affine_map<(m, n) -> (n)>
+// CHECK-LABEL: func.func @epilogue_n
+// CHECK:         scf.for
+// CHECK:           tisa.compute {{.*}} epilogue(%{{.*}} : memref<256xi32, strided<[1], offset: ?>>) {overwrite}
+func.func @epilogue_n(%a: memref<16x64xi8>, %b: memref<64x?xi8>, %bias: memref<?xi32>, %d: memref<16x?xi32>) {
+  %c1 = arith.constant 1 : index
+  %n = memref.dim %b, %c1 : memref<64x?xi8>
+  %acc = memref.alloc(%n) : memref<16x?xi32>
+  %zero = arith.constant 0 : i32
+  linalg.fill ins(%zero : i32) outs(%acc : memref<16x?xi32>)
+  linalg.matmul ins(%a, %b : memref<16x64xi8>, memref<64x?xi8>) outs(%acc : memref<16x?xi32>)
+  linalg.generic {indexing_maps = [#id, #col, #id], iterator_types = ["parallel", "parallel"]}
+      ins(%acc, %bias : memref<16x?xi32>, memref<?xi32>) outs(%d : memref<16x?xi32>) {
+  ^bb0(%x: i32, %y: i32, %o: i32):
+    %s = arith.addi %x, %y : i32
+    linalg.yield %s : i32
+  }
+  memref.dealloc %acc : memref<16x?xi32>
   return
 }
+func.func @epilogue_k(%a: memref<16x?xi8>, %b: memref<?x48xi8>, %bias: memref<48xi32>, %d: memref<16x48xi32>) {
+  %acc = memref.alloc() : memref<16x48xi32>
+  %zero = arith.constant 0 : i32
+  linalg.fill ins(%zero : i32) outs(%acc : memref<16x48xi32>)
+  // expected-note @+1 {{the contraction}}
+  linalg.matmul ins(%a, %b : memref<16x?xi8>, memref<?x48xi8>) outs(%acc : memref<16x48xi32>)
+  // expected-warning @+1 {{elementwise consumer of a contraction not fused into it: the contraction's reduction has a run-time extent: it runs in blocks that accumulate in memory}}
+  linalg.generic {indexing_maps = [#id, #col, #id], iterator_types = ["parallel", "parallel"]}
+      ins(%acc, %bias : memref<16x48xi32>, memref<48xi32>) outs(%d : memref<16x48xi32>) {
+  ^bb0(%x: i32, %y: i32, %o: i32):
+    %s = arith.addi %x, %y : i32
+    linalg.yield %s : i32
+  }
+  memref.dealloc %acc : memref<16x48xi32>
+  return
+}
+
+// -----
+
+// A window's output rows cannot run in static blocks.
 func.func @dynamic_rows(%i: memref<1x?x9x16xi8>, %f: memref<3x3x16x32xi8>, %o: memref<1x?x7x32xi32>) {
   // expected-warning @+1 {{loop oh has a dynamic extent and indexes input with other loops (a window)}}
   linalg.conv_2d_nhwc_hwcf {dilations = dense<1> : tensor<2xi64>, strides = dense<1> : tensor<2xi64>}
