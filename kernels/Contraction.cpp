@@ -20,9 +20,13 @@ Type kernelElementType(MLIRContext *ctx, ElementKind k) {
 }
 
 ProgramShapes programShapes(const KernelSpec &s) {
-  int64_t rows = s.runTimeRows ? ShapedType::kDynamic : s.rows();
-  if (s.op == KernelSpec::Op::Gemm)
-    return {{rows, s.k}, {s.k, s.n}, {rows, s.n}};
+  // With n or k at run time, m is dynamic too (the range entry's rows).
+  int64_t rows = s.runTimeShape() ? ShapedType::kDynamic : s.rows();
+  if (s.op == KernelSpec::Op::Gemm) {
+    int64_t n = s.runTimeN ? ShapedType::kDynamic : s.n,
+            k = s.runTimeK ? ShapedType::kDynamic : s.k;
+    return {{rows, k}, {k, n}, {rows, n}};
+  }
   return {{rows, s.h + 2 * s.pad, s.w + 2 * s.pad, s.c},
           {s.r, s.s, s.c, s.filters},
           {rows, s.outH(), s.outW(), s.filters}};

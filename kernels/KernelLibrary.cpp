@@ -34,11 +34,11 @@ namespace tisa {
 
 namespace {
 
-/// A memref view of a C pointer: `type` has a static shape but for a
-/// dynamic first dimension of `rows` (i64); its strides are dense except
-/// that a 2-D operand with a leading dimension `ld` uses it.
+/// A memref view of a C pointer: `type`'s dynamic dimensions take `sizes`
+/// (i64, in order); its strides are dense except that a 2-D operand with a
+/// leading dimension `ld` uses it.
 Value memrefFromPointer(OpBuilder &b, Location loc, Value ptr,
-                        MemRefType type, Value ld, Value rows = {}) {
+                        MemRefType type, Value ld, ValueRange sizes = {}) {
   MLIRContext *ctx = b.getContext();
   unsigned rank = type.getRank();
   Type i64 = b.getI64Type();
@@ -54,15 +54,20 @@ Value memrefFromPointer(OpBuilder &b, Location loc, Value ptr,
   desc = LLVM::InsertValueOp::create(b, loc, desc, ptr, ArrayRef<int64_t>{1});
   desc = LLVM::InsertValueOp::create(b, loc, desc, constant(0),
                                      ArrayRef<int64_t>{2});
+  assert(sizes.size() == size_t(type.getNumDynamicDims()) &&
+         "a size per dynamic dimension");
+  // Dense strides; a dimension of run-time extent is only ever outermost
+  // or under a leading dimension.
   SmallVector<int64_t> strides(rank, 1);
   for (int i = int(rank) - 2; i >= 0; --i)
     strides[i] = strides[i + 1] * type.getDimSize(i + 1);
+  unsigned nextSize = 0;
   for (unsigned i = 0; i < rank; ++i) {
-    assert((!type.isDynamicDim(i) || (i == 0 && rows)) &&
-           "only the rows are known at run time");
-    Value size = type.isDynamicDim(i) ? rows : constant(type.getDimSize(i));
+    Value size = type.isDynamicDim(i) ? sizes[nextSize++]
+                                      : constant(type.getDimSize(i));
     desc = LLVM::InsertValueOp::create(b, loc, desc, size,
                                        ArrayRef<int64_t>{3, i});
+    assert((ld && i == 0) || i + 1 == rank || strides[i] > 0);
     Value stride = (ld && i == 0) ? ld : constant(strides[i]);
     desc = LLVM::InsertValueOp::create(b, loc, desc, stride,
                                        ArrayRef<int64_t>{4, i});
@@ -170,6 +175,10 @@ llvm::Error LibraryBuilder::plan(ArrayRef<const Description *> descriptions,
 llvm::Error LibraryBuilder::checkEpilogue() {
   if (!spec.epilogue.any() || !kernel)
     return llvm::Error::success();
+  if (spec.runTimeK)
+    return llvm::createStringError(
+        "--epilogue " + spec.epilogue.text() + " needs k fixed: with k at run "
+        "time the blocks of K add up in memory, not in registers");
   // A probe on the scratch function: the epilogue as the entries build it.
   OpBuilder b(scratch.getBody().front().getTerminator());
   auto alloc = [&](MemRefType t) -> Value {
@@ -201,6 +210,11 @@ llvm::Error LibraryBuilder::chooseSchedule() {
   // The fallback's "packed" operand: a dense copy of the program's own.
   plainPacked = MemRefType::get(packed == 1 ? shapes.weights : shapes.in,
                                 elts[packed]);
+  if (!kernel && (spec.runTimeN || spec.runTimeK))
+    return llvm::createStringError(
+        "no instruction " + target.name + " executes applies to " +
+        spec.describe() +
+        ", and plain code does not take n or k at run time");
   if (!kernel) {
     out.plan = "plain vector code (no instruction)";
     out.packedLayout = "the program's own layout, dense";
@@ -222,8 +236,12 @@ llvm::Error LibraryBuilder::chooseSchedule() {
   recordPlan(program, contraction, kernel->plan(), schedule);
   out.schedule = schedule.text();
   out.scheduleSpace = kernel->space().text();
-  // With run-time rows the tiles are counted per call (NAME_tiles(rows)).
-  out.tiles = spec.runTimeRows ? 0 : kernel->partitionTiles(schedule);
+  // With run-time rows the tiles are counted per call (NAME_tiles(rows));
+  // with only n or k at run time the range entry's tiles are rows too.
+  out.tiles = spec.runTimeRows    ? 0
+              : spec.runTimeShape() ? (spec.rows() + rowsPerTile() - 1) /
+                                          rowsPerTile()
+                                    : kernel->partitionTiles(schedule);
   const TensorizePlan &plan = kernel->plan();
   out.instruction = plan.desc->name;
   out.mnemonic = plan.desc->mnemonic;
@@ -237,8 +255,12 @@ llvm::Error LibraryBuilder::chooseSchedule() {
   llvm::raw_string_ostream os(out.plan);
   printPlanSummary(contraction, kernel->plan(), os);
   out.packedLayout = kernel->packedLayoutText(schedule);
+  // With n or k at run time the buffer holds a block's bytes per block
+  // (NAME_packed_bytes(n, k)); packedBytes is one block's.
   out.packedBytes = kernel->packedBytes(schedule);
-  bufferType = kernel->packedBufferType(&ctx, schedule);
+  bufferType = spec.runTimeN || spec.runTimeK
+                   ? MemRefType::get({ShapedType::kDynamic}, mb.getI8Type())
+                   : kernel->packedBufferType(&ctx, schedule);
   return llvm::Error::success();
 }
 
@@ -261,9 +283,49 @@ Value LibraryBuilder::operand(Entry &e, unsigned i) {
                    ld ? ld : arith::ConstantIntOp::create(e.body, loc, image, 64));
   }
   if (gemm || i != 0 || spec.pad == 0)
-    return memrefFromPointer(e.body, loc, p, type, ld, e.rows);
-  Value src = memrefFromPointer(e.body, loc, p, plainInput, Value(), e.rows);
+    return memrefFromPointer(e.body, loc, p, type, ld,
+                             dynamicSizes(e, type, i));
+  Value src = memrefFromPointer(e.body, loc, p, plainInput, Value(),
+                                dynamicSizes(e, plainInput, i));
   return inPlacePadding ? src : paddedInput(e.body, src, e.rowsIndex);
+}
+
+SmallVector<Value> LibraryBuilder::dynamicSizes(Entry &e, MemRefType type,
+                                                unsigned i) const {
+  // The extents of the operands' dimensions, as in programShapes.
+  SmallVector<Value> extents;
+  if (!gemm)
+    extents = {e.rows};
+  else if (i == 0)
+    extents = {e.rows, e.k};
+  else if (i == 1)
+    extents = {e.k, e.n};
+  else if (i == 2)
+    extents = {e.rows, e.n};
+  else
+    extents = {e.n};
+  SmallVector<Value> sizes;
+  for (auto [d, v] : llvm::enumerate(extents))
+    if (d < size_t(type.getRank()) && type.isDynamicDim(d)) {
+      assert(v && "a dynamic dimension without its extent");
+      sizes.push_back(v);
+    }
+  return sizes;
+}
+
+Value LibraryBuilder::packedBytes(Entry &e) {
+  OpBuilder &b = e.body;
+  if (!bufferType.isDynamicDim(0))
+    return arith::ConstantIntOp::create(b, loc, out.packedBytes, 64);
+  auto index = [&](Value v) -> Value {
+    return arith::IndexCastOp::create(b, loc, b.getIndexType(), v);
+  };
+  // GEMM loops (m, n, k).
+  Value bytes = packedBufferBytes(b, loc, contraction, *kernel, schedule,
+                                  [&](unsigned l) {
+                                    return index(l == 1 ? e.n : e.k);
+                                  });
+  return arith::IndexCastOp::create(b, loc, i64, bytes);
 }
 
 Value LibraryBuilder::atFirstRow(Entry &e, Value p, Type elt,
@@ -367,10 +429,10 @@ EpilogueValues LibraryBuilder::epilogueValues(Entry &entry, Value epilogue) {
   };
   EpilogueValues v;
   const EpilogueSpec &e = spec.epilogue;
+  MemRefType vector = MemRefType::get({channels()}, elts[2]);
   if (e.bias)
-    v.bias = memrefFromPointer(b, loc, field(0),
-                               MemRefType::get({spec.channels()}, elts[2]),
-                               Value());
+    v.bias = memrefFromPointer(b, loc, field(0), vector, Value(),
+                               dynamicSizes(entry, vector, 3));
   if (e.residual) {
     int64_t image = 1;
     for (int64_t x : types[2].getShape().drop_front())
@@ -380,12 +442,12 @@ EpilogueValues LibraryBuilder::epilogueValues(Entry &entry, Value epilogue) {
         ld ? ld : arith::ConstantIntOp::create(b, loc, image, 64).getResult();
     v.residual = memrefFromPointer(
         b, loc, atFirstRow(entry, field(1), elts[2], rowElements), types[2],
-        ld, entry.rows);
+        ld, dynamicSizes(entry, types[2], 2));
   }
   if (e.requant) {
-    v.scale = memrefFromPointer(
-        b, loc, field(3), MemRefType::get({spec.channels()}, b.getF32Type()),
-        Value());
+    auto scales = MemRefType::get({channels()}, b.getF32Type());
+    v.scale = memrefFromPointer(b, loc, field(3), scales, Value(),
+                                dynamicSizes(entry, scales, 3));
     v.zeroPoint = field(4);
   }
   return v;
@@ -415,8 +477,9 @@ void LibraryBuilder::emitCompute(Entry &e, Value in, Value buffer, Value dst,
   // -tisa-fuse-epilogue then applies it in registers, the buffer unused.
   EpilogueValues v = epilogueValues(e, epilogue);
   SmallVector<Value> dynamic;
-  if (types[2].isDynamicDim(0))
-    dynamic.push_back(e.rowsIndex);
+  for (Value size : dynamicSizes(e, types[2], 2))
+    dynamic.push_back(
+        arith::IndexCastOp::create(b, loc, b.getIndexType(), size));
   Value acc = memref::AllocOp::create(
       b, loc, MemRefType::get(types[2].getShape(), elts[2]), dynamic,
       b.getI64IntegerAttr(64));
@@ -471,10 +534,14 @@ void LibraryBuilder::emitPlainEntry() {
   SmallVector<Type> a = argTypes(3, 0);
   std::vector<std::string> p = params({0, 1, 2});
   addEpilogueParam(a, p);
-  Entry e(mb, loc, out.name, a, p, out, prototypes, rowsParam());
+  Entry e(mb, loc, out.name, a, p, out, prototypes, spec);
   OpBuilder &b = e.body;
-  Value buffer =
-      memref::AllocOp::create(b, loc, bufferType, b.getI64IntegerAttr(64));
+  SmallVector<Value> bytes;
+  if (bufferType.isDynamicDim(0))
+    bytes.push_back(arith::IndexCastOp::create(b, loc, b.getIndexType(),
+                                               packedBytes(e)));
+  Value buffer = memref::AllocOp::create(b, loc, bufferType, bytes,
+                                         b.getI64IntegerAttr(64));
   // The pack and the computation are NAME_pack_X's and NAME_packed's:
   // call them rather than compile them twice (a padded conv2d's nests take
   // most of the generation time; a GEMM's vector pack a third of it).
@@ -485,10 +552,15 @@ void LibraryBuilder::emitPlainEntry() {
   // Operand i's pointer and, for a GEMM, its leading dimension.
   auto argsOf = [&](unsigned i) {
     unsigned perOperand = gemm ? 2 : 1;
-    auto all = e.func.getArguments().drop_front(e.rows ? 1 : 0);
+    auto all = e.func.getArguments().drop_front(e.extentArgs);
     return SmallVector<Value>(all.slice(i * perOperand, perOperand));
   };
-  SmallVector<Value> packArgs = argsOf(packed);
+  // The pack takes n and k when run time gives them.
+  SmallVector<Value> packArgs;
+  for (Value v : {e.n, e.k})
+    if (v)
+      packArgs.push_back(v);
+  llvm::append_range(packArgs, argsOf(packed));
   packArgs.push_back(pointer);
   func::CallOp::create(b, loc, name("_pack_" + out.packedOperand),
                        TypeRange{}, packArgs);
@@ -501,9 +573,7 @@ void LibraryBuilder::emitPlainEntry() {
     deallocPadded(b, vals[0], 0);
   } else {
     // NAME_packed([rows, ]other, packed, out[, epilogue])
-    SmallVector<Value> args;
-    if (e.rows)
-      args.push_back(e.rows);
+    SmallVector<Value> args(e.extents());
     llvm::append_range(args, argsOf(other));
     args.push_back(pointer);
     args.append(argsOf(2));
@@ -520,13 +590,13 @@ void LibraryBuilder::emitPackEntry() {
   std::vector<std::string> p = params({packed});
   p.push_back("void *packed");
   Entry e(mb, loc, name("_pack_" + out.packedOperand), argTypes(1, 1), p, out,
-          prototypes);
+          prototypes, spec, KernelSpec::Extents::Weights);
   // Kept out of line: LLVM would otherwise inline it into the plain entry
   // and compile the pack twice.
   OpBuilder &b = e.body;
   e.func->setAttr("passthrough", b.getArrayAttr({b.getStringAttr("noinline")}));
   Value src = operand(e, packed);
-  Value buffer = memrefFromPointer(b, loc, e.arg(), bufferType, Value());
+  Value buffer = bufferFromPointer(e, e.arg());
   emitPack(b, src, buffer);
   deallocPadded(b, src, packed);
   func::ReturnOp::create(b, loc);
@@ -548,17 +618,17 @@ void LibraryBuilder::emitPackedEntry(bool range) {
     p.push_back("int64_t end");
   }
   Entry e(mb, loc, name(range ? "_packed_range" : "_packed"), a, p, out,
-          prototypes, rowsParam());
+          prototypes, spec);
   OpBuilder &b = e.body;
   unsigned nargs = e.func.getNumArguments();
-  // Run-time rows: the range's tiles are rows, each operand viewed from
+  // Run-time extents: the range's tiles are rows, each operand viewed from
   // its first; the computation then has no range of its own.
-  bool rowRange = range && spec.runTimeRows;
+  bool rowRange = range && spec.runTimeShape();
   if (rowRange)
     restrictRows(e, e.func.getArgument(nargs - 2),
                  e.func.getArgument(nargs - 1));
   Value in = operand(e, other);
-  Value buffer = memrefFromPointer(b, loc, e.arg(), bufferType, Value());
+  Value buffer = bufferFromPointer(e, e.arg());
   Value dst = operand(e, 2);
   Value epilogue = spec.epilogue.any() ? e.arg() : Value();
   Value begin, end;
@@ -571,31 +641,42 @@ void LibraryBuilder::emitPackedEntry(bool range) {
   func::ReturnOp::create(b, loc);
 }
 
-// NAME_packed_bytes(), NAME_tiles() (with run-time rows: NAME_tiles(rows),
-// their tiles of rowsPerTile()).
+// NAME_packed_bytes() (with n or k at run time: NAME_packed_bytes(n, k)),
+// NAME_tiles() (with run-time rows: NAME_tiles(rows), their tiles of
+// rowsPerTile()).
 void LibraryBuilder::emitConstants() {
-  for (auto [fn, value] : {std::pair{name("_packed_bytes"), out.packedBytes},
-                           std::pair{name("_tiles"), out.tiles}}) {
-    bool perRows = spec.runTimeRows && fn == name("_tiles");
-    SmallVector<Type> params;
-    if (perRows)
-      params.push_back(i64);
-    auto f = func::FuncOp::create(mb, loc, fn,
-                                  mb.getFunctionType(params, {i64}));
-    OpBuilder b(&ctx);
-    b.setInsertionPointToStart(f.addEntryBlock());
-    Value result = arith::ConstantOp::create(b, loc, i64,
-                                             b.getI64IntegerAttr(value));
-    if (perRows)
-      result = arith::CeilDivSIOp::create(
-          b, loc, f.getArgument(0),
-          arith::ConstantIntOp::create(b, loc, rowsPerTile(), 64));
-    func::ReturnOp::create(b, loc, ValueRange{result});
-    out.symbols.push_back(fn);
-    prototypes.push_back("int64_t " + fn + "(" +
-                         (perRows ? "int64_t " + rowsParam().str() : "void") +
-                         ");");
+  {
+    Entry e(mb, loc, name("_packed_bytes"), {}, {}, out, prototypes, spec,
+            KernelSpec::Extents::Weights);
+    setResult(e, packedBytes(e));
   }
+  Entry e(mb, loc, name("_tiles"), {}, {}, out, prototypes, spec,
+          KernelSpec::Extents::Rows);
+  OpBuilder &b = e.body;
+  Value tiles = arith::ConstantIntOp::create(b, loc, out.tiles, 64);
+  if (spec.runTimeShape())
+    tiles = arith::CeilDivSIOp::create(
+        b, loc, e.rows,
+        arith::ConstantIntOp::create(b, loc, rowsPerTile(), 64));
+  setResult(e, tiles);
+}
+
+void LibraryBuilder::setResult(Entry &e, Value result) {
+  // An entry returns void; these return the i64 `result`.
+  e.func.setType(
+      FunctionType::get(&ctx, e.func.getArgumentTypes(), {result.getType()}));
+  func::ReturnOp::create(e.body, loc, ValueRange{result});
+  std::string &prototype = prototypes.back();
+  prototype.replace(0, 4, "int64_t");
+  if (llvm::StringRef(prototype).ends_with("();"))
+    prototype.insert(prototype.size() - 2, "void");
+}
+
+Value LibraryBuilder::bufferFromPointer(Entry &e, Value p) {
+  SmallVector<Value> sizes;
+  if (bufferType.isDynamicDim(0))
+    sizes.push_back(packedBytes(e));
+  return memrefFromPointer(e.body, loc, p, bufferType, Value(), sizes);
 }
 
 } // namespace detail

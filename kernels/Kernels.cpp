@@ -131,10 +131,14 @@ llvm::Error KernelSpec::validate() const {
   };
   // A run-time extent: any, or none chosen yet.
   int64_t rowsChecked = runTimeRows && rows() == 0 ? 1 : rows();
+  if ((runTimeN || runTimeK) && op != Op::Gemm)
+    return llvm::createStringError(
+        "only a GEMM's n and k may be given at run time");
   if (op == Op::Gemm) {
-    for (auto [what, v] : {std::pair<StringRef, int64_t>{"m", rowsChecked},
-                           {"n", n},
-                           {"k", k}})
+    for (auto [what, v] :
+         {std::pair<StringRef, int64_t>{"m", rowsChecked},
+          {"n", runTimeN && n == 0 ? 1 : n},
+          {"k", runTimeK && k == 0 ? 1 : k}})
       if (auto e = positive(what, v))
         return e;
     return llvm::Error::success();
@@ -173,7 +177,8 @@ std::string KernelSpec::symbol() const {
       runTimeRows ? rowsName().upper() : std::to_string(rows());
   if (op == Op::Gemm)
     return llvm::formatv("tisa_gemm_{0}_{1}x{2}x{3}{4}", types.text(),
-                         rowsText, n, k, suffix);
+                         rowsText, runTimeN ? "N" : std::to_string(n),
+                         runTimeK ? "K" : std::to_string(k), suffix);
   return llvm::formatv(
       "tisa_conv2d_{0}_n{1}h{2}w{3}c{4}k{5}r{6}s{7}u{8}p{9}{10}",
       types.text(), rowsText, h, w, c, filters, r, s, stride, pad, suffix);
@@ -181,18 +186,36 @@ std::string KernelSpec::symbol() const {
 
 std::string KernelSpec::key() const {
   // One kernel for every run-time extent.
-  KernelSpec code = runTimeRows ? withRows(0) : *this;
+  KernelSpec code = withCall(0, 0, 0);
   return code.symbol() + ":" + code.describe();
+}
+
+std::vector<std::pair<std::string, int64_t>>
+KernelSpec::runTimeExtents(Extents which) const {
+  std::vector<std::pair<std::string, int64_t>> out;
+  if (runTimeRows && which != Extents::Weights)
+    out.push_back({rowsName().str(), rows()});
+  if (which == Extents::Rows)
+    return out;
+  if (runTimeN)
+    out.push_back({"n", n});
+  if (runTimeK)
+    out.push_back({"k", k});
+  return out;
 }
 
 std::string KernelSpec::describe() const {
   std::string epi = epilogue.any() ? " + " + epilogue.text() : "";
   // "?", or "?=128" for a call's extent of a run-time one.
-  std::string rowsText = std::to_string(rows());
-  if (runTimeRows)
-    rowsText = rows() ? "?=" + rowsText : "?";
+  auto extent = [](bool runTime, int64_t v) {
+    if (!runTime)
+      return std::to_string(v);
+    return v ? "?=" + std::to_string(v) : std::string("?");
+  };
+  std::string rowsText = extent(runTimeRows, rows());
   if (op == Op::Gemm)
-    return llvm::formatv("gemm {0}x{1}x{2} {3}{4}", rowsText, n, k,
+    return llvm::formatv("gemm {0}x{1}x{2} {3}{4}", rowsText,
+                         extent(runTimeN, n), extent(runTimeK, k),
                          types.text(), epi);
   return llvm::formatv("conv2d n={0} h={1} w={2} c={3} k={4} {5}x{6} "
                        "stride={7} pad={8} {9}{10}",

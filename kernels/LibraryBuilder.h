@@ -30,41 +30,57 @@ namespace tisa::detail {
 using namespace mlir;
 
 /// One C entry point under construction; records its symbol and its C
-/// prototype (for the header) in `out`. With `rowsParam` (a kernel of
-/// run-time rows, KernelSpec::runTimeRows), its first parameter is that
-/// extent: `rows` (i64) and `rowsIndex`.
+/// prototype (for the header) in `out`. A kernel of run-time extents
+/// (KernelSpec::runTimeExtents) takes those `which` names first, as i64.
 struct Entry {
   func::FuncOp func;
   OpBuilder body;
   unsigned next = 0;
-  Value rows, rowsIndex;
+  /// The rows (i64; a constant when only n or k is a run-time extent, whose
+  /// kernels have dynamic rows too) and as an index; n and k (i64) when run
+  /// time gives them.
+  Value rows, rowsIndex, n, k;
+  /// The run-time extents' leading arguments.
+  unsigned extentArgs = 0;
   /// A range entry of run-time rows: its first row (i64), which every
   /// operand's pointer is advanced by.
   Value rowOffset;
   Entry(OpBuilder &mb, Location loc, StringRef name, ArrayRef<Type> argTypes,
         ArrayRef<std::string> params, GeneratedKernel &out,
-        std::vector<std::string> &prototypes, StringRef rowsParam = "")
+        std::vector<std::string> &prototypes, const KernelSpec &spec,
+        KernelSpec::Extents which = KernelSpec::Extents::All)
       : body(mb.getContext()) {
-    SmallVector<Type> types(argTypes);
-    std::vector<std::string> names(params.begin(), params.end());
-    if (!rowsParam.empty()) {
-      types.insert(types.begin(), mb.getI64Type());
-      names.insert(names.begin(), ("int64_t " + rowsParam).str());
+    SmallVector<Type> types;
+    std::vector<std::string> names;
+    for (const auto &extent : spec.runTimeExtents(which)) {
+      types.push_back(mb.getI64Type());
+      names.push_back("int64_t " + extent.first);
     }
+    extentArgs = types.size();
+    llvm::append_range(types, argTypes);
+    names.insert(names.end(), params.begin(), params.end());
     func = func::FuncOp::create(mb, loc, name, mb.getFunctionType(types, {}));
     body.setInsertionPointToStart(func.addEntryBlock());
     out.symbols.push_back(name.str());
     prototypes.push_back(
         ("void " + name + "(" + llvm::join(names, ", ") + ");").str());
-    if (!rowsParam.empty()) {
+    using Extents = KernelSpec::Extents;
+    if (spec.runTimeRows && which != Extents::Weights)
       rows = arg();
+    else if (spec.runTimeShape())
+      rows = arith::ConstantIntOp::create(body, loc, spec.rows(), 64);
+    if (spec.runTimeN && which != Extents::Rows)
+      n = arg();
+    if (spec.runTimeK && which != Extents::Rows)
+      k = arg();
+    if (rows)
       rowsIndex = arith::IndexCastOp::create(body, loc, body.getIndexType(),
                                              rows);
-    }
   }
   Value arg() { return func.getArgument(next++); }
+  /// The leading arguments of run-time extents.
+  ValueRange extents() { return func.getArguments().take_front(extentArgs); }
 };
-
 
 /// Builds one kernel library: the plan and schedule, the C entries around
 /// the kernel generator's pack and compute (or plain code without an
@@ -112,6 +128,22 @@ private:
   /// ("m" or "n"), else "".
   StringRef rowsParam() const {
     return spec.runTimeRows ? spec.rowsName() : "";
+  }
+  /// The i64 values of a GEMM operand's (or a bias's) dynamic dimensions,
+  /// in order: `i` 0 (A: m, k), 1 (B: k, n), 2 (C: m, n), 3 (a vector of
+  /// n).
+  SmallVector<Value> dynamicSizes(Entry &e, MemRefType type, unsigned i) const;
+  /// The packed buffer's bytes (i64) in `e`: constant, or with n or k at
+  /// run time computed from them (packedBufferBytes).
+  Value packedBytes(Entry &e);
+  /// The packed buffer at the C pointer `p`.
+  Value bufferFromPointer(Entry &e, Value p);
+  /// Makes `e` return `result` (i64), in its prototype too.
+  void setResult(Entry &e, Value result);
+  /// Elements of a bias or scale vector: n (dynamic with n at run time), or
+  /// the filters.
+  int64_t channels() const {
+    return spec.runTimeN ? ShapedType::kDynamic : spec.channels();
   }
   /// With run-time rows, a range entry's tiles are this many rows (a GEMM's
   /// rows, a convolution's images).

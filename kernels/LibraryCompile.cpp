@@ -93,10 +93,12 @@ std::string LibraryBuilder::header() const {
      << " * plan: " << out.plan << "\n *\n";
   std::string rows = spec.runTimeRows ? rowsParam().str()
                                       : std::to_string(spec.rows());
+  std::string n = spec.runTimeN ? "n" : std::to_string(spec.n),
+              k = spec.runTimeK ? "k" : std::to_string(spec.k);
   if (gemm)
-    os << " * C = A x B, overwriting C. A is " << rows << " x " << spec.k
-       << ", B " << spec.k << " x " << spec.n << ", C " << rows << " x "
-       << spec.n << ", all row-major;\n"
+    os << " * C = A x B, overwriting C. A is " << rows << " x " << k
+       << ", B " << k << " x " << n << ", C " << rows << " x " << n
+       << ", all row-major;\n"
        << " * ld* is the distance in elements between consecutive rows.\n";
   else
     os << " * output = conv2d(input, filter), overwriting output. Dense "
@@ -108,10 +110,21 @@ std::string LibraryBuilder::header() const {
        << " *   output [n=" << rows << "][" << spec.outH() << "]["
        << spec.outW() << "][k=" << spec.filters << "] (NHWC), stride "
        << spec.stride << ", zero padding " << spec.pad << "\n";
-  if (spec.runTimeRows)
+  if (spec.runTimeRows && !spec.runTimeN && !spec.runTimeK)
     os << " * " << rows << " is given at run time: the first argument of every "
        << "entry but " << packName << "\n"
        << " * (one kernel for any " << rows << " >= 0).\n";
+  if (spec.runTimeN || spec.runTimeK) {
+    std::string all, weights;
+    for (const auto &e : spec.runTimeExtents())
+      all += (all.empty() ? "" : ", ") + e.first;
+    for (const auto &e : spec.runTimeExtents(KernelSpec::Extents::Weights))
+      weights += (weights.empty() ? "" : ", ") + e.first;
+    os << " * " << all << " are given at run time: the first arguments of "
+       << "every entry (" << packName << " and\n * "
+       << name("_packed_bytes") << " take " << weights
+       << "); one kernel for any extents >= 1.\n";
+  }
   if (spec.epilogue.any())
     os << " * The result goes through the epilogue " << spec.epilogue.text()
        << " (in registers, before its one store):\n"
@@ -122,9 +135,15 @@ std::string LibraryBuilder::header() const {
   os << " *\n"
      << " * For repeated use of the same " << names[packed] << ": call "
      << packName << " once into a buffer of\n"
-     << " * " << name("_packed_bytes") << "() bytes (any alignment; 64 is "
-     << "best), then " << packedName << ".\n"
-     << " * Packed layout: " << out.packedLayout << "\n"
+     << " * " << name("_packed_bytes") << "("
+     << (spec.runTimeN || spec.runTimeK ? "..." : "")
+     << ") bytes (any alignment; 64 is best), then " << packedName << ".\n"
+     << " * Packed layout"
+     << (spec.runTimeN || spec.runTimeK
+             ? " (of each block of " + std::to_string(kNominalExtent) +
+                   " of n and k, the last zero-padded)"
+             : "")
+     << ": " << out.packedLayout << "\n"
      << " * " << packedName << "_range computes the tiles [begin, end) of "
      << name("_tiles") << "(" << (spec.runTimeRows ? rows : "") << ")"
      << (spec.runTimeRows ? " (" + std::to_string(rowsPerTile()) +

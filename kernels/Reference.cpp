@@ -351,6 +351,8 @@ KernelData makeData(const KernelSpec &spec, uint64_t seed, Fill how,
   std::mt19937_64 rng(seed);
   KernelData d;
   d.rows = spec.rows();
+  d.n = spec.n;
+  d.k = spec.k;
   bool padded = layout == Layout::Padded;
   if (spec.op == KernelSpec::Op::Gemm) {
     // Gaps of odd sizes: a kernel that takes the tight stride, or rounds
@@ -524,19 +526,47 @@ Operands splitOperands(const CompiledKernel &k, const KernelData &d) {
 
 } // namespace
 
+std::vector<int64_t> runTimeArgs(const CompiledKernel &k, const KernelData &d,
+                                 KernelSpec::Extents which) {
+  const KernelSpec &s = k.spec();
+  std::vector<int64_t> args;
+  for (const auto &extent :
+       s.withCall(d.rows, d.n, d.k).runTimeExtents(which))
+    args.push_back(extent.second);
+  return args;
+}
+
+namespace {
+
+/// `f` with its leading int64_t arguments `prefix` (at most 3: run-time
+/// extents) bound, then `lead`, as bindEntry.
+template <typename... Trail, typename Lead>
+std::function<void(Trail...)> bindEntry(void *f, const EpilogueArgs *epilogue,
+                                        const std::vector<int64_t> &prefix,
+                                        Lead lead);
+
+} // namespace
+
 void packWeights(const CompiledKernel &k, const KernelData &d,
                  Bytes &packed) {
   bool gemm = k.spec().op == KernelSpec::Op::Gemm;
-  packed.assign(k.packedBytes(), 0);
+  std::vector<int64_t> extents =
+      runTimeArgs(k, d, KernelSpec::Extents::Weights);
+  int64_t bytes = k.packedBytes();
+  if (extents.size() == 1)
+    bytes = k.entry<int64_t(int64_t)>("_packed_bytes")(extents[0]);
+  else if (extents.size() == 2)
+    bytes = k.entry<int64_t(int64_t, int64_t)>("_packed_bytes")(extents[0],
+                                                                extents[1]);
+  packed.assign(bytes, 0);
   Operands ops = splitOperands(k, d);
-  const void *src = ops.packed;
-  int64_t ld = ops.packedLd;
   void *pack = k.address("_pack_" + k.packedOperand());
+  void *p = packed.data();
   if (gemm)
-    reinterpret_cast<void (*)(const void *, int64_t, void *)>(pack)(
-        src, ld, packed.data());
+    bindEntry<>(pack, nullptr, extents,
+                std::tuple(ops.packed, ops.packedLd, p))();
   else
-    reinterpret_cast<void (*)(const void *, void *)>(pack)(src, packed.data());
+    bindEntry<>(pack, nullptr, extents, std::tuple(ops.packed, p))();
 }
 
 namespace {
@@ -564,6 +594,27 @@ std::function<void(Trail...)> bindEntry(void *f, const EpilogueArgs *epilogue,
   };
 }
 
+template <typename... Trail, typename Lead>
+std::function<void(Trail...)> bindEntry(void *f, const EpilogueArgs *epilogue,
+                                        const std::vector<int64_t> &prefix,
+                                        Lead lead) {
+  switch (prefix.size()) {
+  case 0:
+    return bindEntry<Trail...>(f, epilogue, lead);
+  case 1:
+    return bindEntry<Trail...>(f, epilogue,
+                               std::tuple_cat(std::tuple(prefix[0]), lead));
+  case 2:
+    return bindEntry<Trail...>(
+        f, epilogue, std::tuple_cat(std::tuple(prefix[0], prefix[1]), lead));
+  default:
+    assert(prefix.size() == 3 && "at most m, n and k");
+    return bindEntry<Trail...>(
+        f, epilogue,
+        std::tuple_cat(std::tuple(prefix[0], prefix[1], prefix[2]), lead));
+  }
+}
+
 } // namespace
 
 std::function<void()> bindKernel(const CompiledKernel &k, KernelData &d,
@@ -582,14 +633,10 @@ std::function<void()> bindKernel(const CompiledKernel &k, KernelData &d,
       return f;
     return [args, f] { f(); };
   };
-  // With run-time rows, every entry but the pack takes them first.
-  auto withRows = [&, rows = d.rows, runTime = s.runTimeRows](
-                      auto... trail) {
+  // With run-time extents, every entry takes them first.
+  auto withRows = [&, extents = runTimeArgs(k, d)](auto... trail) {
     return [=](void *f, auto lead) -> std::function<void(decltype(trail)...)> {
-      if (runTime)
-        return bindEntry<decltype(trail)...>(
-            f, epilogue, std::tuple_cat(std::tuple(rows), lead));
-      return bindEntry<decltype(trail)...>(f, epilogue, lead);
+      return bindEntry<decltype(trail)...>(f, epilogue, extents, lead);
     };
   };
   auto bind = withRows();
@@ -643,7 +690,7 @@ int64_t rangeTiles(const CompiledKernel &k, const KernelData &d) {
 
 int64_t usefulParts(const CompiledKernel &k, const KernelData &d,
                     int64_t threads) {
-  int64_t macs = int64_t(k.spec().withRows(d.rows).ops() / 2);
+  int64_t macs = int64_t(k.spec().withCall(d.rows, d.n, d.k).ops() / 2);
   return std::max<int64_t>(
       1, std::min({threads, rangeTiles(k, d), macs / kMinMacsPerThread}));
 }
@@ -658,6 +705,11 @@ llvm::ArrayRef<CheckInputs> checkInputs() {
 std::string checkKernel(const CompiledKernel &k, uint64_t seed, int &runs,
                         int64_t rows) {
   KernelSpec spec = k.spec().runTimeRows ? k.spec().withRows(rows) : k.spec();
+  return checkKernel(k, seed, runs, spec);
+}
+
+std::string checkKernel(const CompiledKernel &k, uint64_t seed, int &runs,
+                        const KernelSpec &spec) {
   runs = 0;
   for (const CheckInputs &in : checkInputs()) {
     KernelData data = makeData(spec, seed, in.fill, in.layout);

@@ -61,9 +61,9 @@ ComputeOp buildCompute(OpBuilder &b, Location loc,
   return op;
 }
 
-SmallVector<unsigned> runTimePackedLoops(const PlannedKernel &planned) {
-  const Contraction &c = planned.contraction;
-  const ProgramOperand &packed = c.operands[planned.kernel->packedInput()];
+SmallVector<unsigned> runTimePackedLoops(const Contraction &c,
+                                         const KernelGenerator &kernel) {
+  const ProgramOperand &packed = c.operands[kernel.packedInput()];
   SmallVector<unsigned> loops;
   for (auto [l, loop] : llvm::enumerate(c.loops))
     if (loop.extent == kDynamic && packed.dimOf(l))
@@ -79,13 +79,12 @@ Value loopExtent(OpBuilder &b, Location loc, const Contraction &c,
   llvm_unreachable("no operand has the loop as a dimension");
 }
 
-Value packedBufferBytes(OpBuilder &b, Location loc,
-                        const PlannedKernel &planned,
+Value packedBufferBytes(OpBuilder &b, Location loc, const Contraction &c,
+                        const KernelGenerator &kernel, const Schedule &s,
                         function_ref<Value(unsigned)> extent) {
-  const KernelGenerator &kernel = *planned.kernel;
-  Value bytes = cIndex(b, loc, kernel.packedBytes(planned.schedule));
-  for (unsigned l : runTimePackedLoops(planned)) {
-    int64_t block = runTimeBlock(planned.contraction, kernel.plan(), l);
+  Value bytes = cIndex(b, loc, kernel.packedBytes(s));
+  for (unsigned l : runTimePackedLoops(c, kernel)) {
+    int64_t block = runTimeBlock(c, kernel.plan(), l);
     Value blocks = arith::CeilDivUIOp::create(b, loc, extent(l),
                                               cIndex(b, loc, block));
     bytes = arith::MulIOp::create(b, loc, bytes, blocks);

@@ -86,18 +86,19 @@ std::optional<KernelSpec> specFrom(const Options &o, llvm::StringRef op,
         code = usageError(op + " needs --" + key);
       return !required;
     }
-    // GEMM's m and conv2d's batch may be left to run time.
-    if (it->second == "?" && key == s.rowsName()) {
-      s.runTimeRows = true;
+    // GEMM's m, n and k and conv2d's batch may be left to run time.
+    bool gemm = s.op == KernelSpec::Op::Gemm;
+    if (it->second == "?" && (key == s.rowsName() || gemm)) {
+      (key == s.rowsName() ? s.runTimeRows
+       : key == "n"        ? s.runTimeN
+                           : s.runTimeK) = true;
       out = 0;
       return true;
     }
     if (it->second == "?") {
-      code = usageError(
-          "--" + key + " ?: only " +
-          (s.op == KernelSpec::Op::Gemm ? "--m" : "--n (the batch)") +
-          " may be given at run time (the packed weights and the "
-          "convolution's taps depend on the others)");
+      code = usageError("--" + key +
+                        " ?: only --n (the batch) may be given at run time "
+                        "(the convolution's taps depend on the others)");
       return false;
     }
     if (llvm::StringRef(it->second).getAsInteger(10, out)) {
@@ -299,33 +300,53 @@ int gen(const Options &o) {
 }
 
 
-/// `--at M,M,...` (run-time rows to run at), or a usage error.
-std::optional<std::vector<int64_t>> rowsToRun(const Options &o,
-                                              const KernelSpec &spec,
-                                              int &code) {
+/// `--at` (the calls a kernel of run-time extents runs at: M,M,... or
+/// MxNxK,...), or a usage error.
+std::optional<std::vector<KernelSpec>> callsToRun(const Options &o,
+                                                  const KernelSpec &spec,
+                                                  int &code) {
   auto at = o.values.find("at");
-  if (!spec.runTimeRows) {
+  bool nk = spec.runTimeN || spec.runTimeK;
+  if (!spec.runTimeShape()) {
     if (at != o.values.end()) {
       code = usageError("--at gives the run-time extents of a kernel "
-                        "generated with --m ? (conv2d: --n ?)");
+                        "generated with --m ?, --n ? or --k ? (conv2d: --n ?)");
       return std::nullopt;
     }
-    return std::vector<int64_t>();
+    return std::vector<KernelSpec>();
   }
-  std::string text = at == o.values.end() ? "1,33,256" : at->second;
+  std::string text = at != o.values.end() ? at->second
+                     : nk ? "1x1x1,33x100x300,256x256x256"
+                          : "1,33,256";
   llvm::SmallVector<llvm::StringRef> items;
   llvm::StringRef(text).split(items, ',');
-  std::vector<int64_t> rows;
+  std::vector<KernelSpec> calls;
   for (llvm::StringRef item : items) {
-    int64_t v = 0;
-    if (item.trim().getAsInteger(10, v) || v < 1 || v > (int64_t(1) << 20)) {
-      code = usageError("--at expects positive integers separated by commas, "
-                        "got '" + item.str() + "'");
+    llvm::SmallVector<llvm::StringRef> parts;
+    item.trim().split(parts, 'x');
+    int64_t v[3] = {0, 0, 0};
+    bool ok = parts.size() == (nk ? 3u : 1u);
+    for (auto [i, part] : llvm::enumerate(parts))
+      ok = ok && !part.getAsInteger(10, v[i]) && v[i] >= 1 &&
+           v[i] <= (int64_t(1) << 20);
+    if (!ok) {
+      code = usageError(
+          "--at expects " +
+          std::string(nk ? "MxNxK triples of positive integers"
+                         : "positive integers") +
+          " separated by commas, got '" + item.str() + "'");
       return std::nullopt;
     }
-    rows.push_back(v);
+    KernelSpec call = nk ? spec.withCall(v[0], v[1], v[2])
+                         : spec.withRows(v[0]);
+    if (nk && (call.m != v[0] || call.n != v[1] || call.k != v[2])) {
+      code = usageError("--at " + item.str() + ": the kernel's static " +
+                        "extents are " + call.describe());
+      return std::nullopt;
+    }
+    calls.push_back(call);
   }
-  return rows;
+  return calls;
 }
 
 /// Features the project's emulator provides on x86-64 Linux without them.
@@ -381,10 +402,10 @@ std::optional<Runnable> runnable(const Options &o, llvm::StringRef verb,
   if (!spec)
     return std::nullopt;
   r.spec = *spec;
-  std::optional<std::vector<int64_t>> rows = rowsToRun(o, r.spec, code);
-  if (!rows)
+  std::optional<std::vector<KernelSpec>> calls = callsToRun(o, r.spec, code);
+  if (!calls)
     return std::nullopt;
-  r.rows = std::move(*rows);
+  r.calls = std::move(*calls);
   if (o.values.count("o")) {
     code = usageError("'" + verb + "' writes no files; use 'gen -o DIR'");
     return std::nullopt;
@@ -415,6 +436,12 @@ std::optional<Runnable> runnable(const Options &o, llvm::StringRef verb,
                 target->name + " is not supported yet (CPU targets only)");
     return std::nullopt;
   }
+  if ((r.spec.runTimeN || r.spec.runTimeK) && (r.gpuOnHost || r.underQemu)) {
+    code = fail("'" + verb + "' of a kernel with n or k at run time for " +
+                target->name +
+                " is not supported yet (x86 targets only; 'gen' writes it)");
+    return std::nullopt;
+  }
   if (host && o.target != "host" && !r.underQemu && !r.gpuOnHost) {
     std::vector<std::string> missing = featuresLacking(*target, *host);
     // AMX is emulated: the code is the target's without what else this
@@ -431,10 +458,9 @@ std::optional<Runnable> runnable(const Options &o, llvm::StringRef verb,
       return std::nullopt;
     }
   }
-  uint64_t needed = memoryToCheck(r.spec.runTimeRows
-                                      ? r.spec.withRows(*llvm::max_element(r.rows))
-                                      : r.spec),
-           available = availableMemory();
+  uint64_t needed = 0, available = availableMemory();
+  for (const KernelSpec &call : r.checked())
+    needed = std::max(needed, memoryToCheck(call));
   if (available && needed > available) {
     code = fail(llvm::formatv("{0} {1} needs at least {2:f1} GiB of memory "
                               "(inputs, packed operand, output and the "
@@ -624,7 +650,7 @@ int run(const Options &o) {
   int64_t outputs = 0;
   for (const KernelSpec &at : r->checked()) {
     int runs = 0;
-    std::string diff = checkKernel(k, o.seed, runs, at.rows());
+    std::string diff = checkKernel(k, o.seed, runs, at);
     if (!diff.empty())
       return fail(at.describe() + ": " + diff);
     checks += runs;

@@ -7,6 +7,8 @@
 #include "tisa/Kernels/Jit.h"
 #include "tisa/Kernels/Kernels.h"
 
+#include "llvm/Support/FormatVariadic.h"
+
 #include "mlir/IR/MLIRContext.h"
 #include "llvm/Support/Error.h"
 
@@ -73,29 +75,27 @@ struct Runnable {
   /// A GPU target: its kernel runs through its host lowering (blocks and
   /// threads as loops, mma.sync on the warp-level reference).
   bool gpuOnHost = false;
-  /// Run-time rows (KernelSpec::runTimeRows): the extents it is checked
-  /// at (`--at`), timed at the last.
-  std::vector<int64_t> rows;
-  /// The spec of a call: `spec`, or at the last of `rows`.
-  KernelSpec call() const {
-    return spec.runTimeRows ? spec.withRows(rows.back()) : spec;
-  }
-  /// The specs the kernel is checked at: `spec`, or one per run-time extent.
+  /// Run-time extents (KernelSpec::runTimeShape): the calls it is checked
+  /// at (`--at`; the spec with each call's extents), timed at the last.
+  std::vector<KernelSpec> calls;
+  /// The spec of a call: `spec`, or the last of `calls`.
+  KernelSpec call() const { return calls.empty() ? spec : calls.back(); }
+  /// The specs the kernel is checked at: `spec`, or `calls`.
   std::vector<KernelSpec> checked() const {
-    if (!spec.runTimeRows)
-      return {spec};
-    std::vector<KernelSpec> out;
-    for (int64_t r : rows)
-      out.push_back(spec.withRows(r));
-    return out;
+    return calls.empty() ? std::vector<KernelSpec>{spec} : calls;
   }
-  /// "" or "; m = 1, 33, 256": where a kernel of run-time rows was checked.
+  /// "", "; m = 1, 33, 256" or "; m x n x k = 1x1x1, 256x256x256": where a
+  /// kernel of run-time extents was checked.
   std::string checkedText() const {
-    if (!spec.runTimeRows)
+    if (calls.empty())
       return "";
-    std::string text = "; " + spec.rowsName().str() + " =";
-    for (int64_t r : rows)
-      text += (text.back() == '=' ? " " : ", ") + std::to_string(r);
+    bool rowsOnly = !spec.runTimeN && !spec.runTimeK;
+    std::string text =
+        "; " + (rowsOnly ? spec.rowsName().str() : "m x n x k") + " =";
+    for (const KernelSpec &c : calls)
+      text += (text.back() == '=' ? " " : ", ") +
+              (rowsOnly ? std::to_string(c.rows())
+                        : llvm::formatv("{0}x{1}x{2}", c.m, c.n, c.k).str());
     return text;
   }
 };

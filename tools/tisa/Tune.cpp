@@ -48,8 +48,7 @@ int tune(const Options &o) {
   const char *unit = r->spec.types.isFloat() ? "GFLOPS" : "GOPS";
   // A kernel of run-time rows is tuned at the last --at extent (256 by
   // default): one schedule serves every block.
-  KernelSpec spec = r->spec.runTimeRows ? r->spec.withRows(r->rows.back())
-                                        : r->spec;
+  KernelSpec spec = r->call();
   double giga = spec.ops() / 1e9;
   options.progress = [&](const TuneProgress &p) {
     if (!bar)

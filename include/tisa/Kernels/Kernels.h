@@ -124,6 +124,10 @@ struct KernelSpec {
   /// it too. Generation ignores `m` / `batch` then; they size the data of
   /// one call (withRows) for checks and timing (0: none chosen).
   bool runTimeRows = false;
+  /// A GEMM's n or k given at run time (`--n ?`, `--k ?`): every entry
+  /// takes the run-time extents first, in the order m, n, k (the pack and
+  /// NAME_packed_bytes only n and k). `n` / `k` then size one call's data.
+  bool runTimeN = false, runTimeK = false;
   KernelTypes types;
   EpilogueSpec epilogue;
   /// Symbol prefix; empty: derived ("tisa_gemm_u8s8s32_512x512x512").
@@ -163,6 +167,26 @@ struct KernelSpec {
     (op == Op::Gemm ? s.m : s.batch) = v;
     return s;
   }
+  /// Whether any extent is given at run time.
+  bool runTimeShape() const { return runTimeRows || runTimeN || runTimeK; }
+  /// This spec with the call's extents of its run-time ones (GEMM: m, n, k;
+  /// conv2d: the batch); 0 for none chosen.
+  KernelSpec withCall(int64_t rows, int64_t n, int64_t k) const {
+    KernelSpec s = withRows(runTimeRows ? rows : this->rows());
+    if (runTimeN)
+      s.n = n;
+    if (runTimeK)
+      s.k = k;
+    return s;
+  }
+  /// Which run-time extents an entry takes: all (the computing entries),
+  /// the weights' (the pack and NAME_packed_bytes: n, k), or the rows
+  /// (NAME_tiles).
+  enum class Extents { All, Weights, Rows };
+  /// The run-time extents' names and this spec's values of them, in the
+  /// order the entries take them (m or the batch, n, k).
+  std::vector<std::pair<std::string, int64_t>>
+  runTimeExtents(Extents which = Extents::All) const;
   int64_t outH() const { return (h + 2 * pad - r) / stride + 1; }
   int64_t outW() const { return (w + 2 * pad - s) / stride + 1; }
   /// Checks extents and types; the error names the bad value.

@@ -106,6 +106,8 @@ struct KernelData {
   /// The spec's rows() (GEMM m, conv2d batch): what a kernel of run-time
   /// rows (KernelSpec::runTimeRows) is called with.
   int64_t rows = 0;
+  /// GEMM n and k: what a kernel of run-time n or k is called with.
+  int64_t n = 0, k = 0;
   /// Canary bytes in `output` before its first and after its last element.
   int64_t guard = 0;
   /// How the reference reads bf16 denormals of the input and of the
@@ -204,6 +206,16 @@ llvm::ArrayRef<CheckInputs> checkInputs();
 /// `rows` of them (its spec's rows() otherwise).
 std::string checkKernel(const CompiledKernel &k, uint64_t seed, int &runs,
                         int64_t rows = 0);
+/// The same for a kernel of run-time extents called as `call` (its spec
+/// with the call's extents: KernelSpec::withCall).
+std::string checkKernel(const CompiledKernel &k, uint64_t seed, int &runs,
+                        const KernelSpec &call);
+/// The values of `k`'s run-time extents `which` in a call on `data`, in the
+/// order its entries take them.
+std::vector<int64_t> runTimeArgs(const CompiledKernel &k,
+                                 const KernelData &data,
+                                 KernelSpec::Extents which =
+                                     KernelSpec::Extents::All);
 
 /// Packs the weights once (for timing the packed entry).
 void packWeights(const CompiledKernel &k, const KernelData &data,

@@ -120,12 +120,26 @@ forEachPlanned(mlir::func::FuncOp func, const TensorizeInputs &in,
 /// and K), in order: each runs in blocks of runTimeBlock iterations, and
 /// the packed buffer holds one static kernel's packed bytes per block
 /// (row-major over these loops' blocks; -tisa-split-dynamic).
-llvm::SmallVector<unsigned> runTimePackedLoops(const PlannedKernel &planned);
-/// The packed buffer's bytes as an index value: the static kernel's, times
-/// the blocks of each of runTimePackedLoops, whose extents `extent` gives.
+llvm::SmallVector<unsigned> runTimePackedLoops(const Contraction &c,
+                                               const KernelGenerator &kernel);
+inline llvm::SmallVector<unsigned>
+runTimePackedLoops(const PlannedKernel &planned) {
+  return runTimePackedLoops(planned.contraction, *planned.kernel);
+}
+/// The packed buffer's bytes as an index value: the static kernel's (of
+/// schedule `s`), times the blocks of each of runTimePackedLoops, whose
+/// extents `extent` gives.
 mlir::Value packedBufferBytes(mlir::OpBuilder &b, mlir::Location loc,
-                              const PlannedKernel &planned,
+                              const Contraction &c,
+                              const KernelGenerator &kernel, const Schedule &s,
                               llvm::function_ref<mlir::Value(unsigned)> extent);
+inline mlir::Value
+packedBufferBytes(mlir::OpBuilder &b, mlir::Location loc,
+                  const PlannedKernel &planned,
+                  llvm::function_ref<mlir::Value(unsigned)> extent) {
+  return packedBufferBytes(b, loc, planned.contraction, *planned.kernel,
+                           planned.schedule, extent);
+}
 /// The run-time extent of `loop` of `c`: the dimension of the first of
 /// `operands` (inputs, output; null where absent) that the loop indexes
 /// alone.

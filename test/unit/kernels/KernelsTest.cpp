@@ -76,16 +76,34 @@ INSTANTIATE_TEST_SUITE_P(Epilogues, Kernels,
 // extents and others: -tisa-split-dynamic's blocks, each the static kernel.
 class RunTimeRows : public testing::TestWithParam<MatrixCase> {};
 
+/// `spec` compiled for the matrix's x86 target, with an instruction, no
+/// warnings and that instruction in the code of a call as `call`; null
+/// after a failure. `notRun` says why this machine cannot run it.
+std::unique_ptr<CompiledKernel> tensorizedKernel(const KernelSpec &spec,
+                                                 const KernelSpec &call,
+                                                 std::string &notRun) {
+  std::string warnings;
+  auto compiled = compileUncached(spec, x86MatrixTarget(notRun), warnings);
+  if (!compiled) {
+    ADD_FAILURE() << llvm::toString(compiled.takeError());
+    return nullptr;
+  }
+  if ((*compiled)->instruction().empty()) {
+    ADD_FAILURE() << "no instruction: " << warnings;
+    return nullptr;
+  }
+  EXPECT_TRUE(warnings.empty()) << warnings;
+  expectTensorized(**compiled, call, 16.0 * 4 / elementBytes(spec.types.a));
+  return std::move(*compiled);
+}
+
 TEST_P(RunTimeRows, CorrectAtEachExtentAndTensorized) {
   const MatrixCase &c = GetParam();
-  std::string warnings, notRun;
-  auto compiled = compileUncached(c.spec, x86MatrixTarget(notRun), warnings);
-  ASSERT_TRUE(bool(compiled)) << llvm::toString(compiled.takeError());
-  const CompiledKernel &k = **compiled;
-  ASSERT_FALSE(k.instruction().empty()) << warnings;
-  EXPECT_TRUE(warnings.empty()) << warnings;
-  expectTensorized(k, c.spec.withRows(c.rows.front()),
-                   16.0 * 4 / elementBytes(c.spec.types.a));
+  std::string notRun;
+  auto kernel = tensorizedKernel(c.spec, c.spec.withRows(c.rows.front()),
+                                 notRun);
+  ASSERT_TRUE(kernel);
+  const CompiledKernel &k = *kernel;
   if (!notRun.empty())
     GTEST_SKIP() << notRun;
   for (int64_t rows : c.rows) {
@@ -98,6 +116,63 @@ TEST_P(RunTimeRows, CorrectAtEachExtentAndTensorized) {
 
 INSTANTIATE_TEST_SUITE_P(Matrix, RunTimeRows,
                          testing::ValuesIn(runTimeRowsMatrix()), testName);
+
+// One kernel for every m, n and k of a type (n alone with an epilogue: its
+// k must be fixed), run at each of the matrix's GEMM shapes of that type:
+// -tisa-split-dynamic's whole blocks of N and K, the last ones zero-padded.
+struct RunTimeShapeCase {
+  KernelSpec spec;
+  std::vector<KernelSpec> calls;
+};
+
+void PrintTo(const RunTimeShapeCase &c, std::ostream *os) {
+  *os << c.spec.describe();
+}
+
+std::vector<RunTimeShapeCase> runTimeShapeCases() {
+  std::vector<RunTimeShapeCase> out;
+  llvm::StringMap<size_t> index;
+  std::vector<MatrixCase> all = kernelMatrix();
+  llvm::append_range(all, epilogueMatrix());
+  for (const MatrixCase &c : all) {
+    if (c.spec.op != KernelSpec::Op::Gemm)
+      continue;
+    KernelSpec spec = c.spec;
+    spec.runTimeRows = spec.runTimeN = true;
+    spec.runTimeK = !spec.epilogue.any();
+    KernelSpec call = spec.withCall(c.spec.m, c.spec.n, c.spec.k);
+    spec = spec.withCall(0, 0, spec.runTimeK ? 0 : spec.k);
+    auto [it, fresh] = index.try_emplace(spec.key(), out.size());
+    if (fresh)
+      out.push_back({spec, {}});
+    out[it->second].calls.push_back(call);
+  }
+  return out;
+}
+
+class RunTimeShape : public testing::TestWithParam<RunTimeShapeCase> {};
+
+TEST_P(RunTimeShape, CorrectAtEachShapeAndTensorized) {
+  const RunTimeShapeCase &c = GetParam();
+  std::string notRun;
+  auto kernel = tensorizedKernel(c.spec, c.calls.front(), notRun);
+  ASSERT_TRUE(kernel);
+  const CompiledKernel &k = *kernel;
+  if (!notRun.empty())
+    GTEST_SKIP() << notRun;
+  for (const KernelSpec &call : c.calls) {
+    int runs = 0;
+    EXPECT_EQ(checkKernel(k, kSeed, runs, call), "")
+        << "at " << call.describe() << ", plan " << k.plan();
+    EXPECT_EQ(runs, 6);
+  }
+}
+
+INSTANTIATE_TEST_SUITE_P(
+    Matrix, RunTimeShape, testing::ValuesIn(runTimeShapeCases()),
+    [](const testing::TestParamInfo<RunTimeShapeCase> &info) {
+      return info.param.spec.symbol().substr(5); // without "tisa_"
+    });
 
 // Every schedule computes the same result: loop orders, cache blocks of the
 // lane loop (with a partial last block), register tiles with remainders in

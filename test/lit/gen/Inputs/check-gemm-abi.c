@@ -8,7 +8,8 @@
  * non-zero on the first difference. Builds for any target (x86-64, or
  * aarch64 to run under qemu-aarch64). With -DRUN_TIME_M the library was
  * generated with --m ?: every entry but the pack takes M first, and so does
- * NAME_tiles. */
+ * NAME_tiles. With -DRUN_TIME_N / -DRUN_TIME_K (--n ?, --k ?) every entry
+ * takes N and K after it, and the pack and NAME_packed_bytes take them. */
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -23,12 +24,27 @@
 #define PACKED_BYTES CAT(NAME, _packed_bytes)
 #define TILES CAT(NAME, _tiles)
 #ifdef RUN_TIME_M
-#define ROWS (int64_t)M,
+#define M_ARG (int64_t)M,
 #define TILES_OF_M TILES((int64_t)M)
 #else
-#define ROWS
+#define M_ARG
 #define TILES_OF_M TILES()
 #endif
+#ifdef RUN_TIME_N
+#define N_ARG (int64_t)N,
+#else
+#define N_ARG
+#endif
+#ifdef RUN_TIME_K
+#define K_ARG (int64_t)K,
+#else
+#define K_ARG
+#endif
+/* The run-time extents every computing entry takes first (m, n, k), and
+ * those the pack and NAME_packed_bytes take (n, k). */
+#define ROWS M_ARG N_ARG K_ARG
+#define WEIGHTS_ARGS N_ARG K_ARG
+
 
 #if A_SIGNED
 typedef int8_t TA;
@@ -84,8 +100,16 @@ static int run(int entry, int padded, const char *what) {
   if (entry == 0) {
     PLAIN(ROWS(const TA *)a, lda, (const TB *)b, ldb, out, ldc);
   } else {
+#if defined(RUN_TIME_N) && defined(RUN_TIME_K)
+    packed = malloc(PACKED_BYTES((int64_t)N, (int64_t)K));
+#elif defined(RUN_TIME_N)
+    packed = malloc(PACKED_BYTES((int64_t)N));
+#elif defined(RUN_TIME_K)
+    packed = malloc(PACKED_BYTES((int64_t)K));
+#else
     packed = malloc(PACKED_BYTES());
-    PACK_B((const TB *)b, ldb, packed);
+#endif
+    PACK_B(WEIGHTS_ARGS(const TB *)b, ldb, packed);
     if (entry == 1) {
       PACKED(ROWS(const TA *)a, lda, packed, out, ldc);
     } else {
