@@ -85,9 +85,11 @@ Value packedBufferBytes(OpBuilder &b, Location loc, const Contraction &c,
   Value bytes = cIndex(b, loc, kernel.packedBytes(s));
   for (unsigned l : runTimePackedLoops(c, kernel)) {
     int64_t block = runTimeBlock(c, kernel.plan(), l);
-    Value blocks = arith::CeilDivUIOp::create(b, loc, extent(l),
-                                              cIndex(b, loc, block));
-    bytes = arith::MulIOp::create(b, loc, bytes, blocks);
+    // Folded: a loop whose extent is one block (a block of
+    // -tisa-split-dynamic) keeps the bytes static.
+    Value blocks = b.createOrFold<arith::CeilDivUIOp>(loc, extent(l),
+                                                      cIndex(b, loc, block));
+    bytes = b.createOrFold<arith::MulIOp>(loc, bytes, blocks);
   }
   return bytes;
 }

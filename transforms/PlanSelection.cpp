@@ -153,24 +153,14 @@ forEachPlanned(func::FuncOp func, const TensorizeInputs &in,
 namespace {
 
 struct SelectPlanPass
-    : public tisa::impl::TisaSelectPlanPassBase<SelectPlanPass> {
-  using TisaSelectPlanPassBase::TisaSelectPlanPassBase;
+    : public WithTensorizeInputs<
+          tisa::impl::TisaSelectPlanPassBase<SelectPlanPass>> {
+  using WithTensorizeInputs::WithTensorizeInputs;
   SelectPlanPass(std::shared_ptr<const TensorizeInputs> given,
                  llvm::StringRef scheduleText, bool warnUnplanned)
-      : inputs(std::move(given)), warnUnplanned(warnUnplanned) {
+      : WithTensorizeInputs(std::move(given)), warnUnplanned(warnUnplanned) {
     schedule = scheduleText.str();
   }
-
-  void getDependentDialects(DialectRegistry &registry) const override {
-    TisaSelectPlanPassBase::getDependentDialects(registry);
-    registerDescriptionDialects(registry); // descriptions parse here
-  }
-
-  LogicalResult initialize(MLIRContext *ctx) override {
-    return TensorizeInputs::ensure(inputs, ctx, "tisa-select-plan", isa, isaDirs, target,
-                                   targetDir);
-  }
-
 
   void runOnOperation() override {
     auto record = [](linalg::LinalgOp op, PlannedKernel &planned) {
@@ -183,7 +173,6 @@ struct SelectPlanPass
       signalPassFailure();
   }
 
-  std::shared_ptr<const TensorizeInputs> inputs;
   bool warnUnplanned = true;
 };
 

@@ -89,21 +89,9 @@ void retypeBlock(Operation *copy, ArrayRef<std::optional<unsigned>> dims,
 namespace {
 
 struct SplitDynamicPass
-    : public tisa::impl::TisaSplitDynamicPassBase<SplitDynamicPass> {
-  using TisaSplitDynamicPassBase::TisaSplitDynamicPassBase;
-  explicit SplitDynamicPass(std::shared_ptr<const TensorizeInputs> given)
-      : inputs(std::move(given)) {}
-
-  void getDependentDialects(DialectRegistry &registry) const override {
-    TisaSplitDynamicPassBase::getDependentDialects(registry);
-    registerDescriptionDialects(registry); // descriptions parse here
-  }
-
-  LogicalResult initialize(MLIRContext *ctx) override {
-    return TensorizeInputs::ensure(inputs, ctx, "tisa-split-dynamic", isa,
-                                   isaDirs, target, targetDir);
-  }
-
+    : public WithTensorizeInputs<
+          tisa::impl::TisaSplitDynamicPassBase<SplitDynamicPass>> {
+  using WithTensorizeInputs::WithTensorizeInputs;
   void runOnOperation() override {
     // Blocks of one loop may still have run-time extents in another: split
     // until none has.
@@ -177,7 +165,6 @@ struct SplitDynamicPass
                : FailureOr<bool>(true);
   }
 
-  std::shared_ptr<const TensorizeInputs> inputs;
 };
 
 } // namespace

@@ -20,22 +20,9 @@ namespace tisa {
 namespace {
 
 struct SplitPackPass
-    : public tisa::impl::TisaSplitPackPassBase<SplitPackPass> {
-  using TisaSplitPackPassBase::TisaSplitPackPassBase;
-  explicit SplitPackPass(std::shared_ptr<const TensorizeInputs> given)
-      : inputs(std::move(given)) {}
-
-  void getDependentDialects(DialectRegistry &registry) const override {
-    TisaSplitPackPassBase::getDependentDialects(registry);
-    registerDescriptionDialects(registry); // descriptions parse here
-  }
-
-  LogicalResult initialize(MLIRContext *ctx) override {
-    return TensorizeInputs::ensure(inputs, ctx, "tisa-split-pack", isa, isaDirs, target,
-                                   targetDir);
-  }
-
-
+    : public WithTensorizeInputs<
+          tisa::impl::TisaSplitPackPassBase<SplitPackPass>> {
+  using WithTensorizeInputs::WithTensorizeInputs;
   void runOnOperation() override {
     if (failed(forEachPlanned(getOperation(), *inputs, "", "not tensorized: ",
                               split)))
@@ -76,7 +63,6 @@ struct SplitPackPass
     op->erase();
   }
 
-  std::shared_ptr<const TensorizeInputs> inputs;
 };
 
 } // namespace

@@ -132,17 +132,11 @@ SmallVector<Value, 3> PaddedLoop::programOperands(Operation *op) const {
 
 Value PaddedLoop::blockBytes(OpBuilder &b, Location loc, Operation *op) const {
   SmallVector<Value, 3> operands = programOperands(op);
-  const Contraction &c = planned.contraction;
-  Value bytes = cIndex(b, loc, planned.kernel->packedBytes(planned.schedule));
-  for (unsigned l : runTimePackedLoops(planned)) {
-    if (l == loop)
-      continue;
-    int64_t block = runTimeBlock(c, planned.kernel->plan(), l);
-    Value blocks = arith::CeilDivUIOp::create(
-        b, loc, loopExtent(b, loc, c, operands, l), cIndex(b, loc, block));
-    bytes = arith::MulIOp::create(b, loc, bytes, blocks);
-  }
-  return bytes;
+  // The buffer's bytes with this loop's extent one block.
+  return packedBufferBytes(b, loc, planned, [&](unsigned l) {
+    return l == loop ? cIndex(b, loc, blockSize)
+                     : loopExtent(b, loc, planned.contraction, operands, l);
+  });
 }
 
 SmallVector<Value> PaddedLoop::allocStaging(OpBuilder &b, Location loc,

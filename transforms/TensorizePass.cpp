@@ -22,23 +22,9 @@ namespace tisa {
 namespace {
 
 struct TensorizePass
-    : public tisa::impl::TisaTensorizePassBase<TensorizePass> {
-  using TisaTensorizePassBase::TisaTensorizePassBase;
-  explicit TensorizePass(std::shared_ptr<const TensorizeInputs> given)
-      : inputs(std::move(given)) {}
-
-  void getDependentDialects(DialectRegistry &registry) const override {
-    TisaTensorizePassBase::getDependentDialects(registry);
-    // Descriptions are parsed into this context.
-    registerDescriptionDialects(registry);
-  }
-
-  LogicalResult initialize(MLIRContext *ctx) override {
-    return TensorizeInputs::ensure(inputs, ctx, "tisa-tensorize", isa, isaDirs, target,
-                                   targetDir);
-  }
-
-
+    : public WithTensorizeInputs<
+          tisa::impl::TisaTensorizePassBase<TensorizePass>> {
+  using WithTensorizeInputs::WithTensorizeInputs;
   void runOnOperation() override {
     SmallVector<Operation *> ops;
     getOperation().walk([&](Operation *op) {
@@ -60,7 +46,6 @@ struct TensorizePass
   LogicalResult lower(PackOp op) const;
   LogicalResult lower(ComputeOp op) const;
 
-  std::shared_ptr<const TensorizeInputs> inputs;
 };
 
 FailureOr<PlannedKernel> TensorizePass::plan(Operation *op,
@@ -165,8 +150,11 @@ LogicalResult TensorizePass::lower(ComputeOp op) const {
                         padding)))
     return failure();
   OpBuilder b(op);
-  ComputeOperands operands{op.getInput(), op.getBuffer(), op.getOutput(),
-                           op.getOverwrite()};
+  ComputeOperands operands;
+  operands.input = op.getInput();
+  operands.buffer = op.getBuffer();
+  operands.output = op.getOutput();
+  operands.overwrite = op.getOverwrite();
   if (!op.getRange().empty()) {
     operands.begin = op.getRange()[0];
     operands.end = op.getRange()[1];

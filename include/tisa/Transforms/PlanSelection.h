@@ -72,6 +72,30 @@ struct TensorizeInputs {
   }
 };
 
+/// What every pass that plans shares, around its generated base `Base`
+/// (which declares the isa, isa-dir, target and target-dir options): the
+/// descriptions and target, given by its creator or loaded from those
+/// options at initialize(), and the dialects the descriptions parse into.
+template <typename Base>
+struct WithTensorizeInputs : public Base {
+  using Base::Base;
+  explicit WithTensorizeInputs(std::shared_ptr<const TensorizeInputs> given)
+      : inputs(std::move(given)) {}
+
+  void getDependentDialects(mlir::DialectRegistry &registry) const override {
+    Base::getDependentDialects(registry);
+    registerDescriptionDialects(registry);
+  }
+
+  mlir::LogicalResult initialize(mlir::MLIRContext *ctx) override {
+    return TensorizeInputs::ensure(inputs, ctx, this->getArgument(), this->isa,
+                                   this->isaDirs, this->target,
+                                   this->targetDir);
+  }
+
+  std::shared_ptr<const TensorizeInputs> inputs;
+};
+
 /// A contraction's plan and schedule.
 struct PlannedKernel {
   Contraction contraction;
