@@ -74,15 +74,19 @@ std::vector<Workload> workloads() {
 }
 
 
-/// The kernel of `w` with its m given at run time (KernelSpec::runTimeRows),
-/// for the GEMMs of 32 rows and more (issue: within 5% of the static kernel
-/// there); null for the others or when it does not compile (said on stderr).
-std::shared_ptr<CompiledKernel> runTimeMKernel(const Workload &w,
-                                               const JitOptions &jit) {
+/// The kernel of `w` with its m (with `allThree`: and n and k) given at run
+/// time, for the GEMMs of 32 rows and more (issue: within 5% of the static
+/// kernel there); null for the others or when it does not compile (said on
+/// stderr).
+std::shared_ptr<CompiledKernel> runTimeKernel(const Workload &w,
+                                              const JitOptions &jit,
+                                              bool allThree) {
   if (w.spec.op != KernelSpec::Op::Gemm || w.spec.m < 32)
     return nullptr;
-  KernelSpec dynamic = w.spec.withRows(0);
+  KernelSpec dynamic = w.spec;
   dynamic.runTimeRows = true;
+  dynamic.runTimeN = dynamic.runTimeK = allThree;
+  dynamic = dynamic.withCall(0, 0, 0);
   auto compiled = compileKernel(dynamic, jit);
   if (!compiled) {
     llvm::errs() << "tisa-bench: " << dynamic.describe() << ": "
@@ -91,6 +95,13 @@ std::shared_ptr<CompiledKernel> runTimeMKernel(const Workload &w,
   }
   return std::move(*compiled);
 }
+
+/// A kernel of run-time extents timed beside the static one.
+struct RunTimeVariant {
+  const char *impl; ///< kRunTimeM or kRunTimeMNK
+  std::shared_ptr<CompiledKernel> kernel;
+  std::shared_ptr<Bytes> packed = std::make_shared<Bytes>();
+};
 
 /// Google Benchmark names: "square_512x512x512_u8s8s32/t1/" + implementation.
 std::string benchmarkPrefix(const Workload &w, int threads);
@@ -334,8 +345,10 @@ int main(int argc, char **argv) {
       continue;
     }
     Bytes tisaOut = data->output;
-    std::shared_ptr<CompiledKernel> dynamic = runTimeMKernel(w, jit);
-    auto dynamicPacked = std::make_shared<Bytes>();
+    std::vector<RunTimeVariant> variants;
+    for (bool allThree : {false, true})
+      if (auto kernel = runTimeKernel(w, jit, allThree))
+        variants.push_back({allThree ? kRunTimeMNK : kRunTimeM, kernel});
     Problem problem = problemOf(w.spec);
     Buffers buffers{data->input.data(), data->weights.data(), nullptr};
     std::vector<Timed> timed;
@@ -365,20 +378,18 @@ int main(int argc, char **argv) {
         }
         row.entries.push_back(e);
       }
-      // The same GEMM by the kernel of any m, called with this one.
-      if (dynamic) {
+      // The same GEMM by the kernels of run-time extents, called with it.
+      for (const RunTimeVariant &v : variants) {
         std::fill(data->output.begin(), data->output.end(), 0xa5);
-        runKernel(*dynamic, *data, mode, dynamicPacked.get());
-        Entry e{kRunTimeM, dynamic->instruction(), 0, ""};
+        runKernel(*v.kernel, *data, mode, v.packed.get());
+        Entry e{v.impl, v.kernel->instruction(), 0, ""};
         if (data->output != tisaOut)
           e.note = "differs from the static kernel's result";
         else
-          timed.push_back(
-              {prefix + kRunTimeM, row.ops,
-               [dynamic, data, dynamicPacked, pool,
-                call = bindKernel(*dynamic, *data, mode, *dynamicPacked)] {
-                 call();
-               }});
+          timed.push_back({prefix + v.impl, row.ops,
+                           [v, data, pool,
+                            call = bindKernel(*v.kernel, *data, mode,
+                                              *v.packed)] { call(); }});
         row.entries.push_back(e);
       }
       // Vendors: prepare, check against tisa, then time.

@@ -152,26 +152,33 @@ void writeThreadTables(llvm::raw_ostream &os, const Settings &settings,
   }
 }
 
-/// The kernels of run-time m against the static ones and the best vendor.
-void writeRunTimeM(llvm::raw_ostream &os, const Settings &settings,
-                   const std::vector<Row> &rows) {
-  bool any = llvm::any_of(rows, [](const Row &r) { return r.find(kRunTimeM); });
-  if (!any)
+/// What a section on kernels of run-time extents says.
+struct RunTimeSection {
+  const char *impl;    ///< kRunTimeM or kRunTimeMNK
+  const char *extents; ///< "m", "m, n and k"
+  const char *how;     ///< how the kernel was generated and runs
+};
+
+/// The kernels of run-time extents against the static ones and the best
+/// vendor.
+void writeRunTime(llvm::raw_ostream &os, const Settings &settings,
+                  const std::vector<Row> &rows, const RunTimeSection &sec) {
+  const char *impl = sec.impl;
+  if (!llvm::any_of(rows, [&](const Row &r) { return r.find(impl); }))
     return;
-  os << "## m at run time\n\n"
-        "GEMMs of 32 rows and more by the kernel generated with `--m ?` (one "
-        "library for every m, called with the workload's; "
-        "-tisa-split-dynamic runs it in static blocks of 256 rows and the "
-        "remainder's binary digits), against the static kernel of the shape "
-        "and the best vendor, timed in the same rounds.\n\n";
+  os << "## " << sec.extents << " at run time\n\n"
+     << "GEMMs of 32 rows and more by " << sec.how
+     << ", against the static kernel of the shape and the best vendor, "
+        "timed in the same rounds.\n\n";
   for (int threads : settings.threads) {
     os << "### " << threads << " thread" << (threads == 1 ? "" : "s")
-       << "\n\n| workload | types | static GOPS | run-time m GOPS | "
-          "run-time / static | run-time / best vendor |\n"
+       << "\n\n| workload | types | static GOPS | run-time "
+       << sec.extents
+       << " GOPS | run-time / static | run-time / best vendor |\n"
           "|---|---|---|---|---|---|\n";
     std::vector<double> toStatic, toVendor;
     for (const Row &r : rows) {
-      const Entry *d = r.find(kRunTimeM), *t = r.find("tisa");
+      const Entry *d = r.find(impl), *t = r.find("tisa");
       if (r.threads != threads || !d)
         continue;
       const Entry *v = r.bestVendor();
@@ -199,8 +206,9 @@ void writeRunTimeM(llvm::raw_ostream &os, const Settings &settings,
                            geomean(v), *llvm::min_element(v), v.size())
           .str();
     };
-    os << "\nRun-time m / static: " << summary(toStatic)
-       << ". Run-time m / best vendor: " << summary(toVendor) << ".\n\n";
+    os << "\nRun-time " << sec.extents << " / static: " << summary(toStatic)
+       << ". Run-time " << sec.extents
+       << " / best vendor: " << summary(toVendor) << ".\n\n";
   }
 }
 
@@ -279,7 +287,18 @@ void writeReport(const Settings &settings, const std::vector<Row> &rows,
   llvm::raw_string_ostream os(md);
   writeHeader(os, settings, peaks);
   writeThreadTables(os, settings, rows, peaks);
-  writeRunTimeM(os, settings, rows);
+  writeRunTime(os, settings, rows,
+               {kRunTimeM, "m",
+                "the kernel generated with `--m ?` (one library for every m, "
+                "called with the workload's; -tisa-split-dynamic runs it in "
+                "static blocks of 256 rows and the remainder's binary "
+                "digits)"});
+  writeRunTime(os, settings, rows,
+               {kRunTimeMNK, "m, n and k",
+                "the kernel generated with `--m ? --n ? --k ?` (one library "
+                "for every shape; n and k run in whole blocks of 256, the "
+                "last one zero-padded, each with its part of the packed "
+                "weights)"});
   writeEveryImplementation(os, rows);
   writeReportFiles("tisa-bench", settings.reportDir,
                    {{"results.md", md},

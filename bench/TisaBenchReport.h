@@ -38,9 +38,10 @@ struct Workload {
 /// "square 512x512x512", "resnet50.conv2 56x56x64->64 3x3/1p1".
 std::string label(const Workload &w);
 
-/// The entry of tisa's kernel of any m (KernelSpec::runTimeRows), called
-/// with the workload's.
+/// The entries of tisa's kernels of run-time extents, called with the
+/// workload's: of any m (KernelSpec::runTimeRows), and of any m, n and k.
 inline constexpr const char *kRunTimeM = "tisa.run-time-m";
+inline constexpr const char *kRunTimeMNK = "tisa.run-time-mnk";
 
 struct Entry {
   std::string impl;      ///< "tisa", "onednn.matmul.packed", ...
