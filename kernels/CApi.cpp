@@ -37,6 +37,11 @@ llvm::Expected<tisa::KernelSpec> specFrom(const tisa_kernel_spec &c) {
     s.runTimeRows = true;
     s = s.withRows(0);
   }
+  if (c.op == TISA_GEMM) {
+    s.runTimeN = c.n == TISA_RUN_TIME;
+    s.runTimeK = c.k == TISA_RUN_TIME;
+    s = s.withCall(s.rows(), 0, 0);
+  }
   auto types = tisa::KernelTypes::parse(c.types ? c.types : "");
   if (!types)
     return types.takeError();

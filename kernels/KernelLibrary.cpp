@@ -255,10 +255,11 @@ llvm::Error LibraryBuilder::chooseSchedule() {
   llvm::raw_string_ostream os(out.plan);
   printPlanSummary(contraction, kernel->plan(), os);
   out.packedLayout = kernel->packedLayoutText(schedule);
-  // With n or k at run time the buffer holds a block's bytes per block
-  // (NAME_packed_bytes(n, k)); packedBytes is one block's.
-  out.packedBytes = kernel->packedBytes(schedule);
-  bufferType = spec.runTimeN || spec.runTimeK
+  // With n or k at run time the buffer holds a block's bytes per block: a
+  // call's are NAME_packed_bytes(n, k), and packedBytes is 0.
+  bool runTimeWeights = spec.runTimeN || spec.runTimeK;
+  out.packedBytes = runTimeWeights ? 0 : kernel->packedBytes(schedule);
+  bufferType = runTimeWeights
                    ? MemRefType::get({ShapedType::kDynamic}, mb.getI8Type())
                    : kernel->packedBufferType(&ctx, schedule);
   return llvm::Error::success();

@@ -39,11 +39,24 @@ std::string adapterSource(const GeneratedKernel &k, const KernelSpec &spec,
         data.ldr, data.zeroPoint);
   }
   std::string i64 = gemm ? ", long long" : "";
-  // With run-time rows, every entry but the pack takes them first.
-  std::string rowsParam = spec.runTimeRows ? "long long, " : "",
-              rowsArg = spec.runTimeRows
-                            ? std::to_string(spec.rows()) + "LL, "
-                            : std::string();
+  // Run-time extents: every entry takes them first, the pack and
+  // NAME_packed_bytes only the weights' (n, k).
+  auto extents = [&](KernelSpec::Extents which, std::string &params,
+                     std::string &args) {
+    for (const auto &e : spec.runTimeExtents(which)) {
+      params += "long long, ";
+      args += std::to_string(e.second) + "LL, ";
+    }
+  };
+  std::string rowsParam, rowsArg, weightsParam, weightsArg;
+  extents(KernelSpec::Extents::All, rowsParam, rowsArg);
+  extents(KernelSpec::Extents::Weights, weightsParam, weightsArg);
+  // NAME_packed_bytes(...): the weights' extents without the trailing ", ".
+  std::string bytesParams =
+      weightsParam.empty() ? "void"
+                           : weightsParam.substr(0, weightsParam.size() - 2);
+  std::string bytesArgs =
+      weightsArg.empty() ? "" : weightsArg.substr(0, weightsArg.size() - 2);
   std::string pack = n + (gemm ? "_pack_b" : "_pack_filter");
   std::string mark = marked ? "  " + aarch64::kCountMarkSymbol.str() + "();\n"
                             : std::string();
@@ -52,16 +65,16 @@ std::string adapterSource(const GeneratedKernel &k, const KernelSpec &spec,
                           : std::string();
   return llvm::formatv(R"c(#include <stdlib.h>
 {13}void {0}({14}const void *{1}, const void *{1}, void *{1}{12});
-void {2}(const void *{1}, void *);
+void {2}({16}const void *{1}, void *);
 void {0}_packed({14}const void *{1}, const void *, void *{1}{12});
-long long {0}_packed_bytes(void);
+long long {0}_packed_bytes({18});
 __attribute__((noinline)) void {9}(void) {{ __asm__ volatile(""); }
 void {3}(void *in, void *w, void *outPacked, void *outPlain, void *bias,
         void *residual, void *scale) {{
-{11}  void *packed = malloc((size_t){0}_packed_bytes());
+{11}  void *packed = malloc((size_t){0}_packed_bytes({19}));
   if (!packed)
     abort();
-  {2}(w{5}, packed);
+  {2}({17}w{5}, packed);
 {8}  {0}_packed({15}in{4}, packed, (char *)outPacked + {7}{6}{10});
 {8}  free(packed);
 {8}  {0}({15}in{4}, w{5}, (char *)outPlain + {7}{6}{10});
@@ -69,7 +82,8 @@ void {3}(void *in, void *w, void *outPacked, void *outPlain, void *bias,
 )c",
                        n, i64, pack, kAdapterEntry, a, b, c, data.guard, mark,
                        aarch64::kCountMarkSymbol, epilogueArg, epilogueStruct,
-                       epilogueParam, epilogueType, rowsParam, rowsArg)
+                       epilogueParam, epilogueType, rowsParam, rowsArg,
+                       weightsParam, weightsArg, bytesParams, bytesArgs)
       .str();
 }
 

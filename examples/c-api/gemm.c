@@ -1,7 +1,8 @@
 /* The JIT from C (include/tisa/tisa.h): compile a u8 x s8 GEMM for this
  * machine, call its plain, pre-packed and range entries, and check each
  * result against a plain C loop, bit for bit; then the kernel of the same
- * N and K for any m (TISA_RUN_TIME), called on the first 1, 20 and 37 rows.
+ * N and K for any m (TISA_RUN_TIME), called on the first 1, 20 and 37 rows,
+ * and the kernel for any m, n and k on a 20 x 30 corner and the whole.
  * Exit status 0 when all agree. */
 #include "tisa/tisa.h"
 
@@ -26,33 +27,90 @@ typedef void packed_m_fn(int64_t, const uint8_t *, int64_t, const void *,
 typedef void range_m_fn(int64_t, const uint8_t *, int64_t, const void *,
                         int32_t *, int64_t, int64_t, int64_t);
 typedef int64_t tiles_fn(int64_t);
+/* With m, n and k at run time, every entry takes them first; the pack and
+ * _packed_bytes take n and k. */
+typedef void gemm_mnk_fn(int64_t, int64_t, int64_t, const uint8_t *, int64_t,
+                         const int8_t *, int64_t, int32_t *, int64_t);
+typedef void pack_nk_fn(int64_t, int64_t, const int8_t *, int64_t, void *);
+typedef void packed_mnk_fn(int64_t, int64_t, int64_t, const uint8_t *,
+                           int64_t, const void *, int32_t *, int64_t);
+typedef int64_t bytes_nk_fn(int64_t, int64_t);
 
 static uint8_t A[M * K];
 static int8_t B[K * N];
 static int32_t C[M * N], want[M * N];
 
-/* The first `rows` rows of C against the reference, the rest untouched. */
-static int compareRows(const char *entry, int rows) {
+/* The first `rows` rows and `cols` columns of C against the reference, the
+ * rest untouched. */
+static int compareBlock(const char *entry, int rows, int cols) {
   for (int i = 0; i < M * N; ++i)
-    if (i < rows * N ? C[i] != want[i] : C[i] != 0x5a5a5a5a) {
-      fprintf(stderr, "%s entry, m = %d: C[%d][%d] = %d\n", entry, rows,
-              i / N, i % N, C[i]);
+    if (i / N < rows && i % N < cols ? C[i] != want[i]
+                                     : C[i] != 0x5a5a5a5a) {
+      fprintf(stderr, "%s entry, m = %d, n = %d: C[%d][%d] = %d\n", entry,
+              rows, cols, i / N, i % N, C[i]);
       return 1;
     }
   memset(C, 0x5a, sizeof C);
   return 0;
 }
 
-/* The kernel for any m, on the first 1, 20 and M rows. */
-static int runTimeM(void) {
+static int compareRows(const char *entry, int rows) {
+  return compareBlock(entry, rows, N);
+}
+
+/* `spec` compiled for this machine, or NULL after printing why. */
+static tisa_kernel *compile(tisa_kernel_spec spec, const char *what) {
   char *error = NULL;
-  tisa_kernel_spec spec = tisa_gemm_spec(TISA_RUN_TIME, N, K, "u8,s8,s32");
   tisa_kernel *k = tisa_compile(&spec, NULL, &error);
   if (!k) {
-    fprintf(stderr, "tisa_compile (m at run time): %s\n", error);
+    fprintf(stderr, "tisa_compile (%s): %s\n", what, error);
     tisa_free(error);
+  }
+  return k;
+}
+
+/* The kernel for any m, n and k, on the first 20 x 30 and the whole C. */
+static int runTimeMNK(void) {
+  tisa_kernel *k = compile(
+      tisa_gemm_spec(TISA_RUN_TIME, TISA_RUN_TIME, TISA_RUN_TIME, "u8,s8,s32"),
+      "m, n, k at run time");
+  if (!k)
+    return 1;
+  gemm_mnk_fn *gemm = (gemm_mnk_fn *)tisa_kernel_entry(k, "");
+  pack_nk_fn *pack = (pack_nk_fn *)tisa_kernel_entry(k, "_pack_b");
+  packed_mnk_fn *packed = (packed_mnk_fn *)tisa_kernel_entry(k, "_packed");
+  bytes_nk_fn *bytes = (bytes_nk_fn *)tisa_kernel_entry(k, "_packed_bytes");
+  if (!gemm || !pack || !packed || !bytes ||
+      tisa_kernel_packed_bytes(k) != 0) {
+    fprintf(stderr, "m, n, k at run time: missing entry points\n");
     return 1;
   }
+  int failed = 0;
+  memset(C, 0x5a, sizeof C);
+  const int shapes[2][2] = {{20, 30}, {M, N}};
+  for (int i = 0; i < 2; ++i) {
+    int rows = shapes[i][0], cols = shapes[i][1];
+    gemm(rows, cols, K, A, K, B, N, C, N);
+    failed |= compareBlock("plain", rows, cols);
+    void *buffer = malloc((size_t)bytes(cols, K));
+    pack(cols, K, B, N, buffer);
+    packed(rows, cols, K, A, K, buffer, C, N);
+    failed |= compareBlock("pre-packed", rows, cols);
+    free(buffer);
+  }
+  printf("%s: 20x30x%d and %dx%dx%d through the plain and pre-packed "
+         "entries %s\n",
+         tisa_kernel_name(k), K, M, N, K, failed ? "DIFFER" : "bit-exact");
+  tisa_kernel_free(k);
+  return failed;
+}
+
+/* The kernel for any m, on the first 1, 20 and M rows. */
+static int runTimeM(void) {
+  tisa_kernel *k =
+      compile(tisa_gemm_spec(TISA_RUN_TIME, N, K, "u8,s8,s32"), "m at run time");
+  if (!k)
+    return 1;
   gemm_m_fn *gemm = (gemm_m_fn *)tisa_kernel_entry(k, "");
   pack_fn *pack = (pack_fn *)tisa_kernel_entry(k, "_pack_b");
   packed_m_fn *packed = (packed_m_fn *)tisa_kernel_entry(k, "_packed");
@@ -124,13 +182,9 @@ int main(void) {
   }
   tisa_free(error);
 
-  tisa_kernel_spec spec = tisa_gemm_spec(M, N, K, "u8,s8,s32");
-  tisa_kernel *k = tisa_compile(&spec, NULL, &error);
-  if (!k) {
-    fprintf(stderr, "tisa_compile: %s\n", error);
-    tisa_free(error);
+  tisa_kernel *k = compile(tisa_gemm_spec(M, N, K, "u8,s8,s32"), "static");
+  if (!k)
     return 1;
-  }
   gemm_fn *gemm = (gemm_fn *)tisa_kernel_entry(k, "");
   pack_fn *pack = (pack_fn *)tisa_kernel_entry(k, "_pack_b");
   packed_fn *packed = (packed_fn *)tisa_kernel_entry(k, "_packed");
@@ -155,5 +209,5 @@ int main(void) {
          tisa_kernel_name(k), *instruction ? instruction : "plain vector code",
          failed ? "DIFFER" : "bit-exact");
   tisa_kernel_free(k);
-  return failed | runTimeM();
+  return failed | runTimeM() | runTimeMNK();
 }

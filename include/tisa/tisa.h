@@ -14,7 +14,10 @@
  * With m (conv2d: batch) = TISA_RUN_TIME, one kernel serves every m: each
  * entry but the pack takes it as its first argument (int64_t), e.g.
  * NAME(m, A, lda, B, ldb, C, ldc), and NAME_tiles(m) counts the range
- * entry's tiles (16 rows; one image).
+ * entry's tiles (16 rows; one image). A GEMM's n and k may be TISA_RUN_TIME
+ * too: every entry then takes its run-time extents first in the order m, n,
+ * k, NAME_pack_b and NAME_packed_bytes take n and k (the packed weights grow
+ * with them), e.g. NAME(m, n, k, A, lda, B, ldb, C, ldc).
  *
  * Example (examples/c-api/gemm.c):
  *
@@ -77,7 +80,8 @@ void *tisa_kernel_entry(const tisa_kernel *kernel, const char *suffix);
 const char *tisa_kernel_name(const tisa_kernel *kernel);
 const char *tisa_kernel_instruction(const tisa_kernel *kernel);
 const char *tisa_kernel_header(const tisa_kernel *kernel);
-/* Bytes of the buffer the pack entry fills; tiles of the range entry (0
+/* Bytes of the buffer the pack entry fills (0 with n or k at run time: call
+ * the kernel's "_packed_bytes" entry with them); tiles of the range entry (0
  * with m at run time: call the kernel's "_tiles" entry with m). */
 int64_t tisa_kernel_packed_bytes(const tisa_kernel *kernel);
 int64_t tisa_kernel_tiles(const tisa_kernel *kernel);

@@ -436,10 +436,9 @@ std::optional<Runnable> runnable(const Options &o, llvm::StringRef verb,
                 target->name + " is not supported yet (CPU targets only)");
     return std::nullopt;
   }
-  if ((r.spec.runTimeN || r.spec.runTimeK) && (r.gpuOnHost || r.underQemu)) {
+  if ((r.spec.runTimeN || r.spec.runTimeK) && r.gpuOnHost) {
     code = fail("'" + verb + "' of a kernel with n or k at run time for " +
-                target->name +
-                " is not supported yet (x86 targets only; 'gen' writes it)");
+                target->name + " is not supported yet (CPU targets only)");
     return std::nullopt;
   }
   if (host && o.target != "host" && !r.underQemu && !r.gpuOnHost) {

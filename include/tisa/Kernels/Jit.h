@@ -81,6 +81,7 @@ public:
   const std::string &plan() const { return plan_; }
   const std::string &header() const { return header_; }
   const std::string &packedOperand() const { return packedOperand_; }
+  /// GeneratedKernel::packedBytes: 0 with n or k at run time.
   int64_t packedBytes() const { return packedBytes_; }
   /// The loop schedule compiled in ("" for plain vector code) and whether it
   /// came from `tisa tune`.

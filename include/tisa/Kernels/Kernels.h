@@ -234,6 +234,7 @@ struct GeneratedKernel {
   std::string plan;     ///< the matcher's one-line summary of the plan
   std::string packedOperand;  ///< "b", "filter", ...
   std::string packedLayout;   ///< "[k/4=128][n=512][4]"
+  /// NAME_packed_bytes(); 0 with n or k at run time (NAME_packed_bytes(n, k)).
   int64_t packedBytes = 0;
   std::string schedule; ///< Schedule::text() used ("" for the fallback)
   std::string scheduleSpace; ///< ScheduleSpace::text() ("" for the fallback)

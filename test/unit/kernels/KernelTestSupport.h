@@ -36,7 +36,7 @@ struct MatrixCase {
   KernelSpec spec;
   int64_t outH = 0, outW = 0;
   /// A kernel of run-time rows (spec.runTimeRows): the rows it runs at.
-  std::vector<int64_t> rows;
+  std::vector<int64_t> rows = {};
 };
 void PrintTo(const MatrixCase &c, std::ostream *os);
 
