@@ -22,6 +22,8 @@ std::string Schedule::text() const {
     out += ",edge=" + std::to_string(edge);
   if (reductionUnroll != 1)
     out += ",kunroll=" + std::to_string(reductionUnroll);
+  if (hold)
+    out += ",hold=" + std::to_string(hold);
   return out;
 }
 
@@ -73,6 +75,11 @@ FailureOr<Schedule> Schedule::parse(StringRef text, std::string &why) {
         why = "kunroll '" + value.str() + "' is not an integer in [1, 16]";
         return failure();
       }
+    } else if (key == "hold") {
+      if (value.getAsInteger(10, s.hold) || s.hold < 0 || s.hold > 64) {
+        why = "hold '" + value.str() + "' is not an integer in [0, 64]";
+        return failure();
+      }
     } else if (key == "panel") {
       if (value.getAsInteger(10, s.panel) || s.panel < 0) {
         why = "panel '" + value.str() + "' is not a non-negative integer";
@@ -80,7 +87,8 @@ FailureOr<Schedule> Schedule::parse(StringRef text, std::string &why) {
       }
     } else {
       why = "unknown schedule field '" + key.str() +
-            "' (expected unroll, block, order, panel, fuse, edge, kunroll)";
+            "' (expected unroll, block, order, panel, fuse, edge, kunroll, "
+            "hold)";
       return failure();
     }
   }
@@ -516,6 +524,11 @@ LogicalResult LaneDotKernel::verify(const Schedule &s, const Target &,
   if (s.reductionUnroll != 1) {
     why = "kunroll applies to tile kernels (AMX tiles, matrix segments); a "
           "lane-dot kernel's reduction is unrolled by -tisa-by-element";
+    return failure();
+  }
+  if (s.hold) {
+    why = "hold applies to AMX tile kernels; a lane-dot kernel's packed "
+          "operand is read from memory";
     return failure();
   }
   int64_t accumulators = 1;

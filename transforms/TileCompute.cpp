@@ -228,19 +228,18 @@ Value TileKernel::packA(OpBuilder &b, Location loc, Value a,
 }
 
 
-void TileKernel::emitTileLoop(OpBuilder &b, Location loc, Value a,
-                              Value buffer, const CStore &out, bool overwrite,
-                              const Schedule &s, Value begin,
-                              Value end) const {
-  auto [tm, tn] = registerTile(s);
-  int64_t mBlocks = paddedExtents(s)[mLoop] / (mI * tm);
-  Value lo = begin ? begin : cIndex(b, loc, 0);
-  Value hi = end ? end : cIndex(b, loc, partitionTiles(s));
-  auto tiles = scf::ForOp::create(b, loc, lo, hi, cIndex(b, loc, 1));
-  OpBuilder::InsertionGuard guard(b);
-  b.setInsertionPointToStart(tiles.getBody());
+/// The inputs of a step: A in place, the packed B.
+struct TileKernel::StepInputs {
+  Addressing a, b;
+  Value aRowBytes;
+};
+
+SmallVector<Value> TileKernel::tileIvs(OpBuilder &b, Location loc, Value t,
+                                       const Schedule &s) const {
   // t = ((outer parallel...) * m blocks + m block)
-  Value rest = tiles.getInductionVar();
+  int64_t tm = registerTile(s).first;
+  int64_t mBlocks = paddedExtents(s)[mLoop] / (mI * tm);
+  Value rest = t;
   SmallVector<Value> ivs(extent.size(), cIndex(b, loc, 0));
   auto digit = [&](int64_t radix) {
     Value r = cIndex(b, loc, radix);
@@ -252,12 +251,105 @@ void TileKernel::emitTileLoop(OpBuilder &b, Location loc, Value a,
   for (unsigned l : llvm::reverse(outerParallel))
     ivs[l] = digit(extent[l]);
   ivs[mLoop] = arith::MulIOp::create(b, loc, mBlock, cIndex(b, loc, mI * tm));
+  return ivs;
+}
+
+Value TileKernel::rangeLoop(OpBuilder &b, Location loc, Value begin,
+                            Value end, const Schedule &s) const {
+  Value lo = begin ? begin : cIndex(b, loc, 0);
+  Value hi = end ? end : cIndex(b, loc, partitionTiles(s));
+  auto tiles = scf::ForOp::create(b, loc, lo, hi, cIndex(b, loc, 1));
+  b.setInsertionPointToStart(tiles.getBody());
+  return tiles.getInductionVar();
+}
+
+void TileKernel::emitTileLoop(OpBuilder &b, Location loc, Value a,
+                              Value buffer, const CStore &out, bool overwrite,
+                              const Schedule &s, Value begin,
+                              Value end) const {
+  if (s.hold)
+    return emitHeldLoop(b, loc, a, buffer, out, overwrite, s, begin, end);
+  int64_t tn = registerTile(s).second;
+  OpBuilder::InsertionGuard guard(b);
+  Value t = rangeLoop(b, loc, begin, end, s);
+  SmallVector<Value> ivs = tileIvs(b, loc, t, s);
   auto blocks = scf::ForOp::create(b, loc, cIndex(b, loc, 0),
                                    cIndex(b, loc, panels(s) / tn),
                                    cIndex(b, loc, 1));
   b.setInsertionPointToStart(blocks.getBody());
-  ivs[nLoop] = blocks.getInductionVar(); // in blocks of tn panels
-  emitBlock(b, loc, ivs, a, buffer, out, overwrite, s);
+  // The block's first panel.
+  ivs[nLoop] = affine::makeComposedAffineApply(
+                   b, loc, getAffineDimExpr(0, b.getContext()) * tn,
+                   {blocks.getInductionVar()})
+                   .getResult();
+  emitBlock(b, loc, ivs, a, buffer, out, overwrite, s, {});
+}
+
+void TileKernel::emitHeldLoop(OpBuilder &b, Location loc, Value a,
+                              Value buffer, const CStore &out, bool overwrite,
+                              const Schedule &s, Value begin,
+                              Value end) const {
+  // n blocks outermost, each block's B tiles of the first `hold` reduction
+  // steps loaded once and held while the range's m blocks run under them;
+  // the last block is narrower when tn does not divide n's tiles.
+  int64_t tn = registerTile(s).second, whole = panels(s) / tn,
+          rest = panels(s) % tn;
+  auto nBlock = [&](OpBuilder &b, Location loc, Value first,
+                    const Schedule &bs) {
+    OpBuilder::InsertionGuard guard(b);
+    StepInputs in{Addressing(b, loc, a), Addressing(b, loc, buffer), {}};
+    SmallVector<Value> held;
+    int64_t count = 0;
+    forEachStep([&](ArrayRef<int64_t> step) {
+      if (count++ >= bs.hold)
+        return;
+      SmallVector<Value> iv;
+      for (int64_t v : step)
+        iv.push_back(cIndex(b, loc, v));
+      SmallVector<Value> at(extent.size(), cIndex(b, loc, 0));
+      at[nLoop] = first;
+      llvm::append_range(held, loadB(b, loc, at, iv, in, bs, 0,
+                                     registerTile(bs).second));
+    });
+    Value t = rangeLoop(b, loc, begin, end, bs);
+    SmallVector<Value> ivs = tileIvs(b, loc, t, bs);
+    ivs[nLoop] = first;
+    emitBlock(b, loc, ivs, a, buffer, out, overwrite, bs, held);
+  };
+  if (whole) {
+    OpBuilder::InsertionGuard guard(b);
+    auto blocks = scf::ForOp::create(b, loc, cIndex(b, loc, 0),
+                                     cIndex(b, loc, whole), cIndex(b, loc, 1));
+    b.setInsertionPointToStart(blocks.getBody());
+    Value first = affine::makeComposedAffineApply(
+                      b, loc, getAffineDimExpr(0, b.getContext()) * tn,
+                      {blocks.getInductionVar()})
+                      .getResult();
+    nBlock(b, loc, first, s);
+  }
+  if (rest) {
+    Schedule narrow = s;
+    narrow.unroll[nLoop] = rest;
+    nBlock(b, loc, cIndex(b, loc, whole * tn), narrow);
+  }
+}
+
+void TileKernel::forEachStep(
+    function_ref<void(ArrayRef<int64_t>)> body) const {
+  // The other reduction loops, then the k steps innermost.
+  SmallVector<int64_t> ubs;
+  for (unsigned l : outerReduction)
+    ubs.push_back(extent[l]);
+  ubs.push_back(kSteps());
+  SmallVector<int64_t> iv(ubs.size(), 0);
+  while (true) {
+    body(iv);
+    unsigned d = iv.size();
+    while (d > 0 && ++iv[d - 1] == ubs[d - 1])
+      iv[--d] = 0;
+    if (d == 0)
+      return;
+  }
 }
 
 /// A register tile's block of C: where its tiles are (in C, or for a block
@@ -281,8 +373,10 @@ TileKernel::CBlock TileKernel::cBlock(OpBuilder &b, Location loc,
   Value edge = out.edge;
   CBlock blk{SmallVector<Value>(blockIvs), Addressing(b, loc, out.c),
              /*edge=*/std::nullopt, {}, {}, {}, {}};
-  blk.at[nLoop] = arith::MulIOp::create(b, loc, blockIvs[nLoop],
-                                        cIndex(b, loc, tn * nI));
+  blk.at[nLoop] = affine::makeComposedAffineApply(
+                      b, loc, getAffineDimExpr(0, b.getContext()) * nI,
+                      {blockIvs[nLoop]})
+                      .getResult();
   blk.rowBytes = blk.c.rowBytes(b, loc, c.operands[2].map, mLoop,
                                 extent.size());
   if (!edge)
@@ -306,10 +400,13 @@ TileKernel::CBlock TileKernel::cBlock(OpBuilder &b, Location loc,
   if (out.epilogue)
     blk.full = arith::ConstantOp::create(b, loc, b.getBoolAttr(false));
   // The scratch holds accumulators (with an epilogue, C is of another
-  // type).
+  // type), in rows of the widest register tile (a narrower last one of held
+  // B tiles uses their start).
   int64_t accBytes = c.operands[2].elementType.getIntOrFloatBitWidth() / 8;
   Value edgeRow = arith::ConstantOp::create(
-      b, loc, b.getI64IntegerAttr(tn * nI * accBytes));
+      b, loc,
+      b.getI64IntegerAttr(cast<MemRefType>(edge.getType()).getDimSize(1) *
+                          accBytes));
   blk.rowBytes =
       arith::SelectOp::create(b, loc, blk.full, blk.rowBytes, edgeRow);
   return blk;
@@ -346,12 +443,6 @@ void TileKernel::moveEdge(OpBuilder &b, Location loc, const CBlock &blk,
   copyEdge(b, loc, blk.at, out.c, out.edge, blk.rows, blk.cols, intoEdge);
 }
 
-/// The inputs of a step: A in place, the packed B.
-struct TileKernel::StepInputs {
-  Addressing a, b;
-  Value aRowBytes;
-};
-
 Value TileKernel::aTilePointer(OpBuilder &b, Location loc,
                                const StepInputs &in, ArrayRef<Value> at) const {
   SmallVector<Value> idx = applyMap(b, loc, c.operands[aInput].map, at);
@@ -372,18 +463,49 @@ Value TileKernel::aTilePointer(OpBuilder &b, Location loc,
   return in.a.pointer(b, loc, to);
 }
 
-scf::ValueVector TileKernel::emitStep(OpBuilder &b, Location loc,
-                                      ArrayRef<Value> blockIvs, ValueRange iv,
-                                      ValueRange carried,
-                                      const StepInputs &in,
-                                      const Schedule &s) const {
-  auto [tm, tn] = registerTile(s);
+SmallVector<Value> TileKernel::loadB(OpBuilder &b, Location loc,
+                                     ArrayRef<Value> at, ValueRange iv,
+                                     const StepInputs &in, const Schedule &s,
+                                     int64_t first, int64_t count) const {
+  // B's tile: ((B's other loops) * panels + panel) * steps + step, its
+  // reduction loops at `iv` (the k step last).
+  SmallVector<Value> where(at);
+  for (auto [l, v] : llvm::zip(outerReduction, iv))
+    where[l] = v;
+  AffineExpr x = getAffineDimExpr(0, b.getContext()),
+             y = getAffineDimExpr(1, b.getContext());
+  Value outer = cIndex(b, loc, 0);
+  for (unsigned l : bOuter)
+    outer = affine::makeComposedAffineApply(b, loc, x * extent[l] + y,
+                                            {outer, where[l]})
+                .getResult();
+  SmallVector<Value> tiles;
+  for (int64_t j = first; j < first + count; ++j) {
+    Value panel =
+        affine::makeComposedAffineApply(b, loc, x + j, {at[nLoop]})
+            .getResult();
+    Value byte = affine::makeComposedAffineApply(
+                     b, loc, x * tileBytes(bReg),
+                     {bTile(b, loc, outer, panel, iv.back(), s)})
+                     .getResult();
+    tiles.push_back(loadRegister(b, loc, d->registers[bReg],
+                                 in.b.pointer(b, loc, {byte})));
+  }
+  return tiles;
+}
+
+SmallVector<Value> TileKernel::emitStep(OpBuilder &b, Location loc,
+                                        ArrayRef<Value> blockIvs,
+                                        ValueRange iv, ValueRange carried,
+                                        const StepInputs &in,
+                                        const Schedule &s,
+                                        const StepB &bIn) const {
+  int64_t tm = registerTile(s).first, tn = registerTile(s).second;
   SmallVector<Value> at(blockIvs);
   for (auto [l, v] : llvm::zip(outerReduction, iv))
     at[l] = v;
-  Value step = iv.back();
-  at[kLoop] = arith::MulIOp::create(b, loc, step, cIndex(b, loc, kI));
-  SmallVector<Value> aTiles, bTiles;
+  at[kLoop] = arith::MulIOp::create(b, loc, iv.back(), cIndex(b, loc, kI));
+  SmallVector<Value> aTiles;
   Value m0 = at[mLoop];
   for (int64_t i = 0; i < tm; ++i) {
     at[mLoop] = arith::AddIOp::create(b, loc, m0, cIndex(b, loc, i * mI));
@@ -393,41 +515,37 @@ scf::ValueVector TileKernel::emitStep(OpBuilder &b, Location loc,
                               : loadRegister(b, loc, d->registers[aReg], p,
                                              in.aRowBytes));
   }
-  // B's tile: ((B's other loops) * panels + panel) * steps + step.
-  AffineExpr x = getAffineDimExpr(0, b.getContext()),
-             y = getAffineDimExpr(1, b.getContext());
-  Value outer = cIndex(b, loc, 0);
-  for (unsigned l : bOuter)
-    outer = affine::makeComposedAffineApply(b, loc, x * extent[l] + y,
-                                            {outer, at[l]})
-                .getResult();
-  for (int64_t j = 0; j < tn; ++j) {
-    Value panel = affine::makeComposedAffineApply(
-                      b, loc, x * tn + j, {blockIvs[nLoop]})
-                      .getResult();
-    Value byte = affine::makeComposedAffineApply(
-                     b, loc, x * tileBytes(bReg),
-                     {bTile(b, loc, outer, panel, step, s)})
-                     .getResult();
-    bTiles.push_back(loadRegister(b, loc, d->registers[bReg],
-                                  in.b.pointer(b, loc, {byte})));
-  }
-  scf::ValueVector next;
-  for (int64_t i = 0; i < tm; ++i)
+  SmallVector<Value> next(tm * tn);
+  auto apply = [&](int64_t i, int64_t j, Value bTile) {
+    SmallVector<Value> regs(3);
+    regs[aReg] = aTiles[i];
+    regs[bReg] = bTile;
+    regs[cReg] = carried[i * tn + j];
+    next[i * tn + j] = buildApply(b, loc, *d, signature, regs).getResult();
+  };
+  if (bIn.oneAtATime) {
+    // B's tiles one by one, each used by its column of the register tile.
     for (int64_t j = 0; j < tn; ++j) {
-      SmallVector<Value> regs(3);
-      regs[aReg] = aTiles[i];
-      regs[bReg] = bTiles[j];
-      regs[cReg] = carried[i * tn + j];
-      next.push_back(buildApply(b, loc, *d, signature, regs).getResult());
+      Value bTile = loadB(b, loc, blockIvs, iv, in, s, j, 1).front();
+      for (int64_t i = 0; i < tm; ++i)
+        apply(i, j, bTile);
     }
+    return next;
+  }
+  SmallVector<Value> bTiles(bIn.held);
+  if (bTiles.empty())
+    bTiles = loadB(b, loc, blockIvs, iv, in, s, 0, tn);
+  for (int64_t i = 0; i < tm; ++i)
+    for (int64_t j = 0; j < tn; ++j)
+      apply(i, j, bTiles[j]);
   return next;
 }
 
 void TileKernel::emitBlock(OpBuilder &b, Location loc, ArrayRef<Value> blockIvs,
                            Value a, Value buffer, const CStore &out,
-                           bool overwrite, const Schedule &s) const {
-  auto [tm, tn] = registerTile(s);
+                           bool overwrite, const Schedule &s,
+                           ArrayRef<Value> held) const {
+  int64_t tm = registerTile(s).first, tn = registerTile(s).second;
   const OperandRegister &cR = d->registers[cReg];
   CBlock blk = cBlock(b, loc, blockIvs, out, s);
   StepInputs in{Addressing(b, loc, a), Addressing(b, loc, buffer), {}};
@@ -452,21 +570,38 @@ void TileKernel::emitBlock(OpBuilder &b, Location loc, ArrayRef<Value> blockIvs,
                                    blk.rowBytes));
       }
     }
-  // Every reduction loop, the k steps innermost, carrying the accumulators.
-  SmallVector<Value> lbs, ubs, steps;
-  for (unsigned l : outerReduction)
-    ubs.push_back(cIndex(b, loc, extent[l]));
-  ubs.push_back(cIndex(b, loc, kSteps()));
-  lbs.assign(ubs.size(), cIndex(b, loc, 0));
-  steps.assign(ubs.size(), cIndex(b, loc, 1));
-  scf::LoopNest nest = scf::buildLoopNest(
-      b, loc, lbs, ubs, steps, acc,
-      [&](OpBuilder &b, Location loc, ValueRange iv, ValueRange carried) {
-        return emitStep(b, loc, blockIvs, iv, carried, in, s);
-      });
+  // Every reduction loop, the k steps innermost, carrying the accumulators;
+  // with held B tiles, every step unrolled, the first `hold` reading theirs.
+  std::optional<scf::LoopNest> nest;
+  if (!s.hold) {
+    SmallVector<Value> lbs, ubs, steps;
+    for (unsigned l : outerReduction)
+      ubs.push_back(cIndex(b, loc, extent[l]));
+    ubs.push_back(cIndex(b, loc, kSteps()));
+    lbs.assign(ubs.size(), cIndex(b, loc, 0));
+    steps.assign(ubs.size(), cIndex(b, loc, 1));
+    nest = scf::buildLoopNest(
+        b, loc, lbs, ubs, steps, acc,
+        [&](OpBuilder &b, Location loc, ValueRange iv, ValueRange carried) {
+          return emitStep(b, loc, blockIvs, iv, carried, in, s, StepB{});
+        });
+    acc.assign(nest->results.begin(), nest->results.end());
+  } else {
+    int64_t index = 0;
+    forEachStep([&](ArrayRef<int64_t> step) {
+      SmallVector<Value> iv;
+      for (int64_t v : step)
+        iv.push_back(cIndex(b, loc, v));
+      StepB bIn{{}, index >= s.hold};
+      if (index < s.hold)
+        bIn.held = ArrayRef<Value>(held).slice(index * tn, tn);
+      acc = emitStep(b, loc, blockIvs, iv, acc, in, s, bIn);
+      ++index;
+    });
+  }
   for (int64_t i = 0; i < tm; ++i)
     for (int64_t j = 0; j < tn; j += cPairs(tn, j)) {
-      ValueRange tiles = ValueRange(nest.results).slice(i * tn + j, cPairs(tn, j));
+      ValueRange tiles = ValueRange(acc).slice(i * tn + j, cPairs(tn, j));
       if (segments)
         storeSegments(b, loc, cR, cTile(b, loc, blk, i, j), tiles,
                       blk.rowBytes, segmentRows());
@@ -478,7 +613,7 @@ void TileKernel::emitBlock(OpBuilder &b, Location loc, ArrayRef<Value> blockIvs,
   // Steps per iteration, the remainder in a loop of its own. After the
   // stores: the unroll moves the uses of the loop's results to that loop.
   int64_t unroll = std::min(s.reductionUnroll, kSteps());
-  if (unroll > 1 && failed(loopUnrollByFactor(nest.loops.back(), unroll)))
+  if (nest && unroll > 1 && failed(loopUnrollByFactor(nest->loops.back(), unroll)))
     emitWarning(loc) << "the reduction loop could not be unrolled by "
                      << unroll;
 }

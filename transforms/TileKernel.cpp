@@ -254,7 +254,8 @@ SmallVector<int64_t> TileKernel::paddedExtents(const Schedule &s) const {
   auto [tm, tn] = registerTile(s);
   SmallVector<int64_t> e(extent);
   e[mLoop] = llvm::alignTo(e[mLoop], mI * tm);
-  e[nLoop] = llvm::alignTo(e[nLoop], nI * tn);
+  // Held B tiles: n's last register tile is narrower instead of padded.
+  e[nLoop] = llvm::alignTo(e[nLoop], nI * (s.hold ? 1 : tn));
   e[kLoop] = llvm::alignTo(e[kLoop], kI);
   return e;
 }
@@ -365,52 +366,98 @@ int64_t TileKernel::tileRegisterBudget(const Target &target) const {
   return std::max<int64_t>(vectors - target.cost.spareRegistersWithPacked, 3);
 }
 
+bool TileKernel::canHoldB() const {
+  // B must not change along the m blocks it is held over: only n, k and
+  // reduction loops (filter taps) may index it.
+  return !segments && llvm::all_of(bOuter, [&](unsigned l) {
+    return llvm::is_contained(outerReduction, l);
+  });
+}
+
+int64_t TileKernel::reductionSteps() const {
+  int64_t steps = kSteps();
+  for (unsigned l : outerReduction)
+    steps *= extent[l];
+  return steps;
+}
+
+int64_t TileKernel::registersNeeded(int64_t tm, int64_t tn,
+                                    int64_t hold) const {
+  if (!hold)
+    return tm * tn + tm + tn;
+  // The held tiles, and one for a B tile of the other steps at a time.
+  return tm * tn + tm + tn * hold + (hold < reductionSteps() ? 1 : 0);
+}
+
 ScheduleEstimate TileKernel::estimate(const Target &target, ArrayRef<int64_t>,
                                       ArrayRef<int64_t>) const {
-  // The register tile whose accumulators and one step's A and B tiles fit
-  // the target's tile registers with the fewest instructions (padding to
-  // whole register tiles included), then the fewest tile loads.
+  // The register tile whose accumulators and tiles fit the target's tile
+  // registers with the fewest instructions (padding to whole register tiles
+  // included), then the fewest tile loads. Held B tiles (Schedule::hold)
+  // are loaded once per n block, for all its m blocks, and n is not padded.
   int64_t mTiles = llvm::divideCeil(extent[mLoop], mI);
   int64_t nTiles = llvm::divideCeil(extent[nLoop], nI);
+  int64_t steps = reductionSteps();
   int64_t registers = tileRegisterBudget(target);
-  auto cost = [&](int64_t m, int64_t n) {
+  auto cost = [&](int64_t m, int64_t n, int64_t hold) {
     int64_t mb = llvm::divideCeil(mTiles, m), nb = llvm::divideCeil(nTiles, n);
-    return std::make_pair(mb * m * nb * n, mb * nb * (m + n));
+    if (!hold)
+      return std::make_pair(mb * m * nb * n * steps, mb * nb * (m + n) * steps);
+    // Per block, A's tiles of every step and B's of the steps not held (the
+    // last, narrower block's fewer tiles rounded up).
+    return std::make_pair(mb * m * nTiles * steps,
+                          nTiles * hold +
+                              mb * (nb * m * steps + nTiles * (steps - hold)));
   };
-  int64_t tm = 1, tn = 1;
-  for (int64_t m = 1; m <= mTiles; ++m)
-    for (int64_t n = 1; n <= nTiles; ++n)
-      if (m + n + m * n <= registers && cost(m, n) < cost(tm, tn))
-        tm = m, tn = n;
+  // Held tiles are reused across m blocks: with one, there is nothing to
+  // hold them for.
+  int64_t tm = 1, tn = 1, held = 0;
+  int64_t maxHold = canHoldB() && mTiles > 1 ? steps : 0;
+  for (int64_t h = 0; h <= maxHold; ++h)
+    for (int64_t m = 1; m <= mTiles; ++m)
+      for (int64_t n = 1; n <= nTiles; ++n)
+        if (registersNeeded(m, n, h) <= registers &&
+            cost(m, n, h) < cost(tm, tn, held))
+          tm = m, tn = n, held = h;
   Schedule s;
   s.unroll.assign(extent.size(), 1);
   s.unroll[mLoop] = tm;
   s.unroll[nLoop] = tn;
+  s.hold = held;
   // A segment step is short (NEON: 16 mmla and 8 loads): the loop's own
   // instructions count. An AMX step is long; its loop stays as it is.
   if (segments)
     s.reductionUnroll = target.cost.reductionUnroll;
-  return {s, countCycles(target, tm, tn, s.reductionUnroll)};
+  return {s, countCycles(target, s)};
 }
 
-double TileKernel::countCycles(const Target &target, int64_t tm, int64_t tn,
-                               int64_t kunroll) const {
+double TileKernel::countCycles(const Target &target, const Schedule &s) const {
   // As the lane-dot kernels count a step: its instructions, or the
   // accumulator chains the latency needs, or its tile loads, issued at the
   // instruction's rate; the loop overhead shared by the unrolled steps; each
-  // accumulator loaded and stored once per block.
+  // accumulator loaded and stored once per block. Held B tiles are loaded
+  // once per n block, for all the m blocks.
   const CostModel &cm = target.cost;
+  int64_t tm = registerTile(s).first, tn = registerTile(s).second;
   double issue = std::max(1e-3, target.issueRate(*d));
   double chains = cm.accumulatorChains * target.latency(*d) * issue;
-  double step = std::max({double(tm * tn), chains, double(tm + tn)}) / issue +
-                cm.loopOverheadCycles / kunroll;
-  int64_t blocks = llvm::divideCeil(llvm::divideCeil(extent[mLoop], mI), tm) *
-                   llvm::divideCeil(llvm::divideCeil(extent[nLoop], nI), tn);
+  int64_t mBlocks = llvm::divideCeil(llvm::divideCeil(extent[mLoop], mI), tm);
+  int64_t nTiles = llvm::divideCeil(extent[nLoop], nI);
   int64_t others = 1; // the loops besides m, n and k (conv2d: taps, rows)
   for (auto [l, e] : llvm::enumerate(extent))
     if (l != mLoop && l != nLoop && l != kLoop)
       others *= e;
-  return blocks * (others * kSteps() * step + cm.accumulatorCycles * tm * tn);
+  double heldShare = double(s.hold) / reductionSteps();
+  auto block = [&](int64_t n) {
+    double loads = tm + n * (1 - heldShare) + n * heldShare / mBlocks;
+    double step = std::max({double(tm * n), chains, loads}) / issue +
+                  cm.loopOverheadCycles / s.reductionUnroll;
+    return others * kSteps() * step + cm.accumulatorCycles * tm * n;
+  };
+  if (!s.hold)
+    return mBlocks * llvm::divideCeil(nTiles, tn) * block(tn);
+  return mBlocks * ((nTiles / tn) * block(tn) +
+                    (nTiles % tn ? block(nTiles % tn) : 0));
 }
 
 ScheduleSpace TileKernel::space() const {
@@ -434,16 +481,27 @@ LogicalResult TileKernel::verify(const Schedule &s, const Target &target,
                              c.loops[mLoop].name + ", " + c.loops[nLoop].name +
                              "), by whole accumulator tiles");
   if (s.laneBlock || s.lanesOuter || s.panel || s.fuse || s.edge)
-    return refuse(why, "tile kernels take only 'unroll' (no block, order, "
-                       "panel, fuse or edge)");
+    return refuse(why, "tile kernels take only 'unroll', 'kunroll' and "
+                       "'hold' (no block, order, panel, fuse or edge)");
+  if (s.hold && !canHoldB())
+    return refuse(why, std::string("hold keeps B's tiles over the m blocks: ") +
+                           (segments ? "AMX tiles only, not matrix segments"
+                                     : "a loop besides n and k that m "
+                                       "blocks run along indexes B"));
+  if (s.hold > reductionSteps())
+    return refuse(why, "hold=" + std::to_string(s.hold) + " but a block has " +
+                           std::to_string(reductionSteps()) +
+                           " reduction steps");
   auto [tm, tn] = registerTile(s);
-  if (tileRegisterBudget(target) < tm + tn + tm * tn)
+  int64_t need = registersNeeded(tm, tn, s.hold);
+  if (tileRegisterBudget(target) < need)
     return refuse(why, "a " + std::to_string(tm) + "x" + std::to_string(tn) +
-                           " register tile needs " +
-                           std::to_string(tm + tn + tm * tn) +
+                           " register tile needs " + std::to_string(need) +
                            (segments ? " vector registers" : " tile registers") +
-                           " (accumulators, A and B tiles); " + target.name +
-                           " has " + std::to_string(tileRegisterBudget(target)));
+                           " (accumulators, A and " +
+                           (s.hold ? "held B tiles" : "B tiles") +
+                           "); " + target.name + " has " +
+                           std::to_string(tileRegisterBudget(target)));
   return success();
 }
 

@@ -74,6 +74,13 @@ struct Schedule {
   /// loop (1: none): its loop overhead shared by that many steps. Tile
   /// kernels only.
   int64_t reductionUnroll = 1;
+  /// AMX tile kernels: reduction steps whose B tiles are held in tile
+  /// registers (0: none). The n blocks then run outermost; each one's B
+  /// tiles of the first `hold` steps are loaded once and held while the m
+  /// blocks run under them, every step unrolled, the other steps' B tiles
+  /// loaded one at a time per block; n is not padded to whole register
+  /// tiles (its last block is narrower).
+  int64_t hold = 0;
 
   /// "unroll=1x5x1,block=240,order=lanes-inner,panel=80,fuse=1" text, stable
   /// (cache keys); parse() reads it back.
@@ -84,7 +91,7 @@ struct Schedule {
     return unroll == o.unroll && laneBlock == o.laneBlock &&
            lanesOuter == o.lanesOuter && panel == o.panel &&
            fuse == o.fuse && edge == o.edge &&
-           reductionUnroll == o.reductionUnroll;
+           reductionUnroll == o.reductionUnroll && hold == o.hold;
   }
 };
 

@@ -103,9 +103,19 @@ private:
   llvm::SmallVector<int64_t>
   operandExtents(unsigned i, llvm::ArrayRef<int64_t> loopExtents) const;
   int64_t kSteps() const;
-  /// The cost model's cycles of a tm x tn register tile (estimate()).
-  double countCycles(const Target &target, int64_t tm, int64_t tn,
-                     int64_t kunroll) const;
+  /// The cost model's cycles of schedule `s` (estimate()).
+  double countCycles(const Target &target, const Schedule &s) const;
+  /// Whether B's tiles can be held in registers across the m blocks
+  /// (Schedule::hold): AMX tiles, and B indexed only by n, k and the other
+  /// reduction loops.
+  bool canHoldB() const;
+  /// Instruction steps of one block's reduction: k steps times the other
+  /// reduction loops' extents.
+  int64_t reductionSteps() const;
+  /// Tile registers of a tm x tn register tile: its accumulators, tm A
+  /// tiles and tn B tiles of a step, or with `hold` steps held, their B
+  /// tiles and one for the other steps' B tiles, one at a time.
+  int64_t registersNeeded(int64_t tm, int64_t tn, int64_t hold) const;
   int64_t panels(const Schedule &s) const;
   int64_t tileBytes(unsigned reg) const;
   /// The byte offset of B element (k, n) in its tile, as an affine map of
@@ -128,14 +138,37 @@ private:
     mlir::Value c, edge;
     const Epilogue *epilogue = nullptr;
   };
+  /// The loop over the range's tiles (`begin`..`end`, or all of
+  /// partitionTiles), the builder left in its body: its index.
+  mlir::Value rangeLoop(mlir::OpBuilder &b, mlir::Location loc,
+                             mlir::Value begin, mlir::Value end,
+                             const Schedule &s) const;
+  /// Program loop values of range tile `t`: the other parallel loops and
+  /// the m block's first row (n left 0).
+  llvm::SmallVector<mlir::Value> tileIvs(mlir::OpBuilder &b,
+                                         mlir::Location loc, mlir::Value t,
+                                         const Schedule &s) const;
+  /// The range's m blocks, then n in register tiles of tn panels.
   void emitTileLoop(mlir::OpBuilder &b, mlir::Location loc, mlir::Value a,
                     mlir::Value buffer, const CStore &out, bool overwrite,
                     const Schedule &s, mlir::Value begin,
                     mlir::Value end) const;
+  /// Schedule::hold: n in register tiles outermost, each one's B tiles of
+  /// the held steps loaded once and held over the range's m blocks.
+  void emitHeldLoop(mlir::OpBuilder &b, mlir::Location loc, mlir::Value a,
+                    mlir::Value buffer, const CStore &out, bool overwrite,
+                    const Schedule &s, mlir::Value begin,
+                    mlir::Value end) const;
+  /// Calls `body` with each reduction step (the other reduction loops'
+  /// values, then the k step), in loop order.
+  void forEachStep(llvm::function_ref<void(llvm::ArrayRef<int64_t>)> body) const;
+  /// The block at `ivs` (n: its first panel), its reduction loops carrying
+  /// the accumulators; with Schedule::hold every step unrolled instead, the
+  /// first ones on `held` B tiles (tn per step, in forEachStep's order).
   void emitBlock(mlir::OpBuilder &b, mlir::Location loc,
                  llvm::ArrayRef<mlir::Value> ivs, mlir::Value a,
                  mlir::Value buffer, const CStore &out, bool overwrite,
-                 const Schedule &s) const;
+                 const Schedule &s, llvm::ArrayRef<mlir::Value> held) const;
   /// The block of C at `ivs` (the m block's first row, n in blocks of the
   /// register tile), through the edge scratch when it leaves C (or there is
   /// an epilogue).
@@ -163,13 +196,28 @@ private:
   mlir::Value aTilePointer(mlir::OpBuilder &b, mlir::Location loc,
                            const StepInputs &in,
                            llvm::ArrayRef<mlir::Value> at) const;
+  /// B tiles `first`.. `first + count` of the register tile whose first
+  /// panel is at[n], at one reduction step (`iv`: the other reduction
+  /// loops, then the k step).
+  llvm::SmallVector<mlir::Value> loadB(mlir::OpBuilder &b, mlir::Location loc,
+                                       llvm::ArrayRef<mlir::Value> at,
+                                       mlir::ValueRange iv,
+                                       const StepInputs &in, const Schedule &s,
+                                       int64_t first, int64_t count) const;
+  /// Where a step's B tiles come from: `held` (tn of them), else loaded
+  /// together, or one at a time (`oneAtATime`: a step not held in a block
+  /// that holds others, one tile register left for them).
+  struct StepB {
+    llvm::ArrayRef<mlir::Value> held;
+    bool oneAtATime = false;
+  };
   /// One reduction step: tm A tiles, tn B tiles, tm x tn instructions on
   /// the `carried` accumulators.
   llvm::SmallVector<mlir::Value>
   emitStep(mlir::OpBuilder &b, mlir::Location loc,
            llvm::ArrayRef<mlir::Value> ivs, mlir::ValueRange iv,
-           mlir::ValueRange carried, const StepInputs &in,
-           const Schedule &s) const;
+           mlir::ValueRange carried, const StepInputs &in, const Schedule &s,
+           const StepB &bIn) const;
   /// Copies the `rows` x `cols` corner of `edge` to C's block at `ivs`, or
   /// (`intoEdge`) the other way.
   void copyEdge(mlir::OpBuilder &b, mlir::Location loc,

@@ -1,8 +1,9 @@
 // -tisa-tensorize with a tile plan (sapphirerapids, AMX): B packed once into
-// tdpbusd's tile image, then per block of 16 rows a register tile of
-// 1x3 accumulators (n = 40 pads to 48: every block is an edge block, so C
-// goes through a 16x48 scratch, in and out with masked row moves), one A
-// tile and three B tiles per k step, three tdpbusd, three tile stores.
+// tdpbusd's tile image. K = 64 is one k step, so the default holds B's three
+// tiles (n = 40 in three panels, not padded to a register tile) while the m
+// blocks run under them (order=lanes-outer): per block of 16 rows one A tile,
+// three tdpbusd, three tile stores. Every block leaves C (40 of 48 columns),
+// so C goes through a 16x48 scratch, in and out with masked row moves.
 // RUN: tisa-opt %s --split-input-file --tisa-split-pack=target=sapphirerapids --tisa-tensorize=target=sapphirerapids --canonicalize --cse -verify-diagnostics | FileCheck %s
 
 // CHECK-LABEL: func.func @gemm_u8s8s32
@@ -10,13 +11,14 @@
 // CHECK:         %[[BUF:.*]] = memref.alloc() {alignment = 64 : i64} : memref<3072xi8>
 // CHECK:         memref.store {{.*}}, %[[BUF]]
 // CHECK:         %[[EDGE:.*]] = memref.alloca() {alignment = 64 : i64} : memref<16x48xi32>
+// CHECK-COUNT-3: llvm.call_intrinsic "llvm.x86.tileloadd64.internal"({{.*}}) : (i16, i16, !llvm.ptr, i64) -> !llvm.x86_amx
 // CHECK:         scf.for %{{.*}} = %c0 to %c2 step %c1 {
 // CHECK:           scf.for
 // CHECK:             vector.maskedload %arg2[{{.*}}], {{.*}} : memref<32x40xi32>, vector<48xi1>, vector<48xi32>
 // CHECK:             vector.maskedstore %[[EDGE]]
 // CHECK-COUNT-3:   llvm.call_intrinsic "llvm.x86.tileloadd64.internal"({{.*}}, %c192_i64) : (i16, i16, !llvm.ptr, i64) -> !llvm.x86_amx
 // CHECK:           %[[A:.*]] = llvm.call_intrinsic "llvm.x86.tileloadd64.internal"({{.*}}, %c64_i64)
-// CHECK-COUNT-3:   llvm.call_intrinsic "llvm.x86.tileloadd64.internal"
+// CHECK-NOT:       llvm.x86.tileloadd64.internal
 // CHECK-COUNT-3:   tisa.apply "tdpbusd"(%[[A]], {{.*}}) {{.*}}intrinsic = "llvm.x86.tdpbusd.internal"
 // CHECK-COUNT-3:   llvm.call_intrinsic "llvm.x86.tilestored64.internal"({{.*}}, %c192_i64, {{.*}})
 // CHECK:           scf.for
@@ -41,14 +43,24 @@ func.func @gemm_u8s8s32(%a: memref<32x64xi8>, %b: memref<64x40xi8>, %c: memref<3
 
 // -----
 
-// Whole tiles (64x64x64 bf16): no scratch, no edge copies, a 2x2 register
-// tile of tdpbf16ps loading C in place.
+// Whole tiles (64x64x64 bf16: two k steps of 32): no scratch, no edge
+// copies. Each pair of B panels' four tiles (two per k step) is loaded once
+// and held over the four m blocks; per block C is loaded in place, and two A
+// tiles feed four tdpbf16ps.
 // CHECK-LABEL: func.func @gemm_bf16
 // CHECK-NOT:     passthrough
 // CHECK-NOT:     memref.alloca
 // CHECK-NOT:     vector.maskedload
-// CHECK-COUNT-4: tisa.apply "tdpbf16ps"
-// CHECK-NOT:     tisa.apply
+// CHECK:         scf.for %{{.*}} = %c0 to %c2 step %c1 {
+// CHECK-COUNT-4:   llvm.x86.tileloadd64.internal"({{.*}}) : (i16, i16, !llvm.ptr, i64)
+// CHECK-NEXT:      scf.for %{{.*}} = %c0 to %c4 step %c1 {
+// CHECK-COUNT-2:     llvm.x86.tileloadd64.internal"({{.*}}, %c256_i64)
+// CHECK:             %[[A0:.*]] = llvm.call_intrinsic "llvm.x86.tileloadd64.internal"({{.*}}, %c128_i64)
+// CHECK-COUNT-2:     tisa.apply "tdpbf16ps"(%[[A0]],
+// CHECK:             %[[A1:.*]] = llvm.call_intrinsic "llvm.x86.tileloadd64.internal"({{.*}}, %c128_i64)
+// CHECK-COUNT-2:     tisa.apply "tdpbf16ps"(%[[A1]],
+// CHECK-NOT:         tisa.apply
+// CHECK-COUNT-2:     llvm.x86.tilestored64.internal
 // CHECK:         return
 func.func @gemm_bf16(%a: memref<64x64xbf16>, %b: memref<64x64xbf16>, %c: memref<64x64xf32>) {
   linalg.generic {indexing_maps = [affine_map<(m, n, k) -> (m, k)>, affine_map<(m, n, k) -> (k, n)>,

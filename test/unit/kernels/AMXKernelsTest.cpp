@@ -194,12 +194,22 @@ TEST_P(AMXKernels, CorrectAndTensorized) {
   EXPECT_GE(double(dots), double(spec.ops()) / 2 / macs);
   EXPECT_LE(double(dots), 1.5 * double(wholeTiles(spec, macs)))
       << "plan " << k.plan() << ", schedule " << k.schedule();
-  // A register tile of 2x2 accumulators where m and n are whole pairs of
-  // tiles: one tile load per instruction. Elsewhere the register tile that
-  // pads least may load more (1x3: 4 loads per 3 instructions).
+  // At most one tile load per instruction on GEMMs of two tiles or more in
+  // m and n and a whole k step: 2x2 accumulators, or B's tiles held over the
+  // m blocks where k has few steps (97x131x67: 0.70, with no padded
+  // instruction). One exception: 33x48x70 bf16 is 3 x 3 tiles of three k
+  // steps, and no schedule within 8 tile registers reaches one load per
+  // instruction there without padding (hold=1 of 1x3 tiles loads 30 for
+  // 27; 2x2 tiles would issue 48 instructions for 48 loads).
   bool gemm = spec.op == KernelSpec::Op::Gemm;
-  if (gemm && spec.m % 32 == 0 && spec.n % 32 == 0 && spec.k >= 64)
+  bool threeByThree = llvm::divideCeil(spec.m, 16) == 3 &&
+                      llvm::divideCeil(spec.n, 16) == 3 &&
+                      llvm::divideCeil(spec.k * 2, 64) == 3 &&
+                      spec.types.a == ElementKind::BF16;
+  if (gemm && spec.m >= 32 && spec.n >= 32 && spec.k >= 64 && !threeByThree)
     EXPECT_LE(loads, dots) << k.schedule();
+  else if (gemm && threeByThree)
+    EXPECT_LE(loads * 27, dots * 30) << k.schedule();
   else if (gemm && spec.m >= 32 && spec.n >= 32)
     EXPECT_LE(double(loads), 1.5 * dots) << k.schedule();
   EXPECT_EQ(configs, 1u) << "tile configurations in one call";

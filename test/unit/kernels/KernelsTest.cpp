@@ -289,6 +289,8 @@ TEST(KernelsJit, BadSchedules) {
                                 "instruction's 8 lanes"},
       {"unroll=1x1x1,panel=-16", "panel '-16' is not a non-negative"},
       {"unroll=1x1x1,fuse=yes", "fuse 'yes' is neither 0 nor 1"},
+      {"unroll=1x1x1,hold=-1", "hold '-1' is not an integer in [0, 64]"},
+      {"unroll=2x2x1,hold=1", "hold applies to AMX tile kernels"},
       {"unroll=2x2x1,fuse=1", "fuse needs two parallel loops besides the "
                               "lanes"},
       {"unroll=1x1x2x1x1x1x1,edge=x", "edge 'x' is not an integer in [0, 64]",
