@@ -252,6 +252,7 @@ llvm::Error LibraryBuilder::chooseSchedule() {
   out.macsPerInstruction = 1;
   for (int64_t extent : kernel->plan().desc->body.getStaticLoopRanges())
     out.macsPerInstruction *= extent;
+  out.scalable = plan.desc->isScalable();
   llvm::raw_string_ostream os(out.plan);
   printPlanSummary(contraction, kernel->plan(), os);
   out.packedLayout = kernel->packedLayoutText(schedule);

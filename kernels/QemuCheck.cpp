@@ -144,7 +144,10 @@ llvm::Expected<QemuCounts> countUnderQemu(const GeneratedKernel &k,
   counts.plainTotal = plain.total;
   if (!k.mnemonic.empty()) {
     counts.tensor = prePacked.executed[k.mnemonic];
-    counts.minimum = double(spec.ops()) / 2 / double(k.macsPerInstruction);
+    // A scalable instruction does its segment's work once per 128 bits.
+    int64_t segments = k.scalable && base.sveBits ? base.sveBits / 128 : 1;
+    counts.minimum =
+        double(spec.ops()) / 2 / double(k.macsPerInstruction * segments);
   }
   return counts;
 }

@@ -10,7 +10,7 @@
 #
 # The set: GEMM and conv2d shapes across tile boundaries, padded and strided
 # convolutions, every type pair, the x86 targets (vector lanes and AMX tiles),
-# an Arm target, explicit schedules (edge tiles, fused rows, panels, blocks),
+# an Arm target (and SVE), explicit schedules (edge tiles, fused rows, panels, blocks),
 # and `tisa gen FILE.mlir`.
 set -euo pipefail
 cd "$(dirname "$0")/.."
@@ -52,6 +52,12 @@ for target in znver4 cascadelake sapphirerapids neoverse-n1; do
     gen "conv-$target-$t-7x7s2c3" conv2d --h 30 --w 30 --c 3 --k 64 --r 7 --s 7 --stride 2 --pad 3 --types "$t" --target "$target"
     gen "conv-$target-$t-1x1" conv2d --n 2 --h 7 --w 7 --c 256 --k 96 --r 1 --s 1 --types "$t" --target "$target"
   done
+done
+# SVE (vector-length agnostic) kernels, asked for by name.
+for isa in sve.sdot:s8,s8,s32 sve.udot:u8,u8,s32; do
+  t="${isa#*:}"; isa="${isa%%:*}"
+  gen "gemm-$isa-97x131x67" gemm --m 97 --n 131 --k 67 --types "$t" --target neoverse-v1 --isa "$isa"
+  gen "conv-$isa-3x3p1" conv2d --h 14 --w 14 --c 64 --k 64 --r 3 --s 3 --pad 1 --types "$t" --target neoverse-v1 --isa "$isa"
 done
 gen "gemm-s16" gemm --m 33 --n 48 --k 70 --types s16,s16,s32 --target znver4
 for schedule in "unroll=3x2x1,block=0,order=lanes-outer" "unroll=4x1x1,block=64,order=lanes-inner,panel=32"; do

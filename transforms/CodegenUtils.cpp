@@ -1,10 +1,13 @@
 //===- CodegenUtils.cpp - small IR builders every generator uses ----------===//
 
 #include "CodegenUtils.h"
+#include "tisa/Semantics/Instruction.h"
 
 #include "mlir/Analysis/FlatLinearValueConstraints.h"
 #include "mlir/Dialect/Affine/Utils.h"
 #include "mlir/Dialect/Arith/IR/Arith.h"
+#include "mlir/Dialect/Linalg/IR/Linalg.h"
+#include "mlir/Dialect/MemRef/IR/MemRef.h"
 #include "mlir/Dialect/SCF/IR/SCF.h"
 
 namespace tisa {
@@ -64,6 +67,78 @@ SmallVector<unsigned> loopsBesides(AffineMap map, ArrayRef<unsigned> besides) {
       loops.push_back(l);
   }
   return loops;
+}
+
+LogicalResult refuse(std::string &why, const Twine &reason) {
+  why = reason.str();
+  return failure();
+}
+
+Value paddedCopy(OpBuilder &b, Location loc, Value src,
+                 ArrayRef<int64_t> shape, ArrayRef<int64_t> offsets) {
+  auto srcType = cast<MemRefType>(src.getType());
+  Type elt = srcType.getElementType();
+  Value buffer = memref::AllocOp::create(b, loc, MemRefType::get(shape, elt),
+                                         b.getI64IntegerAttr(64));
+  Value zero = arith::ConstantOp::create(b, loc, elt, b.getZeroAttr(elt));
+  linalg::FillOp::create(b, loc, ValueRange{zero}, ValueRange{buffer});
+  SmallVector<OpFoldResult> at, sizes, zeros, ones;
+  bool whole = true;
+  for (unsigned d = 0; d < shape.size(); ++d) {
+    int64_t offset = offsets.empty() ? 0 : offsets[d];
+    int64_t size = std::min(srcType.getDimSize(d), shape[d] - offset);
+    whole &= size == srcType.getDimSize(d);
+    at.push_back(b.getIndexAttr(offset));
+    sizes.push_back(b.getIndexAttr(size));
+    zeros.push_back(b.getIndexAttr(0));
+    ones.push_back(b.getIndexAttr(1));
+  }
+  Value interior =
+      memref::SubViewOp::create(b, loc, buffer, at, sizes, ones);
+  Value from = whole ? src
+                     : memref::SubViewOp::create(b, loc, src, zeros, sizes,
+                                                 ones)
+                           .getResult();
+  linalg::CopyOp::create(b, loc, from, interior);
+  return buffer;
+}
+
+LogicalResult readLoweringSignature(const Description &d, MLIRContext *ctx,
+                                    FunctionType &out, std::string &why) {
+  FailureOr<FunctionType> resolved =
+      loweringSignature(d, ctx, [&]() { return emitError(d.loc); });
+  if (failed(resolved))
+    return refuse(why, "its lowering intrinsic " + d.lowering.intrinsic +
+                           " does not resolve");
+  out = *resolved;
+  return success();
+}
+
+SmallVector<Value> splitIndex(OpBuilder &b, Location loc, Value t,
+                              ArrayRef<int64_t> radices) {
+  SmallVector<Value> digits;
+  for (int64_t radix : radices) {
+    Value r = cIndex(b, loc, radix);
+    digits.push_back(arith::RemUIOp::create(b, loc, t, r));
+    t = arith::DivUIOp::create(b, loc, t, r);
+  }
+  return digits;
+}
+
+Value elementOrZero(OpBuilder &b, Location loc, Value src, AffineMap map,
+                    MutableArrayRef<Value> ivs, ArrayRef<BoundedIndex> bounded,
+                    Value zero) {
+  Value inside;
+  for (const BoundedIndex &x : bounded) {
+    Value in = arith::CmpIOp::create(b, loc, arith::CmpIPredicate::slt,
+                                     x.index, cIndex(b, loc, x.extent));
+    inside = inside ? Value(arith::AndIOp::create(b, loc, inside, in)) : in;
+  }
+  for (const BoundedIndex &x : bounded)
+    ivs[x.loop] = arith::MinSIOp::create(b, loc, x.index,
+                                         cIndex(b, loc, x.extent - 1));
+  Value v = memref::LoadOp::create(b, loc, src, applyMap(b, loc, map, ivs));
+  return arith::SelectOp::create(b, loc, inside, v, zero);
 }
 
 } // namespace codegen

@@ -41,16 +41,49 @@ bool isIdentityStride(const ProgramOperand &o);
 /// The loops of a projected permutation `map` other than `besides`, in the
 /// map's order (a packed operand's outer loops).
 SmallVector<unsigned> loopsBesides(AffineMap map, ArrayRef<unsigned> besides);
+/// `why` = `reason`, and failure: a generator refusing a plan.
+LogicalResult refuse(std::string &why, const Twine &reason);
+/// The signature of `d`'s lowering intrinsic into `out`, or why not.
+LogicalResult readLoweringSignature(const Description &d, MLIRContext *ctx,
+                                    FunctionType &out, std::string &why);
+/// A loop's index clamped to its extent: what elementOrZero reads at.
+struct BoundedIndex {
+  unsigned loop;
+  Value index;
+  int64_t extent;
+};
+/// `src` at `map` of `ivs` (one value per program loop), the `bounded`
+/// loops set to their indices, or `zero` where one is past its extent (the
+/// read itself clamped inside): a pack's zero padding.
+Value elementOrZero(OpBuilder &b, Location loc, Value src, AffineMap map,
+                    MutableArrayRef<Value> ivs, ArrayRef<BoundedIndex> bounded,
+                    Value zero);
+/// The digits of `t` in the mixed radix `radices` (the first the least
+/// significant; the last digit takes what is left).
+SmallVector<Value> splitIndex(OpBuilder &b, Location loc, Value t,
+                              ArrayRef<int64_t> radices);
+/// A zero-filled copy of `src` of `shape` (64-byte aligned, to be freed by
+/// the caller), `src` placed at `offsets` (empty: at 0). What of `src` falls
+/// past `shape` (the last rows of a strided convolution's input that no
+/// output reads) is left out.
+Value paddedCopy(OpBuilder &b, Location loc, Value src,
+                 ArrayRef<int64_t> shape, ArrayRef<int64_t> offsets);
 
 } // namespace codegen
 
 using codegen::applyMap;
+using codegen::BoundedIndex;
+using codegen::elementOrZero;
 using codegen::cIndex;
 using codegen::cInt;
 using codegen::isIdentityStride;
 using codegen::linearCoefficients;
 using codegen::loopNest;
 using codegen::loopsBesides;
+using codegen::paddedCopy;
+using codegen::readLoweringSignature;
+using codegen::refuse;
+using codegen::splitIndex;
 
 } // namespace tisa
 

@@ -109,13 +109,17 @@ SmallVector<Value> Epilogue::loopIndices(ArrayRef<Value> at) const {
   return loops;
 }
 
+/// A vector of `t` with `shape`'s lanes (fixed or scalable).
+static VectorType lanesOf(VectorType shape, Type t) {
+  return VectorType::get(shape.getShape(), t, shape.getScalableDims());
+}
+
 Value Epilogue::operandLanes(OpBuilder &b, Location loc, unsigned i,
                              ArrayRef<Value> loops, unsigned lane,
-                             int64_t lanes, Value mask) const {
+                             VectorType shape, Value mask) const {
   Value v = values[i];
   auto memref = dyn_cast<MemRefType>(v.getType());
-  auto vec = VectorType::get({lanes}, memref ? memref.getElementType()
-                                             : v.getType());
+  auto vec = lanesOf(shape, memref ? memref.getElementType() : v.getType());
   if (!memref)
     return vector::BroadcastOp::create(b, loc, vec, v);
   AffineMap map = op.getIndexingMapsArray()[i + 1];
@@ -134,7 +138,7 @@ Value Epilogue::operandLanes(OpBuilder &b, Location loc, unsigned i,
 
 void Epilogue::apply(OpBuilder &b, Location loc, Value acc, ArrayRef<Value> at,
                      unsigned dim, Value mask) const {
-  int64_t lanes = cast<VectorType>(acc.getType()).getDimSize(0);
+  auto shape = cast<VectorType>(acc.getType());
   unsigned lane = op.getIndexingMapsArray()[0].getDimPosition(dim);
   SmallVector<Value> loops = loopIndices(at);
   Block *body = op.getBody();
@@ -143,18 +147,18 @@ void Epilogue::apply(OpBuilder &b, Location loc, Value acc, ArrayRef<Value> at,
   for (unsigned i = 1; i < body->getNumArguments(); ++i)
     if (!body->getArgument(i).use_empty())
       map.map(body->getArgument(i),
-              operandLanes(b, loc, i - 1, loops, lane, lanes, mask));
+              operandLanes(b, loc, i - 1, loops, lane, shape, mask));
   auto toVector = [&](Value v) -> Value {
     Value mapped = map.lookupOrDefault(v);
     if (isa<VectorType>(mapped.getType()))
       return mapped;
-    return vector::BroadcastOp::create(
-        b, loc, VectorType::get({lanes}, mapped.getType()), mapped);
+    return vector::BroadcastOp::create(b, loc,
+                                       lanesOf(shape, mapped.getType()), mapped);
   };
   for (Operation &inner : body->without_terminator()) {
     Attribute value;
     if (matchPattern(&inner, m_Constant(&value))) {
-      auto type = VectorType::get({lanes}, inner.getResult(0).getType());
+      auto type = lanesOf(shape, inner.getResult(0).getType());
       map.map(inner.getResult(0),
               arith::ConstantOp::create(
                   b, loc, type,
@@ -165,7 +169,7 @@ void Epilogue::apply(OpBuilder &b, Location loc, Value acc, ArrayRef<Value> at,
     for (Value v : inner.getOperands())
       state.addOperands(toVector(v));
     for (Type t : inner.getResultTypes())
-      state.addTypes(VectorType::get({lanes}, t));
+      state.addTypes(lanesOf(shape, t));
     state.addAttributes(inner.getAttrs());
     Operation *vectorOp = b.create(state);
     map.map(inner.getResults(), vectorOp->getResults());

@@ -101,14 +101,6 @@ std::string LaneDotKernel::packedLayoutText(const Schedule &s) const {
   return text;
 }
 
-namespace {
-/// `why` = `reason`, and failure: a step of LaneDotKernel::get refusing.
-LogicalResult refuse(std::string &why, const Twine &reason) {
-  why = reason.str();
-  return failure();
-}
-} // namespace
-
 /// The instruction: vector registers, one lane loop and one group loop, a
 /// lane-major register image.
 LogicalResult LaneDotKernel::Impl::readInstruction(std::string &why) {
@@ -307,13 +299,7 @@ LogicalResult LaneDotKernel::Impl::readSignature(std::string &why) {
   for (const LoweringArg &a : d.lowering.args)
     if (a.kind != LoweringArg::Operand)
       return refuse(why, "the lowering takes non-register arguments");
-  FailureOr<FunctionType> resolved = loweringSignature(
-      d, c.op->getContext(), [&]() { return emitError(d.loc); });
-  if (failed(resolved))
-    return refuse(why, "its lowering intrinsic " + d.lowering.intrinsic +
-                           " does not resolve");
-  signature = *resolved;
-  return success();
+  return readLoweringSignature(d, c.op->getContext(), signature, why);
 }
 
 FailureOr<LaneDotKernel> LaneDotKernel::get(const Contraction &c,

@@ -81,38 +81,6 @@ struct Addressing {
   }
 };
 
-/// A zero-filled copy of `src` of `shape`, `src` placed at `offsets`. What
-/// of `src` falls past `shape` (the last rows of a strided convolution's
-/// input that no output reads) is left out.
-Value paddedCopy(OpBuilder &b, Location loc, Value src,
-                 ArrayRef<int64_t> shape, ArrayRef<int64_t> offsets) {
-  auto srcType = cast<MemRefType>(src.getType());
-  Type elt = srcType.getElementType();
-  Value buffer = memref::AllocOp::create(b, loc, MemRefType::get(shape, elt),
-                                         b.getI64IntegerAttr(64));
-  Value zero = arith::ConstantOp::create(b, loc, elt, b.getZeroAttr(elt));
-  linalg::FillOp::create(b, loc, ValueRange{zero}, ValueRange{buffer});
-  SmallVector<OpFoldResult> at, sizes, zeros, ones;
-  bool whole = true;
-  for (unsigned d = 0; d < shape.size(); ++d) {
-    int64_t offset = offsets.empty() ? 0 : offsets[d];
-    int64_t size = std::min(srcType.getDimSize(d), shape[d] - offset);
-    whole &= size == srcType.getDimSize(d);
-    at.push_back(b.getIndexAttr(offset));
-    sizes.push_back(b.getIndexAttr(size));
-    zeros.push_back(b.getIndexAttr(0));
-    ones.push_back(b.getIndexAttr(1));
-  }
-  Value interior =
-      memref::SubViewOp::create(b, loc, buffer, at, sizes, ones);
-  Value from = whole ? src
-                     : memref::SubViewOp::create(b, loc, src, zeros, sizes,
-                                                 ones)
-                           .getResult();
-  linalg::CopyOp::create(b, loc, from, interior);
-  return buffer;
-}
-
 /// Keeps LLVM from turning copy loops of the function holding `b`'s
 /// insertion point into library calls (memcpy): after a call, LLVM reloads
 /// the tile configuration.
@@ -239,18 +207,16 @@ SmallVector<Value> TileKernel::tileIvs(OpBuilder &b, Location loc, Value t,
   // t = ((outer parallel...) * m blocks + m block)
   int64_t tm = registerTile(s).first;
   int64_t mBlocks = paddedExtents(s)[mLoop] / (mI * tm);
-  Value rest = t;
-  SmallVector<Value> ivs(extent.size(), cIndex(b, loc, 0));
-  auto digit = [&](int64_t radix) {
-    Value r = cIndex(b, loc, radix);
-    Value v = arith::RemUIOp::create(b, loc, rest, r);
-    rest = arith::DivUIOp::create(b, loc, rest, r);
-    return v;
-  };
-  Value mBlock = digit(mBlocks);
+  SmallVector<int64_t> radices = {mBlocks};
   for (unsigned l : llvm::reverse(outerParallel))
-    ivs[l] = digit(extent[l]);
-  ivs[mLoop] = arith::MulIOp::create(b, loc, mBlock, cIndex(b, loc, mI * tm));
+    radices.push_back(extent[l]);
+  SmallVector<Value> digits = splitIndex(b, loc, t, radices);
+  SmallVector<Value> ivs(extent.size(), cIndex(b, loc, 0));
+  for (auto [l, v] : llvm::zip(llvm::reverse(outerParallel),
+                               llvm::drop_begin(digits)))
+    ivs[l] = v;
+  ivs[mLoop] =
+      arith::MulIOp::create(b, loc, digits[0], cIndex(b, loc, mI * tm));
   return ivs;
 }
 

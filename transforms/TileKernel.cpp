@@ -23,11 +23,6 @@ namespace tisa {
 
 namespace {
 
-LogicalResult refuse(std::string &why, const Twine &reason) {
-  why = reason.str();
-  return failure();
-}
-
 /// The register image position (row, column) of the semantic element that
 /// instruction iteration `point` reads from register `j`: a tile's 2-D
 /// layout as it is; a vector segment's element index as rows of `cols`.
@@ -225,18 +220,12 @@ FailureOr<TileKernel> TileKernel::get(const Contraction &c,
   std::string reason;
   if (failed(k.readInstruction(reason)) || failed(k.readLoops(reason)) ||
       failed(k.readOperands(reason)) ||
-      (k.segments && failed(k.readSegmentA(reason)))) {
+      (k.segments && failed(k.readSegmentA(reason))) ||
+      failed(readLoweringSignature(*k.d, c.op->getContext(), k.signature,
+                                   reason))) {
     why = k.d->name + ": " + reason;
     return failure();
   }
-  FailureOr<FunctionType> sig = loweringSignature(
-      *k.d, c.op->getContext(), [&]() { return emitError(k.d->loc); });
-  if (failed(sig)) {
-    why = k.d->name + ": its lowering intrinsic " + k.d->lowering.intrinsic +
-          " does not resolve";
-    return failure();
-  }
-  k.signature = *sig;
   return k;
 }
 

@@ -61,22 +61,13 @@ void TileKernel::emitPack(OpBuilder &b, Location loc, Value src, Value buffer,
         b, loc, AffineMap::get(2, 0, d0 * kI + d1), ValueRange{step, kk});
     Value n = affine::AffineApplyOp::create(
         b, loc, AffineMap::get(2, 0, d0 * nI + d1), ValueRange{panel, nn});
-    Value inside = arith::AndIOp::create(
-        b, loc,
-        arith::CmpIOp::create(b, loc, arith::CmpIPredicate::slt, k,
-                              cIndex(b, loc, extent[kLoop])),
-        arith::CmpIOp::create(b, loc, arith::CmpIPredicate::slt, n,
-                              cIndex(b, loc, extent[nLoop])));
     SmallVector<Value> ivs(extent.size(), cIndex(b, loc, 0));
     for (unsigned i = 0; i < outer; ++i)
       ivs[bOuter[i]] = iv[i];
-    ivs[kLoop] = arith::MinSIOp::create(b, loc, k,
-                                        cIndex(b, loc, extent[kLoop] - 1));
-    ivs[nLoop] = arith::MinSIOp::create(b, loc, n,
-                                        cIndex(b, loc, extent[nLoop] - 1));
-    Value v = memref::LoadOp::create(
-        b, loc, src, applyMap(b, loc, c.operands[bInput].map, ivs));
-    v = arith::SelectOp::create(b, loc, inside, v, zero);
+    Value v = elementOrZero(b, loc, src, c.operands[bInput].map, ivs,
+                            {{kLoop, k, extent[kLoop]},
+                             {nLoop, n, extent[nLoop]}},
+                            zero);
     memref::StoreOp::create(b, loc, v, view, ValueRange{at});
   });
 }

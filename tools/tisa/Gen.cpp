@@ -73,7 +73,8 @@ std::optional<KernelSpec> specFrom(const Options &o, llvm::StringRef op,
   for (const auto &[key, value] : o.values) {
     if (llvm::is_contained(allowed, key) ||
         llvm::is_contained({"types", "isa", "o", "repeat", "name", "schedule",
-                            "threads", "time-limit", "epilogue", "at"},
+                            "threads", "time-limit", "epilogue", "at",
+                            "sve-bits"},
                            key))
       continue;
     code = usageError("option --" + key + " does not apply to " + op);
@@ -252,6 +253,9 @@ int gen(const Options &o) {
     if (o.values.count(runOnly))
       return usageError("--" + std::string(runOnly) +
                         " applies to 'run' and 'tune' only");
+  if (o.values.count("sve-bits"))
+    return usageError("--sve-bits applies to 'run' only (the library itself "
+                      "runs at any vector length)");
   llvm::StringRef what = o.positional[0];
   if (what.ends_with(".mlir"))
     return genFromFile(o, what, dir);
@@ -390,6 +394,39 @@ uint64_t memoryToCheck(const KernelSpec &spec) {
   return 2 * in + 3 * weights + 2 * out;
 }
 
+/// `--sve-bits B,B,...` into `r.sveBits` (default: the target's vector
+/// length when it has SVE), or false with `code` set.
+bool sveBitsFrom(const Options &o, Runnable &r, int &code) {
+  bool sve = r.underQemu && r.target.features.contains("sve");
+  auto it = o.values.find("sve-bits");
+  if (it == o.values.end()) {
+    if (sve)
+      r.sveBits = {unsigned(r.target.vectorBits)};
+    return true;
+  }
+  if (!sve) {
+    code = usageError("--sve-bits applies to an aarch64 target with SVE run "
+                      "under qemu; " +
+                      r.target.name + " is not one");
+    return false;
+  }
+  llvm::SmallVector<llvm::StringRef> parts;
+  llvm::StringRef(it->second).split(parts, ',');
+  for (llvm::StringRef p : parts) {
+    unsigned bits = 0;
+    if (p.trim().getAsInteger(10, bits) || bits < aarch64::kSveGranuleBits ||
+        bits > aarch64::kMaxSveVectorBits ||
+        bits % aarch64::kSveGranuleBits) {
+      code = usageError("--sve-bits expects vector lengths in bits, "
+                        "multiples of 128 from 128 to 2048; got '" +
+                        p.str() + "'");
+      return false;
+    }
+    r.sveBits.push_back(bits);
+  }
+  return true;
+}
+
 std::optional<Runnable> runnable(const Options &o, llvm::StringRef verb,
                                  int &code) {
   code = 1;
@@ -441,6 +478,8 @@ std::optional<Runnable> runnable(const Options &o, llvm::StringRef verb,
                 target->name + " is not supported yet (CPU targets only)");
     return std::nullopt;
   }
+  if (!sveBitsFrom(o, r, code))
+    return std::nullopt;
   if (host && o.target != "host" && !r.underQemu && !r.gpuOnHost) {
     std::vector<std::string> missing = featuresLacking(*target, *host);
     // AMX is emulated: the code is the target's without what else this
@@ -523,8 +562,57 @@ bool printAMXCounts(llvm::raw_ostream &os, const CompiledKernel &k,
 #endif
 }
 
-/// `tisa run` for an aarch64 target: generated, then checked under qemu;
-/// no time (qemu's says nothing about the hardware).
+/// The check and the counts of `kernel` under qemu with `qemu`'s CPU and
+/// vector length, printed; false (after printing why) when a check fails.
+bool checkAndCountUnderQemu(const Options &o, const Runnable &r,
+                            const GeneratedKernel &kernel,
+                            const aarch64::RunOptions &qemu, int &code) {
+  auto &os = llvm::outs();
+  std::string where = qemu.sveBits ? " at SVE " + std::to_string(qemu.sveBits) +
+                                         " bits"
+                                   : std::string();
+  int checks = 0;
+  for (const KernelSpec &at : r.checked()) {
+    int runs = 0;
+    std::string diff = checkUnderQemu(kernel, at, qemu, o.seed, runs);
+    if (!diff.empty()) {
+      code = fail(at.describe() + where + ": " + diff);
+      return false;
+    }
+    checks += runs;
+  }
+  os << "check        " << checks << " runs under qemu-aarch64 -cpu "
+     << qemu.cpu << where
+     << " (random inputs in padded rows and extreme inputs, output between "
+        "guard bytes; plain and pre-packed entries"
+     << r.checkedText() << "): all agree with the reference\n";
+  auto counts = countUnderQemu(kernel, r.call(), qemu, o.seed);
+  if (!counts) {
+    code = fail("counting under qemu" + where + ": " +
+                llvm::toString(counts.takeError()));
+    return false;
+  }
+  double macs = r.call().ops() / 2;
+  os << llvm::formatv("counts       one pre-packed call{0} executed {1} "
+                      "instructions ({2:f3} per multiply-accumulate)",
+                      where, counts->total, counts->total / macs);
+  if (!kernel.mnemonic.empty())
+    os << llvm::formatv(", {0} {1} ({2:f1}% of them; the work needs at least "
+                        "{3:f0}: {4:f2}x that)",
+                        counts->tensor, kernel.mnemonic,
+                        100.0 * counts->tensor /
+                            std::max<uint64_t>(1, counts->total),
+                        counts->minimum,
+                        counts->tensor / std::max(1.0, counts->minimum));
+  os << llvm::formatv("\n             one plain call (packing the weights "
+                      "itself) executed {0} ({1:f3} per multiply-accumulate)\n",
+                      counts->plainTotal, counts->plainTotal / macs);
+  return true;
+}
+
+/// `tisa run` for an aarch64 target: generated, then checked under qemu
+/// (at each --sve-bits vector length: one binary serves them all); no time
+/// (qemu's says nothing about the hardware).
 int runUnderQemu(const Options &o, const Runnable &r) {
   if (o.values.count("repeat") || r.threads != 1)
     return usageError("--repeat and --threads time the kernel on this "
@@ -536,7 +624,6 @@ int runUnderQemu(const Options &o, const Runnable &r) {
   auto kernel = generateFor(o, r.spec, r.target, tuned, seconds);
   if (!kernel)
     return fail(llvm::toString(kernel.takeError()));
-  aarch64::RunOptions qemu = qemuOptionsFor(r.target);
   auto &os = llvm::outs();
   os << "kernel       " << kernel->name << " (" << r.spec.describe() << ")\n"
      << "target       " << r.target.name << " (" << r.target.cpu << ")\n"
@@ -552,40 +639,18 @@ int runUnderQemu(const Options &o, const Runnable &r) {
      << "\n"
      << llvm::formatv("compile      {0:f3} s (cross-compiled for aarch64)\n",
                       seconds);
-  int checks = 0;
-  for (const KernelSpec &at : r.checked()) {
-    int runs = 0;
-    std::string diff = checkUnderQemu(*kernel, at, qemu, o.seed, runs);
-    if (!diff.empty())
-      return fail(at.describe() + ": " + diff);
-    checks += runs;
+  aarch64::RunOptions qemu = qemuOptionsFor(r.target);
+  std::vector<unsigned> lengths = r.sveBits;
+  if (lengths.empty())
+    lengths.push_back(qemu.sveBits);
+  for (unsigned bits : lengths) {
+    qemu.sveBits = bits;
+    int code = 0;
+    if (!checkAndCountUnderQemu(o, r, *kernel, qemu, code))
+      return code;
   }
-  os << "check        " << checks
-     << " runs under qemu-aarch64 -cpu " << qemu.cpu
-     << (qemu.sveBits ? " at SVE " + std::to_string(qemu.sveBits) + " bits"
-                      : std::string())
-     << " (random inputs in padded rows and extreme inputs, output between "
-        "guard bytes; plain and pre-packed entries"
-     << r.checkedText() << "): all agree with the reference\n"
-     << "time         none: code under qemu runs at qemu's speed, not the "
+  os << "time         none: code under qemu runs at qemu's speed, not the "
         "hardware's\n";
-  auto counts = countUnderQemu(*kernel, r.call(), qemu, o.seed);
-  if (!counts)
-    return fail("counting under qemu: " + llvm::toString(counts.takeError()));
-  double macs = r.call().ops() / 2;
-  os << llvm::formatv("counts       one pre-packed call executed {0} "
-                      "instructions ({1:f3} per multiply-accumulate)",
-                      counts->total, counts->total / macs);
-  if (!kernel->mnemonic.empty())
-    os << llvm::formatv(", {0} {1} ({2:f1}% of them; the work needs at least "
-                        "{3:f0}: {4:f2}x that)",
-                        counts->tensor, kernel->mnemonic,
-                        100.0 * counts->tensor / std::max<uint64_t>(1, counts->total),
-                        counts->minimum,
-                        counts->tensor / std::max(1.0, counts->minimum));
-  os << llvm::formatv("\n             one plain call (packing the weights "
-                      "itself) executed {0} ({1:f3} per multiply-accumulate)\n",
-                      counts->plainTotal, counts->plainTotal / macs);
   os << hotLoopReport(*kernel, r.target) << "\n";
   return 0;
 }

@@ -72,6 +72,9 @@ struct Runnable {
   /// An aarch64 target on another machine: generated, then run and checked
   /// under qemu-aarch64.
   bool underQemu = false;
+  /// Under qemu, the SVE vector lengths (bits) it runs at (`--sve-bits`;
+  /// default the target's; empty for a target without SVE).
+  std::vector<unsigned> sveBits;
   /// A GPU target: its kernel runs through its host lowering (blocks and
   /// threads as loops, mma.sync on the warp-level reference).
   bool gpuOnHost = false;

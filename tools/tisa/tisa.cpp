@@ -91,6 +91,10 @@ commands:
                            --threads N (time the pre-packed kernel on N threads, default 1);
                            with --m ?: --at M,M,... the extents to check at (default
                            1,33,256), timed (and, for 'tune', tuned) at the last;
+                           --target neoverse-n1|neoverse-v1|neoverse-v2 runs the Arm code under
+                           qemu-aarch64 and counts what it executed (no time); --sve-bits B,B,...
+                           runs an SVE target's one binary at each vector length (default the
+                           target's: 256 for neoverse-v1, 128 for neoverse-v2)
                            --target sapphirerapids on a CPU without AMX runs the AMX code under
                            tisa's emulator and counts what it executed (times are the emulator's);
                            --target sm_80|sm_90 runs the Tensor Core kernel through its host
@@ -409,7 +413,7 @@ int main(int argc, char **argv) {
     static const char *kernelOptions[] = {
         "m", "n", "k", "h", "w", "c", "r", "s", "stride", "pad", "types",
         "isa", "repeat", "name", "schedule", "threads", "time-limit",
-        "epilogue", "at"};
+        "epilogue", "at", "sve-bits"};
     bool kernelOption =
         a == "-o" || (a.starts_with("--") &&
                       llvm::is_contained(kernelOptions, a.drop_front(2)));

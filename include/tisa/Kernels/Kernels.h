@@ -228,9 +228,12 @@ struct GeneratedKernel {
   /// the weights as zero (the instruction's `input_denormals`); plain vector
   /// code keeps them.
   std::array<bool, 2> denormalsAreZero = {false, false};
-  /// Multiply-accumulates of one instruction (per segment for scalable
-  /// registers); 0 for the fallback.
+  /// Multiply-accumulates of one instruction (per 128-bit segment for
+  /// scalable registers); 0 for the fallback.
   int64_t macsPerInstruction = 0;
+  /// The instruction's registers are scalable (SVE): one instruction does
+  /// macsPerInstruction per 128 bits of the vector length it runs at.
+  bool scalable = false;
   std::string plan;     ///< the matcher's one-line summary of the plan
   std::string packedOperand;  ///< "b", "filter", ...
   std::string packedLayout;   ///< "[k/4=128][n=512][4]"

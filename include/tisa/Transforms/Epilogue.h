@@ -59,10 +59,11 @@ public:
 private:
   /// The generic's loop indices for index `at` of the accumulators.
   llvm::SmallVector<mlir::Value> loopIndices(mlir::ArrayRef<mlir::Value> at) const;
-  /// The lanes of operand `i` (region argument i + 1) as a vector of `lanes`.
+  /// The lanes of operand `i` (region argument i + 1) as a vector of
+  /// `shape`'s lanes (fixed or scalable).
   mlir::Value operandLanes(mlir::OpBuilder &b, mlir::Location loc, unsigned i,
-                           mlir::ArrayRef<mlir::Value> loops, unsigned lane,
-                           int64_t lanes, mlir::Value mask) const;
+                           llvm::ArrayRef<mlir::Value> loops, unsigned lane,
+                           mlir::VectorType shape, mlir::Value mask) const;
 
   mutable mlir::linalg::GenericOp op;
   llvm::SmallVector<mlir::Value> values;

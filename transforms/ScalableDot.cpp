@@ -1,0 +1,331 @@
+//===- ScalableDot.cpp - the scalable lane-dot generator: plan and sizes --===//
+//
+// ScalableDotKernel::get reads a plan of a scalable lane-dot instruction
+// (include/tisa/Transforms/ScalableDotKernel.h has the loop nest) and
+// refuses, with a reason, what it does not generate: segments along another
+// loop than the lanes, fused or padded instruction loops, repairs, strided
+// or gathered inputs. Then the sizes that do not depend on the vector
+// length (the packed layout, the partition), the schedule's count at the
+// target's vector length, and the pack.
+//
+//===----------------------------------------------------------------------===//
+
+#include "CodegenUtils.h"
+#include "tisa/Semantics/Instruction.h"
+#include "tisa/Targets/Target.h"
+#include "tisa/Transforms/ScalableDotKernel.h"
+
+#include "mlir/Dialect/Affine/Utils.h"
+#include "mlir/Dialect/Arith/IR/Arith.h"
+#include "mlir/Dialect/MemRef/IR/MemRef.h"
+
+namespace tisa {
+
+bool ScalableDotKernel::handles(const TensorizePlan &plan) {
+  return plan.desc->isScalable() && plan.desc->body.getNumLoops() == 2;
+}
+
+LogicalResult ScalableDotKernel::readInstruction(std::string &why) {
+  if (d->registers.size() != 3 ||
+      llvm::any_of(d->registers, [](const OperandRegister &r) {
+        return r.cls != RegisterClass::Vector || r.type.getRank() != 1;
+      }))
+    return refuse(why, "not a lane-dot instruction on vector registers");
+  if (plan_.repair)
+    return refuse(why, "signedness repairs on scalable vectors are not "
+                       "generated yet");
+  const LoopAssignment *lane = nullptr, *grp = nullptr, *seg = nullptr;
+  for (const LoopAssignment &a : plan_.loops)
+    (a.scalable ? seg : a.reduction ? grp : lane) = &a;
+  // A target of one 128-bit segment (neoverse-v2) gets a plan without the
+  // segment loop; the code's vectors then extend the lane loop too.
+  if (plan_.loops.size() != (seg ? 3u : 2u) || !lane || !grp)
+    return refuse(why, "not a scalable lane-dot plan (lanes, group, segments)");
+  if (lane->programLoops.size() != 1 || grp->programLoops.size() != 1)
+    return refuse(why, "the plan fuses or pads instruction loops; only one "
+                       "program loop per instruction loop is generated");
+  if (seg && (seg->programLoops != lane->programLoops ||
+              seg->sharesWith != int(lane - plan_.loops.begin())))
+    return refuse(why, "the segments run along another loop than the lanes; "
+                       "only segments extending the lane loop are generated");
+  laneLoop = lane->programLoops[0];
+  groupLoop = grp->programLoops[0];
+  segLanes = lane->instrExtent;
+  group = grp->instrExtent;
+  // One segment's register images: element n * g + k of the inputs, n of
+  // the accumulator (the description's own loop order and layout).
+  SmallVector<AffineMap> access = d->body.getIndexingMapsArray();
+  for (unsigned j = 0; j < 3; ++j)
+    for (int64_t n = 0; n < segLanes; ++n)
+      for (int64_t k = 0; k < (j == 2 ? 1 : group); ++k) {
+        SmallVector<int64_t> point(access[j].getNumDims(), 0);
+        point[lane->instrLoop] = n;
+        if (j != 2)
+          point[grp->instrLoop] = k;
+        SmallVector<int64_t> at =
+            d->registers[j].layout.compose(access[j].compose(point));
+        if (at.size() != 1 || at[0] != (j == 2 ? n : n * group + k))
+          return refuse(why, "the register layout is not lane-major (element "
+                             "n * g + k); not generated yet");
+      }
+  // A broadcast group is one accumulator lane wide.
+  unsigned groupBits =
+      group * d->registers[0].type.getElementTypeBitWidth();
+  if (groupBits != d->registers[2].type.getElementTypeBitWidth())
+    return refuse(why, "a group is not one accumulator lane wide");
+  return success();
+}
+
+LogicalResult ScalableDotKernel::readOperands(std::string &why) {
+  for (unsigned j = 0; j < 2; ++j) {
+    OperandPlan::Access access = plan_.operands[j].access;
+    if (access == OperandPlan::Access::Broadcast) {
+      aReg = j;
+      aInput = plan_.programInputOf[j];
+    } else if (access == OperandPlan::Access::Packed ||
+               access == OperandPlan::Access::Direct) {
+      bReg = j;
+      bInput = plan_.programInputOf[j];
+    } else {
+      return refuse(why, "operand " + c.operands[plan_.programInputOf[j]].name +
+                             " needs a strided or gathered access");
+    }
+  }
+  if (aInput == bInput || plan_.operands[2].access != OperandPlan::Access::Direct)
+    return refuse(why, "the plan does not broadcast one input, pack the "
+                       "other and accumulate in place");
+  const ProgramOperand &a = c.operands[aInput], &bOp = c.operands[bInput],
+                       &out = c.operands[2];
+  MLIRContext *ctx = c.op->getContext();
+  if (a.map.getNumResults() == 0 ||
+      a.map.getResults().back() != getAffineDimExpr(groupLoop, ctx) ||
+      !isIdentityStride(a) ||
+      llvm::any_of(a.map.getResults().drop_back(), [&](AffineExpr e) {
+        return e.isFunctionOfDim(groupLoop);
+      }))
+    return refuse(why, "the broadcast group of " + a.name +
+                           " is not its contiguous last dimension alone");
+  if (!bOp.map.isProjectedPermutation())
+    return refuse(why, "the packed input " + bOp.name +
+                           " is not indexed by plain loops");
+  if (!out.map.isProjectedPermutation() || out.map.getNumResults() == 0 ||
+      out.map.getResults().back() != getAffineDimExpr(laneLoop, ctx) ||
+      !isIdentityStride(out))
+    return refuse(why, "the lane loop is not the contiguous last dimension of " +
+                           out.name);
+  bOuter = loopsBesides(bOp.map, {laneLoop, groupLoop});
+  for (auto [l, loop] : llvm::enumerate(c.loops)) {
+    if (loop.extent == kDynamic)
+      return refuse(why, "loop " + loop.name +
+                             " has a dynamic extent; the code generator "
+                             "needs static shapes");
+    extent.push_back(loop.extent);
+    if (l != laneLoop && l != groupLoop)
+      (loop.reduction ? reductionLoops : parallelLoops).push_back(l);
+  }
+  return success();
+}
+
+FailureOr<ScalableDotKernel> ScalableDotKernel::get(const Contraction &c,
+                                                    const TensorizePlan &plan,
+                                                    std::string &why) {
+  ScalableDotKernel k;
+  k.c = c;
+  k.plan_ = plan;
+  k.d = plan.desc;
+  std::string reason;
+  if (failed(k.readInstruction(reason)) || failed(k.readOperands(reason)) ||
+      failed(readLoweringSignature(*k.d, c.op->getContext(), k.signature,
+                                   reason))) {
+    why = k.d->name + ": " + reason;
+    return failure();
+  }
+  return k;
+}
+
+//===----------------------------------------------------------------------===//
+// Sizes and the schedule
+//===----------------------------------------------------------------------===//
+
+std::pair<int64_t, int64_t>
+ScalableDotKernel::registerTile(const Schedule &s) const {
+  if (s.unroll.size() != extent.size())
+    return {1, 1};
+  return {parallelLoops.empty() ? 1 : s.unroll[parallelLoops.back()],
+          s.unroll[laneLoop]};
+}
+
+int64_t ScalableDotKernel::groups() const {
+  return llvm::divideCeil(extent[groupLoop], group);
+}
+
+int64_t ScalableDotKernel::lanesPadded() const {
+  return llvm::alignTo(extent[laneLoop], segLanes);
+}
+
+int64_t ScalableDotKernel::rows() const {
+  return parallelLoops.empty() ? 1 : extent[parallelLoops.back()];
+}
+
+int64_t ScalableDotKernel::packedBytes(const Schedule &) const {
+  int64_t bytes =
+      groups() * lanesPadded() * group * c.operands[bInput].elementBytes();
+  for (unsigned l : bOuter)
+    bytes *= extent[l];
+  return bytes;
+}
+
+std::string ScalableDotKernel::packedLayoutText(const Schedule &) const {
+  std::string text;
+  llvm::raw_string_ostream os(text);
+  for (unsigned l : bOuter)
+    os << "[" << c.loops[l].name << "=" << extent[l] << "]";
+  os << "[" << c.loops[groupLoop].name << "/" << group << "=" << groups()
+     << "][" << c.loops[laneLoop].name << "=" << lanesPadded() << "]["
+     << group << "] (any vector length)";
+  return text;
+}
+
+int64_t ScalableDotKernel::partitionTiles(const Schedule &s) const {
+  int64_t tiles = llvm::divideCeil(rows(), registerTile(s).first);
+  for (unsigned l : ArrayRef<unsigned>(parallelLoops).drop_back())
+    tiles *= extent[l];
+  return tiles;
+}
+
+int64_t ScalableDotKernel::registerBudget(const Target &target) const {
+  // The accumulators, one step's packed vectors and the broadcast.
+  return target.vectorRegistersOrAssumed() - 1;
+}
+
+ScheduleEstimate ScalableDotKernel::estimate(const Target &target,
+                                             ArrayRef<int64_t>,
+                                             ArrayRef<int64_t>) const {
+  // Counted at the target's vector length (the code runs at any). The last
+  // row block and column block are narrower, not padded, so every tile
+  // issues the same instructions: the register tile with the fewest loads
+  // per step (a broadcast per row and a packed vector per column vector of
+  // each block) wins. A block's step issues its instructions, or waits for
+  // the accumulator chains or its loads.
+  const CostModel &cm = target.cost;
+  int64_t lanes = segLanes * std::max<int64_t>(1, target.vectorBits / 128);
+  int64_t vectors = llvm::divideCeil(extent[laneLoop], lanes);
+  auto loads = [&](int64_t m, int64_t n) {
+    return llvm::divideCeil(vectors, n) * rows() +
+           llvm::divideCeil(rows(), m) * vectors;
+  };
+  int64_t tm = 1, tn = 1;
+  for (int64_t m = 1; m <= rows(); ++m)
+    for (int64_t n = 1; n <= vectors; ++n)
+      if (m * n + n <= registerBudget(target) && loads(m, n) < loads(tm, tn))
+        tm = m, tn = n;
+  Schedule s;
+  s.unroll.assign(extent.size(), 1);
+  if (!parallelLoops.empty())
+    s.unroll[parallelLoops.back()] = tm;
+  s.unroll[laneLoop] = tn;
+  // Groups per iteration of the group loop: the target's (A's next groups
+  // are then immediate offsets; 256^3 s8 at 256 bits, one pre-packed call:
+  // 1 group 1,005,878 instructions, 2 910,213, 4 871,864).
+  s.reductionUnroll = std::min(target.cost.reductionUnroll, groups());
+  double issue = std::max(1e-3, target.issueRate(*d));
+  double chains = cm.accumulatorChains * target.latency(*d) * issue;
+  int64_t steps = groups(), others = 1;
+  for (unsigned l : reductionLoops)
+    steps *= extent[l];
+  for (unsigned l : ArrayRef<unsigned>(parallelLoops).drop_back())
+    others *= extent[l];
+  auto block = [&](int64_t r, int64_t v) {
+    double step = std::max({double(r * v), chains, double(r + v)}) / issue +
+                  cm.loopOverheadCycles / s.reductionUnroll;
+    return steps * step + cm.accumulatorCycles * r * v;
+  };
+  // Whole blocks and the narrower last row and column blocks.
+  int64_t rowsWhole = rows() / tm, rowsLeft = rows() % tm;
+  int64_t colsWhole = vectors / tn, colsLeft = vectors % tn;
+  auto rowOf = [&](int64_t r) {
+    return colsWhole * block(r, tn) + (colsLeft ? block(r, colsLeft) : 0);
+  };
+  double cycles = rowsWhole * rowOf(tm) + (rowsLeft ? rowOf(rowsLeft) : 0);
+  return {s, others * cycles};
+}
+
+ScheduleSpace ScalableDotKernel::space() const {
+  ScheduleSpace sp;
+  for (const ProgramLoop &l : c.loops)
+    sp.parallel.push_back(!l.reduction);
+  sp.laneLoop = laneLoop;
+  sp.lanes = segLanes;
+  sp.lanesPadded = lanesPadded();
+  return sp;
+}
+
+LogicalResult ScalableDotKernel::verify(const Schedule &s, const Target &target,
+                                        std::string &why) const {
+  if (s.unroll.size() != extent.size())
+    return refuse(why, "unroll needs " + std::to_string(extent.size()) +
+                           " factors, one per program loop");
+  for (auto [l, u] : llvm::enumerate(s.unroll))
+    if (u < 1 || (u != 1 && l != laneLoop &&
+                  (parallelLoops.empty() || l != parallelLoops.back())))
+      return refuse(why, "a scalable kernel unrolls only its row loop and "
+                         "its lane loop (in vectors)");
+  if (s.laneBlock || s.lanesOuter || s.panel || s.fuse || s.edge || s.hold)
+    return refuse(why, "scalable kernels take only 'unroll' and 'kunroll'");
+  auto [tm, tn] = registerTile(s);
+  if (tm * tn + tn > registerBudget(target))
+    return refuse(why, "a " + std::to_string(tm) + "x" + std::to_string(tn) +
+                           " register tile needs " +
+                           std::to_string(tm * tn + tn + 1) +
+                           " vector registers; " + target.name + " has " +
+                           std::to_string(target.vectorRegistersOrAssumed()));
+  return success();
+}
+
+void ScalableDotKernel::emitPack(OpBuilder &b, Location loc, Value src,
+                                 Value buffer, const Schedule &s) const {
+  // packed[outer...][k / g][n][k mod g] = B[...], zero past B's extents.
+  auto srcType = cast<MemRefType>(src.getType());
+  Type elt = srcType.getElementType();
+  int64_t eltBytes = elt.getIntOrFloatBitWidth() / 8;
+  Value view = memref::ViewOp::create(
+      b, loc, MemRefType::get({packedBytes(s) / eltBytes}, elt), buffer,
+      cIndex(b, loc, 0), ValueRange{});
+  SmallVector<int64_t> extents;
+  for (unsigned l : bOuter)
+    extents.push_back(extent[l]);
+  extents.append({groups(), lanesPadded(), group});
+  Value zero = arith::ConstantOp::create(b, loc, elt, b.getZeroAttr(elt));
+  loopNest(b, loc, extents, [&](OpBuilder &b, Location loc, ValueRange iv) {
+    unsigned outer = bOuter.size();
+    AffineExpr d0 = getAffineDimExpr(0, b.getContext()),
+               d1 = getAffineDimExpr(1, b.getContext());
+    Value at = cIndex(b, loc, 0);
+    for (unsigned i = 0; i < outer; ++i)
+      at = affine::makeComposedAffineApply(b, loc, d0 * extent[bOuter[i]] + d1,
+                                           {at, iv[i]})
+               .getResult();
+    Value g = iv[outer], n = iv[outer + 1], kk = iv[outer + 2];
+    at = affine::makeComposedAffineApply(
+             b, loc,
+             AffineMap::get(4, 0,
+                            ((d0 * groups() + d1) * lanesPadded() +
+                             getAffineDimExpr(2, b.getContext())) *
+                                    group +
+                                getAffineDimExpr(3, b.getContext())),
+             {at, g, n, kk})
+             .getResult();
+    Value k = affine::makeComposedAffineApply(b, loc, d0 * group + d1, {g, kk})
+                  .getResult();
+    SmallVector<Value> ivs(extent.size(), cIndex(b, loc, 0));
+    for (unsigned i = 0; i < outer; ++i)
+      ivs[bOuter[i]] = iv[i];
+    Value v = elementOrZero(b, loc, src, c.operands[bInput].map, ivs,
+                            {{groupLoop, k, extent[groupLoop]},
+                             {laneLoop, n, extent[laneLoop]}},
+                            zero);
+    memref::StoreOp::create(b, loc, v, view, ValueRange{at});
+  });
+}
+
+} // namespace tisa

@@ -1,0 +1,361 @@
+//===- ScalableDotCompute.cpp - the scalable lane-dot computation ---------===//
+//
+// The loop nest of include/tisa/Transforms/ScalableDotKernel.h. What
+// depends on the vector length is an SSA value: VL = 4 * vector.vscale
+// lanes, the column loop's step (tn * VL), and the masks of each column
+// vector (vector.create_mask of the lanes left, which LLVM makes a whilelo),
+// so loads past n's extent read zeros and stores past it write nothing.
+//
+//===----------------------------------------------------------------------===//
+
+#include "CodegenUtils.h"
+#include "tisa/Semantics/Instruction.h"
+#include "tisa/Transforms/Epilogue.h"
+#include "tisa/Transforms/ScalableDotKernel.h"
+
+#include "mlir/Dialect/Affine/Utils.h"
+#include "mlir/Dialect/Arith/IR/Arith.h"
+#include "mlir/Dialect/MemRef/IR/MemRef.h"
+#include "mlir/Dialect/SCF/IR/SCF.h"
+#include "mlir/Dialect/SCF/Utils/Utils.h"
+#include "mlir/Dialect/Vector/IR/VectorOps.h"
+
+namespace tisa {
+
+/// One emitCompute call: its operands and the values every level reads.
+class ScalableDotKernel::Compute {
+public:
+  Compute(const ScalableDotKernel &m, OpBuilder &b, Location loc,
+          const ComputeOperands &operands, const Schedule &s);
+  void emit(OpBuilder &b, Location loc);
+
+private:
+  /// The row block at `ivs` (its first row in the row loop) of `rows` rows.
+  void block(OpBuilder &b, Location loc, ArrayRef<Value> ivs, int64_t rows);
+  /// The register tile of `rows` x `vectors` at column `col`: its
+  /// accumulators through every reduction step, stored.
+  void columns(OpBuilder &b, Location loc, ArrayRef<Value> ivs, int64_t rows,
+               int64_t vectors, Value col);
+  /// One step at group `g` (partial: the last, shorter group).
+  SmallVector<Value> step(OpBuilder &b, Location loc, ArrayRef<Value> ivs,
+                          int64_t rows, int64_t vectors, Value g, bool partial,
+                          ArrayRef<Value> acc) const;
+  /// A's group at `ivs` (group loop at its first element) in every lane.
+  Value broadcast(OpBuilder &b, Location loc, ArrayRef<Value> ivs,
+                  bool partial) const;
+  /// The lanes of `type` before `limit` columns from column `col`, a column
+  /// being `per` elements: a mask of its shape.
+  Value mask(OpBuilder &b, Location loc, Value col, int64_t limit,
+             int64_t per, VectorType type) const;
+  /// The first column of vector j of the tile at `col`.
+  Value column(OpBuilder &b, Location loc, Value col, int64_t j) const;
+
+  const ScalableDotKernel &m;
+  const Schedule &s;
+  Value input, buffer, output, begin, end;
+  bool overwrite;
+  const Epilogue *epilogue;
+  ArrayRef<int64_t> padding;
+  int64_t tm, tn;
+  VectorType aType, bType, accType;
+  Value a, packed, vl, copy;
+  /// Per column vector of the current tile: the packed and the output
+  /// masks.
+  SmallVector<Value> bMasks, cMasks;
+  /// The group loops of the current tile, unrolled once it is stored.
+  SmallVector<scf::ForOp> groupLoops;
+};
+
+ScalableDotKernel::Compute::Compute(const ScalableDotKernel &m, OpBuilder &b,
+                                    Location loc,
+                                    const ComputeOperands &operands,
+                                    const Schedule &s)
+    : m(m), s(s), input(operands.input), buffer(operands.buffer),
+      output(operands.output), begin(operands.begin), end(operands.end),
+      overwrite(operands.overwrite), epilogue(operands.epilogue),
+      padding(operands.inputPadding),
+      tm(m.registerTile(s).first), tn(m.registerTile(s).second),
+      aType(m.d->registers[m.aReg].type), bType(m.d->registers[m.bReg].type),
+      accType(m.d->registers[2].type) {}
+
+void ScalableDotKernel::Compute::emit(OpBuilder &b, Location loc) {
+  // A conv2d's zero border: a padded copy (with whole groups) per call.
+  a = input;
+  if (llvm::any_of(padding, [](int64_t p) { return p != 0; }))
+    a = copy = paddedCopy(b, loc, input, m.c.operands[m.aInput].shape,
+                          padding);
+  Type bElt = bType.getElementType();
+  int64_t eltBytes = bElt.getIntOrFloatBitWidth() / 8;
+  packed = memref::ViewOp::create(
+      b, loc, MemRefType::get({m.packedBytes(s) / eltBytes}, bElt), buffer,
+      cIndex(b, loc, 0), ValueRange{});
+  vl = arith::MulIOp::create(b, loc, vector::VectorScaleOp::create(b, loc),
+                             cIndex(b, loc, m.segLanes));
+  Value lo = begin ? begin : cIndex(b, loc, 0);
+  Value hi = end ? end : cIndex(b, loc, m.partitionTiles(s));
+  auto tiles = scf::ForOp::create(b, loc, lo, hi, cIndex(b, loc, 1));
+  {
+    OpBuilder::InsertionGuard guard(b);
+    b.setInsertionPointToStart(tiles.getBody());
+    // t = (other parallel loops...) * row blocks + row block
+    int64_t rowBlocks = llvm::divideCeil(m.rows(), tm);
+    ArrayRef<unsigned> outer = ArrayRef<unsigned>(m.parallelLoops).drop_back();
+    SmallVector<int64_t> radices = {rowBlocks};
+    for (unsigned l : llvm::reverse(outer))
+      radices.push_back(m.extent[l]);
+    SmallVector<Value> digits =
+        splitIndex(b, loc, tiles.getInductionVar(), radices);
+    SmallVector<Value> ivs(m.extent.size(), cIndex(b, loc, 0));
+    for (auto [l, v] : llvm::zip(llvm::reverse(outer), llvm::drop_begin(digits)))
+      ivs[l] = v;
+    Value rowBlock = digits[0];
+    if (!m.parallelLoops.empty())
+      ivs[m.parallelLoops.back()] =
+          arith::MulIOp::create(b, loc, rowBlock, cIndex(b, loc, tm));
+    int64_t tail = m.rows() % tm;
+    if (!tail) {
+      block(b, loc, ivs, tm);
+    } else {
+      // The last row block has fewer rows: a nest of its own.
+      Value last = arith::CmpIOp::create(b, loc, arith::CmpIPredicate::eq,
+                                         rowBlock,
+                                         cIndex(b, loc, rowBlocks - 1));
+      scf::IfOp::create(
+          b, loc, last,
+          [&](OpBuilder &b, Location loc) {
+            block(b, loc, ivs, tail);
+            scf::YieldOp::create(b, loc);
+          },
+          [&](OpBuilder &b, Location loc) {
+            block(b, loc, ivs, tm);
+            scf::YieldOp::create(b, loc);
+          });
+    }
+  }
+  if (copy)
+    memref::DeallocOp::create(b, loc, copy);
+}
+
+void ScalableDotKernel::Compute::block(OpBuilder &b, Location loc,
+                                       ArrayRef<Value> ivs, int64_t rows) {
+  // Columns in steps of tn vectors. A block with fewer vectors of columns
+  // left (n's end, or a long vector) runs a register tile of that many:
+  // no instruction on lanes that are all off.
+  Value stepCols = arith::MulIOp::create(b, loc, vl, cIndex(b, loc, tn));
+  int64_t n = m.extent[m.laneLoop];
+  auto cols = scf::ForOp::create(b, loc, cIndex(b, loc, 0), cIndex(b, loc, n),
+                                 stepCols);
+  OpBuilder::InsertionGuard guard(b);
+  b.setInsertionPointToStart(cols.getBody());
+  Value col = cols.getInductionVar();
+  if (tn == 1)
+    return columns(b, loc, ivs, rows, 1, col);
+  Value left = arith::CeilDivUIOp::create(
+      b, loc, arith::SubIOp::create(b, loc, cIndex(b, loc, n), col), vl);
+  SmallVector<int64_t> cases;
+  for (int64_t v = 1; v < tn; ++v)
+    cases.push_back(v);
+  auto narrow = scf::IndexSwitchOp::create(b, loc, TypeRange{}, left, cases,
+                                           cases.size());
+  auto fill = [&](Region &r, int64_t vectors) {
+    b.setInsertionPointToStart(b.createBlock(&r));
+    columns(b, loc, ivs, rows, vectors, col);
+    scf::YieldOp::create(b, loc);
+  };
+  for (auto [i, v] : llvm::enumerate(cases))
+    fill(narrow.getCaseRegions()[i], v);
+  fill(narrow.getDefaultRegion(), tn);
+}
+
+Value ScalableDotKernel::Compute::column(OpBuilder &b, Location loc, Value col,
+                                         int64_t j) const {
+  if (!j)
+    return col;
+  return arith::AddIOp::create(
+      b, loc, col, arith::MulIOp::create(b, loc, vl, cIndex(b, loc, j)));
+}
+
+Value ScalableDotKernel::Compute::mask(OpBuilder &b, Location loc, Value col,
+                                       int64_t limit, int64_t per,
+                                       VectorType type) const {
+  Value left = arith::SubIOp::create(b, loc, cIndex(b, loc, limit), col);
+  if (per != 1)
+    left = arith::MulIOp::create(b, loc, left, cIndex(b, loc, per));
+  auto maskType = VectorType::get(type.getShape(), b.getI1Type(),
+                                  type.getScalableDims());
+  return vector::CreateMaskOp::create(b, loc, maskType, ValueRange{left});
+}
+
+void ScalableDotKernel::Compute::columns(OpBuilder &b, Location loc,
+                                         ArrayRef<Value> ivs, int64_t rows,
+                                         int64_t vectors, Value col) {
+  const ProgramOperand &out = m.c.operands[2];
+  bMasks.clear();
+  cMasks.clear();
+  for (int64_t j = 0; j < vectors; ++j) {
+    Value at = column(b, loc, col, j);
+    bMasks.push_back(mask(b, loc, at, m.lanesPadded(), m.group, bType));
+    cMasks.push_back(mask(b, loc, at, m.extent[m.laneLoop], 1, accType));
+  }
+  auto cIndexAt = [&](OpBuilder &b, int64_t i, int64_t j) {
+    SmallVector<Value> at(ivs);
+    if (!m.parallelLoops.empty()) {
+      unsigned row = m.parallelLoops.back();
+      at[row] = arith::AddIOp::create(b, loc, at[row], cIndex(b, loc, i));
+    }
+    at[m.laneLoop] = column(b, loc, col, j);
+    return applyMap(b, loc, out.map, at);
+  };
+  Value zero = arith::ConstantOp::create(b, loc, accType,
+                                         b.getZeroAttr(accType));
+  SmallVector<Value> acc;
+  for (int64_t i = 0; i < rows; ++i)
+    for (int64_t j = 0; j < vectors; ++j)
+      acc.push_back(overwrite ? zero
+                              : vector::MaskedLoadOp::create(
+                                    b, loc, accType, output,
+                                    cIndexAt(b, i, j), cMasks[j], zero)
+                                    .getResult());
+  // The other reduction loops, then the whole groups carrying the
+  // accumulators; a partial last group after them.
+  SmallVector<Value> lbs, ubs, steps;
+  for (unsigned l : m.reductionLoops)
+    ubs.push_back(cIndex(b, loc, m.extent[l]));
+  lbs.assign(ubs.size(), cIndex(b, loc, 0));
+  steps.assign(ubs.size(), cIndex(b, loc, 1));
+  int64_t whole = m.extent[m.groupLoop] / m.group;
+  bool partial = m.extent[m.groupLoop] % m.group != 0;
+  scf::LoopNest nest = scf::buildLoopNest(
+      b, loc, lbs, ubs, steps, acc,
+      [&](OpBuilder &b, Location loc, ValueRange red, ValueRange carried) {
+        SmallVector<Value> at(ivs);
+        for (auto [l, v] : llvm::zip(m.reductionLoops, red))
+          at[l] = v;
+        at[m.laneLoop] = col;
+        auto groups = scf::ForOp::create(
+            b, loc, cIndex(b, loc, 0), cIndex(b, loc, whole),
+            cIndex(b, loc, 1), carried,
+            [&](OpBuilder &b, Location loc, Value g, ValueRange values) {
+              SmallVector<Value> in(values);
+              scf::YieldOp::create(b, loc,
+                                   step(b, loc, at, rows, vectors, g, false,
+                                        in));
+            });
+        groupLoops.push_back(groups);
+        SmallVector<Value> result(groups.getResults());
+        if (partial)
+          result = step(b, loc, at, rows, vectors, cIndex(b, loc, whole),
+                        true, result);
+        return scf::ValueVector(result.begin(), result.end());
+      });
+  unsigned laneDim = *out.dimOf(m.laneLoop);
+  for (int64_t i = 0; i < rows; ++i)
+    for (int64_t j = 0; j < vectors; ++j) {
+      Value v = nest.results[i * vectors + j];
+      if (epilogue)
+        epilogue->apply(b, loc, v, cIndexAt(b, i, j), laneDim, cMasks[j]);
+      else
+        vector::MaskedStoreOp::create(b, loc, output, cIndexAt(b, i, j),
+                                      cMasks[j], v);
+    }
+  // Groups per iteration, the remainder in a loop of its own: A's next
+  // groups are immediate offsets of one address. After the stores: the
+  // unroll moves the uses of the loop's results to that loop.
+  int64_t unroll = std::min(s.reductionUnroll, whole);
+  for (scf::ForOp loop : groupLoops)
+    if (unroll > 1 && failed(loopUnrollByFactor(loop, unroll)))
+      emitWarning(loc) << "the group loop could not be unrolled by " << unroll;
+  groupLoops.clear();
+}
+
+Value ScalableDotKernel::Compute::broadcast(OpBuilder &b, Location loc,
+                                            ArrayRef<Value> ivs,
+                                            bool partial) const {
+  // The group's g elements as one accumulator-wide integer, in every lane.
+  Type elt = aType.getElementType();
+  auto groupType = VectorType::get({m.group}, elt);
+  SmallVector<Value> idx = applyMap(b, loc, m.c.operands[m.aInput].map, ivs);
+  Value v;
+  if (partial) {
+    int64_t left = m.extent[m.groupLoop] % m.group;
+    Value keep = vector::ConstantMaskOp::create(
+        b, loc, VectorType::get({m.group}, b.getI1Type()),
+        ArrayRef<int64_t>{left});
+    Value zeros = arith::ConstantOp::create(b, loc, groupType,
+                                            b.getZeroAttr(groupType));
+    v = vector::MaskedLoadOp::create(b, loc, groupType, a, idx, keep, zeros);
+  } else {
+    v = vector::LoadOp::create(b, loc, groupType, a, idx);
+  }
+  Type lane = b.getIntegerType(accType.getElementTypeBitWidth());
+  v = vector::BitCastOp::create(b, loc, VectorType::get({1}, lane), v);
+  v = vector::ExtractOp::create(b, loc, v, ArrayRef<int64_t>{0});
+  auto lanes = VectorType::get(accType.getShape(), lane,
+                               accType.getScalableDims());
+  v = vector::BroadcastOp::create(b, loc, lanes, v);
+  return vector::BitCastOp::create(b, loc, aType, v);
+}
+
+SmallVector<Value>
+ScalableDotKernel::Compute::step(OpBuilder &b, Location loc,
+                                 ArrayRef<Value> ivs, int64_t rows,
+                                 int64_t vectors, Value g, bool partial,
+                                 ArrayRef<Value> acc) const {
+  // B: packed[outer...][g][column][group] of every column vector.
+  AffineExpr d0 = getAffineDimExpr(0, b.getContext()),
+             d1 = getAffineDimExpr(1, b.getContext());
+  Value outer = cIndex(b, loc, 0);
+  for (unsigned l : m.bOuter)
+    outer = affine::makeComposedAffineApply(b, loc, d0 * m.extent[l] + d1,
+                                            {outer, ivs[l]})
+                .getResult();
+  Value row = affine::makeComposedAffineApply(
+                  b, loc, (d0 * m.groups() + d1) * m.lanesPadded(), {outer, g})
+                  .getResult();
+  Value bZero = arith::ConstantOp::create(b, loc, bType, b.getZeroAttr(bType));
+  SmallVector<Value> bRegs;
+  Value col = ivs[m.laneLoop];
+  for (int64_t j = 0; j < vectors; ++j) {
+    Value at = arith::MulIOp::create(
+        b, loc,
+        arith::AddIOp::create(b, loc, row, column(b, loc, col, j)),
+        cIndex(b, loc, m.group));
+    bRegs.push_back(vector::MaskedLoadOp::create(b, loc, bType, packed,
+                                                 ValueRange{at}, bMasks[j],
+                                                 bZero));
+  }
+  SmallVector<Value> next(acc);
+  for (int64_t i = 0; i < rows; ++i) {
+    SmallVector<Value> at(ivs);
+    if (!m.parallelLoops.empty()) {
+      unsigned r = m.parallelLoops.back();
+      at[r] = arith::AddIOp::create(b, loc, at[r], cIndex(b, loc, i));
+    }
+    at[m.groupLoop] = arith::MulIOp::create(b, loc, g, cIndex(b, loc, m.group));
+    Value aReg = broadcast(b, loc, at, partial);
+    for (int64_t j = 0; j < vectors; ++j) {
+      SmallVector<Value> regs(3);
+      regs[m.aReg] = aReg;
+      regs[m.bReg] = bRegs[j];
+      regs[2] = acc[i * vectors + j];
+      next[i * vectors + j] =
+          buildApply(b, loc, *m.d, m.signature, regs).getResult();
+    }
+  }
+  return next;
+}
+
+void ScalableDotKernel::emitCompute(OpBuilder &b, Location loc,
+                                    const ComputeOperands &operands,
+                                    const Schedule &s) const {
+  assert((!operands.epilogue || operands.overwrite) &&
+         "an epilogue starts from zero");
+  Compute(*this, b, loc, operands, s).emit(b, loc);
+}
+
+LogicalResult ScalableDotKernel::canFuse(const Epilogue &epilogue,
+                                         std::string &why) const {
+  return epilogue.checkLanes(*c.operands[2].dimOf(laneLoop), why);
+}
+
+} // namespace tisa
