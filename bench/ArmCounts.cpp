@@ -1,6 +1,7 @@
 //===- ArmCounts.cpp - tisa's Arm kernels and Arm vendor libraries, counted ===//
 //
-// tisa-arm-counts: for each workload, types and Neoverse target, executed
+// tisa-arm-counts: for each workload, types and Neoverse target (and SVE dot
+// products at 512 bits, where oneDNN JITs for SVE too), executed
 // instructions per multiply-accumulate of one call, counted under
 // qemu-aarch64 by tisa's TCG plugin (not times: nothing here runs on Arm
 // hardware):
@@ -18,7 +19,7 @@
 // Every vendor result is checked (sampled, exact) in the counted run; tisa's
 // kernel is checked against the reference before it is counted.
 //
-//   tisa-arm-counts [--quick] [--filter TEXT] [--report DIR]
+//   tisa-arm-counts [--quick] [--filter TEXT] [--target TEXT] [--report DIR]
 //
 //===----------------------------------------------------------------------===//
 
@@ -107,17 +108,44 @@ struct Row {
 };
 
 
-/// tisa's kernel for `spec` on `target`: checked, then counted.
-void countTisa(LoadedDescriptions &d, const KernelSpec &spec, const Target &target,
-               Row &row) {
+/// A column of targets: a Neoverse target file, and for an SVE one the
+/// vector length qemu runs at and the instruction asked for.
+struct ArmTarget {
+  std::string label, target;
+  unsigned sveBits = 0; ///< 0: the target's (qemuOptionsFor)
+  std::string isa = "auto";
+  /// Only these types (empty: all the target executes).
+  std::vector<std::string> types;
+};
+
+/// neoverse-n1 (NEON dot), neoverse-v2 (its cost model's pick), and SVE dot
+/// products at 512 bits on neoverse-v1's data: oneDNN 2.6 JITs for SVE at
+/// that length only.
+std::vector<ArmTarget> armTargets() {
+  return {{"neoverse-n1", "neoverse-n1", 0, "auto", {}},
+          {"neoverse-v2", "neoverse-v2", 0, "auto", {}},
+          {"SVE-512", "neoverse-v1", 512, "sve.sdot", {"s8,s8,s32"}}};
+}
+
+aarch64::RunOptions qemuFor(const ArmTarget &t, const Target &target) {
+  aarch64::RunOptions qemu = qemuOptionsFor(target);
+  if (t.sveBits)
+    qemu.sveBits = t.sveBits;
+  return qemu;
+}
+
+/// tisa's kernel for `spec` on `t`: checked, then counted.
+void countTisa(LoadedDescriptions &d, const KernelSpec &spec,
+               const ArmTarget &t, const Target &target, Row &row) {
   GenerateOptions options;
+  options.isa = t.isa;
   auto k = generateKernel(d.ctx, spec, d.all, target, options);
   if (!k) {
     row.tisaPacked.note = llvm::toString(k.takeError());
     return;
   }
   row.mnemonic = k->mnemonic.empty() ? "plain code" : k->mnemonic;
-  aarch64::RunOptions qemu = qemuOptionsFor(target);
+  aarch64::RunOptions qemu = qemuFor(t, target);
   int runs = 0;
   if (std::string diff = checkUnderQemu(*k, spec, qemu, kSeed, runs);
       !diff.empty()) {
@@ -292,15 +320,17 @@ bench::RatioChart chart(const std::vector<Row> &rows,
 
 struct Settings {
   bool quick = false;
-  std::string filter, reportDir;
+  std::string filter, targetFilter, reportDir;
 };
 
 int usage(const char *why) {
   llvm::errs() << "tisa-arm-counts: " << why
                << "\nusage: tisa-arm-counts [--quick] [--filter TEXT] "
-                  "[--report DIR]\n"
+                  "[--target TEXT] [--report DIR]\n"
                   "  --quick        two small workloads (the test suite's)\n"
                   "  --filter TEXT  only workloads whose label contains TEXT\n"
+                  "  --target TEXT  only targets whose label contains TEXT\n"
+                  "                 (neoverse-n1, neoverse-v2, SVE-512)\n"
                   "  --report DIR   write counts.md and chart.svg to DIR\n";
   return 2;
 }
@@ -313,8 +343,11 @@ int main(int argc, char **argv) {
     llvm::StringRef a = argv[i];
     if (a == "--quick")
       settings.quick = true;
-    else if ((a == "--filter" || a == "--report") && i + 1 < argc)
-      (a == "--filter" ? settings.filter : settings.reportDir) = argv[++i];
+    else if ((a == "--filter" || a == "--report" || a == "--target") &&
+             i + 1 < argc)
+      (a == "--filter"   ? settings.filter
+       : a == "--target" ? settings.targetFilter
+                         : settings.reportDir) = argv[++i];
     else if (a == "--help" || a == "-h")
       return usage("counts executed instructions under qemu-aarch64"), 0;
     else
@@ -336,21 +369,29 @@ int main(int argc, char **argv) {
     llvm::errs() << d.errors;
     return 1;
   }
-  std::vector<std::string> targetNames = {"neoverse-n1", "neoverse-v2"};
+  std::vector<ArmTarget> targets;
+  std::vector<std::string> targetNames;
+  for (const ArmTarget &t : armTargets())
+    if (llvm::StringRef(t.label).contains(settings.targetFilter)) {
+      targets.push_back(t);
+      targetNames.push_back(t.label);
+    }
   std::vector<Row> rows;
   bool failed = false;
   for (const Workload &w : workloads(settings.quick)) {
     if (!llvm::StringRef(w.label).contains(settings.filter))
       continue;
     for (const char *types : {"s8,s8,s32", "u8,s8,s32", "bf16,bf16,f32"})
-      for (const std::string &name : targetNames) {
+      for (const ArmTarget &t : targets) {
         KernelSpec spec = w.spec;
         spec.types = cantFail(KernelTypes::parse(types));
-        if (spec.types.isFloat() && name == "neoverse-n1")
+        if (spec.types.isFloat() && t.target == "neoverse-n1")
           continue; // no bf16 instruction on the N1
         if (settings.quick && spec.types.a == ElementKind::U8)
           continue;
-        auto target = loadTarget(name);
+        if (!t.types.empty() && !llvm::is_contained(t.types, types))
+          continue;
+        auto target = loadTarget(t.target);
         if (!target) {
           llvm::errs() << llvm::toString(target.takeError()) << "\n";
           return 1;
@@ -358,15 +399,15 @@ int main(int argc, char **argv) {
         Row row;
         row.workload = w.label;
         row.types = spec.types.text();
-        row.target = name;
-        countTisa(d, spec, *target, row);
+        row.target = t.label;
+        countTisa(d, spec, t, *target, row);
         failed |= row.tisaPacked.perMac <= 0;
         for (const Vendor &v : kVendors) {
           bool skip = v.f32Only && !spec.types.isFloat();
           for (bool prePacked : {true, false}) {
             Count c = skip ? Count()
                            : countVendor(v, spec, spec.types.text(), prePacked,
-                                         qemuOptionsFor(*target), failed);
+                                         qemuFor(t, *target), failed);
             (prePacked ? row.vendorPacked : row.vendorPlain).push_back(c);
           }
         }
