@@ -94,7 +94,7 @@ commands:
                            --target neoverse-n1|neoverse-v1|neoverse-v2 runs the Arm code under
                            qemu-aarch64 and counts what it executed (no time); --sve-bits B,B,...
                            runs an SVE target's one binary at each vector length (default the
-                           target's: 256 for neoverse-v1, 128 for neoverse-v2)
+                           target's: 256 for neoverse-v1, 128 for neoverse-v2);
                            --target sapphirerapids on a CPU without AMX runs the AMX code under
                            tisa's emulator and counts what it executed (times are the emulator's);
                            --target sm_80|sm_90 runs the Tensor Core kernel through its host
