@@ -13,6 +13,7 @@
 #include "mlir/Parser/Parser.h"
 #include "mlir/Pass/PassManager.h"
 #include "mlir/Support/FileUtilities.h"
+#include "llvm/ADT/StringExtras.h"
 #include "llvm/Support/Path.h"
 #include "llvm/Support/SourceMgr.h"
 #include "llvm/Support/WithColor.h"
@@ -20,6 +21,66 @@
 using namespace mlir;
 
 namespace tisa::driver {
+
+namespace {
+
+/// The C type of an element of `t`, or "" when the header cannot name one.
+std::string cElementType(Type t) {
+  if (t.isIndex())
+    return "int64_t";
+  if (auto i = dyn_cast<IntegerType>(t))
+    return llvm::is_contained({8u, 16u, 32u, 64u}, i.getWidth())
+               ? "int" + std::to_string(i.getWidth()) + "_t"
+               : "";
+  if (t.isF32())
+    return "float";
+  if (t.isF64())
+    return "double";
+  if (t.isBF16() || t.isF16())
+    return "uint16_t"; // the bits
+  return "";
+}
+
+/// C parameters (and the descriptor typedefs they need, added to `types`)
+/// for a public function of type `f`: a memref descriptor pointer per
+/// shaped argument, then per shaped result (an output the caller provides),
+/// scalars by value. Empty when a type has no C name here.
+std::optional<std::string> cParameters(FunctionType f,
+                                       std::vector<std::string> &types) {
+  std::vector<std::string> params;
+  auto add = [&](Type t) {
+    auto shaped = dyn_cast<ShapedType>(t);
+    std::string elt = cElementType(shaped ? shaped.getElementType() : t);
+    if (elt.empty() || (shaped && !shaped.hasRank()))
+      return false;
+    if (!shaped) {
+      params.push_back(elt);
+      return true;
+    }
+    int64_t rank = shaped.getRank();
+    std::string name = "tisa_memref_" + elt.substr(0, elt.find('_')) + "_" +
+                       std::to_string(rank) + "d";
+    std::string def = "typedef struct { " + elt + " *allocated, *aligned; "
+                      "int64_t offset";
+    if (rank)
+      def += ", sizes[" + std::to_string(rank) + "], strides[" +
+             std::to_string(rank) + "]";
+    def += "; } " + name + ";";
+    if (!llvm::is_contained(types, def))
+      types.push_back(def);
+    params.push_back(name + " *");
+    return true;
+  };
+  for (Type t : f.getInputs())
+    if (!add(t))
+      return std::nullopt;
+  for (Type t : f.getResults())
+    if (!isa<ShapedType>(t) || !add(t))
+      return std::nullopt;
+  return params.empty() ? std::string("void") : llvm::join(params, ", ");
+}
+
+} // namespace
 
 /// tisa gen FILE.mlir: tensorize every contraction on memrefs, register
 /// tile, lower; the functions keep MLIR's C interface for memrefs.
@@ -49,6 +110,7 @@ int genFromFile(const Options &o, llvm::StringRef file, llvm::StringRef dir) {
   if (!target)
     return 1;
   std::vector<std::string> publicFuncs;
+  std::vector<FunctionType> publicTypes;
   module->walk([&](func::FuncOp f) {
     if (!f.isPublic() || f.isExternal())
       return;
@@ -59,6 +121,7 @@ int genFromFile(const Options &o, llvm::StringRef file, llvm::StringRef dir) {
       if (isa<TensorType>(f.getArgument(i).getType()))
         f.setArgAttr(i, "bufferization.writable", BoolAttr::get(&ctx, false));
     publicFuncs.push_back(f.getSymName().str());
+    publicTypes.push_back(f.getFunctionType());
   });
   // The descriptions and the target, loaded once for the passes.
   auto inputs = TensorizeInputs::load(&ctx, "tisa gen", value(o, "isa", "auto"),
@@ -104,9 +167,21 @@ int genFromFile(const Options &o, llvm::StringRef file, llvm::StringRef dir) {
                        " * provides, after the inputs),\n"
                        " *   struct { T *allocated, *aligned; int64_t offset, "
                        "sizes[rank], strides[rank]; }.\n */\n"
-                       "#include <stdint.h>\n";
-  for (const std::string &f : publicFuncs)
-    header += "/* " + f + " */ void _mlir_ciface_" + f + "();\n";
+                       "#include <stdint.h>\n"
+                       "#ifdef __cplusplus\nextern \"C\" {\n#endif\n";
+  std::vector<std::string> types, prototypes;
+  for (auto [f, type] : llvm::zip(publicFuncs, publicTypes)) {
+    std::optional<std::string> params = cParameters(type, types);
+    prototypes.push_back(
+        params ? "void _mlir_ciface_" + f + "(" + *params + ");"
+               : "/* " + f + ": a type C cannot name here; see the comment "
+                             "above */ void _mlir_ciface_" + f + "();");
+  }
+  for (const std::string &t : types)
+    header += t + "\n";
+  for (const std::string &p : prototypes)
+    header += p + "\n";
+  header += "#ifdef __cplusplus\n}\n#endif\n";
   if (auto e = writeFile(h, header))
     return fail(llvm::toString(std::move(e)));
   llvm::outs() << so << "\n" << h << "\n";
