@@ -141,5 +141,76 @@ Value elementOrZero(OpBuilder &b, Location loc, Value src, AffineMap map,
   return arith::SelectOp::create(b, loc, inside, v, zero);
 }
 
+Value widen(OpBuilder &b, Location loc, Value v, bool isSigned) {
+  Type i32 = b.getI32Type();
+  if (v.getType() == i32)
+    return v;
+  return isSigned ? Value(arith::ExtSIOp::create(b, loc, i32, v))
+                  : Value(arith::ExtUIOp::create(b, loc, i32, v));
+}
+
+void emitReductionSums(
+    OpBuilder &b, Location loc, const Contraction &c, ArrayRef<int64_t> extent,
+    unsigned in, Value src, ArrayRef<unsigned> loops, int64_t factor,
+    Value out,
+    function_ref<Value(OpBuilder &, MutableArrayRef<Value>)> inside) {
+  Type i32 = b.getI32Type();
+  Value zero = cInt(b, loc, i32, 0);
+  linalg::FillOp::create(b, loc, ValueRange{zero}, ValueRange{out});
+  SmallVector<int64_t> extents;
+  for (unsigned l : loops)
+    extents.push_back(extent[l]);
+  SmallVector<unsigned> reductions;
+  SmallVector<int64_t> redExtents;
+  for (auto [l, loop] : llvm::enumerate(c.loops))
+    if (loop.reduction) {
+      reductions.push_back(l);
+      redExtents.push_back(extent[l]);
+    }
+  bool isSigned = c.arith.factorSigned[in];
+  loopNest(b, loc, extents, [&](OpBuilder &b, Location loc, ValueRange outer) {
+    SmallVector<Value> ivs(c.loops.size(), cIndex(b, loc, 0));
+    for (auto [l, iv] : llvm::zip(loops, outer))
+      ivs[l] = iv;
+    // A nest of reductions carrying the sum.
+    std::function<Value(OpBuilder &, unsigned, Value)> reduce =
+        [&](OpBuilder &b, unsigned level, Value sum) -> Value {
+      if (level == reductions.size()) {
+        SmallVector<Value> at = applyMap(b, loc, c.operands[in].map, ivs);
+        Value in = inside ? inside(b, at) : Value();
+        Value v = widen(b, loc, memref::LoadOp::create(b, loc, src, at),
+                        isSigned);
+        if (in)
+          v = arith::SelectOp::create(b, loc, in, v, cInt(b, loc, i32, 0));
+        return arith::AddIOp::create(b, loc, sum, v);
+      }
+      auto loop = scf::ForOp::create(
+          b, loc, cIndex(b, loc, 0), cIndex(b, loc, redExtents[level]),
+          cIndex(b, loc, 1), ValueRange{sum},
+          [&](OpBuilder &b, Location loc, Value iv, ValueRange args) {
+            ivs[reductions[level]] = iv;
+            scf::YieldOp::create(b, loc, reduce(b, level + 1, args[0]));
+          });
+      return loop.getResult(0);
+    };
+    Value sum = reduce(b, 0, cInt(b, loc, i32, 0));
+    sum = arith::MulIOp::create(b, loc, sum, cInt(b, loc, i32, factor));
+    memref::StoreOp::create(b, loc, sum, out, SmallVector<Value>(outer));
+  });
+}
+
+/// xor 0x80 in every byte of an integer or integer vector.
+Value flipSignBits(OpBuilder &b, Location loc, Value v) {
+  Type t = v.getType();
+  Type elt = getElementTypeOrSelf(t);
+  unsigned bits = elt.getIntOrFloatBitWidth();
+  APInt pattern = APInt::getSplat(bits, APInt(8, 0x80));
+  TypedAttr attr = b.getIntegerAttr(elt, pattern);
+  if (auto vt = dyn_cast<VectorType>(t))
+    attr = DenseElementsAttr::get(vt, attr);
+  Value mask = arith::ConstantOp::create(b, loc, t, attr);
+  return arith::XOrIOp::create(b, loc, v, mask);
+}
+
 } // namespace codegen
 } // namespace tisa

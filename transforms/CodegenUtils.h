@@ -58,6 +58,22 @@ struct BoundedIndex {
 Value elementOrZero(OpBuilder &b, Location loc, Value src, AffineMap map,
                     MutableArrayRef<Value> ivs, ArrayRef<BoundedIndex> bounded,
                     Value zero);
+/// xor 0x80 in every byte of an integer or integer vector (a signedness
+/// repair's bias of +-128).
+Value flipSignBits(OpBuilder &b, Location loc, Value v);
+/// The integer value of a program element, widened to i32 as the program's
+/// body extends it.
+Value widen(OpBuilder &b, Location loc, Value v, bool isSigned);
+/// out[loops...] = factor * the sum, over every reduction loop of `c`, of
+/// its input `in` (read from `src` at its map, widened as the program does;
+/// 0 where `inside`, given the indices it may clamp, says false), for each
+/// value of the loops `loops` (of extents `extent[l]`). A repair's
+/// compensation.
+void emitReductionSums(
+    OpBuilder &b, Location loc, const Contraction &c, ArrayRef<int64_t> extent,
+    unsigned in, Value src, ArrayRef<unsigned> loops, int64_t factor,
+    Value out,
+    function_ref<Value(OpBuilder &, MutableArrayRef<Value>)> inside = nullptr);
 /// The digits of `t` in the mixed radix `radices` (the first the least
 /// significant; the last digit takes what is left).
 SmallVector<Value> splitIndex(OpBuilder &b, Location loc, Value t,
@@ -83,7 +99,10 @@ using codegen::loopsBesides;
 using codegen::paddedCopy;
 using codegen::readLoweringSignature;
 using codegen::refuse;
+using codegen::emitReductionSums;
+using codegen::flipSignBits;
 using codegen::splitIndex;
+using codegen::widen;
 
 } // namespace tisa
 

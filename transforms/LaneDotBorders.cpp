@@ -12,50 +12,13 @@ void LaneDotKernel::Impl::emitSums(OpBuilder &b, Location loc, unsigned in,
                                    Value src, ArrayRef<unsigned> loops,
                                    int64_t factor, Value out,
                                    const Border *border) const {
-  const Impl &m = *this;
-  Type i32 = b.getI32Type();
-  Value zero = cInt(b, loc, i32, 0);
-  linalg::FillOp::create(b, loc, ValueRange{zero}, ValueRange{out});
-  SmallVector<int64_t> extents;
-  for (unsigned l : loops)
-    extents.push_back(m.extent[l]);
-  SmallVector<unsigned> reductions;
-  SmallVector<int64_t> redExtents;
-  for (auto [l, loop] : llvm::enumerate(m.c.loops))
-    if (loop.reduction) {
-      reductions.push_back(l);
-      redExtents.push_back(m.extent[l]);
-    }
-  bool isSigned = m.c.arith.factorSigned[in];
-  loopNest(b, loc, extents, [&](OpBuilder &b, Location loc, ValueRange outer) {
-    SmallVector<Value> ivs(m.c.loops.size(), cIndex(b, loc, 0));
-    for (auto [l, iv] : llvm::zip(loops, outer))
-      ivs[l] = iv;
-    // A nest of reductions carrying the sum.
-    std::function<Value(OpBuilder &, unsigned, Value)> reduce =
-        [&](OpBuilder &b, unsigned level, Value sum) -> Value {
-      if (level == reductions.size()) {
-        SmallVector<Value> at = applyMap(b, loc, m.c.operands[in].map, ivs);
-        Value inside = border ? border->clamp(b, loc, at) : Value();
-        Value v = widen(b, loc, memref::LoadOp::create(b, loc, src, at),
-                        isSigned);
-        if (inside)
-          v = arith::SelectOp::create(b, loc, inside, v, cInt(b, loc, i32, 0));
-        return arith::AddIOp::create(b, loc, sum, v);
-      }
-      auto loop = scf::ForOp::create(
-          b, loc, cIndex(b, loc, 0), cIndex(b, loc, redExtents[level]),
-          cIndex(b, loc, 1), ValueRange{sum},
-          [&](OpBuilder &b, Location loc, Value iv, ValueRange args) {
-            ivs[reductions[level]] = iv;
-            scf::YieldOp::create(b, loc, reduce(b, level + 1, args[0]));
-          });
-      return loop.getResult(0);
-    };
-    Value sum = reduce(b, 0, cInt(b, loc, i32, 0));
-    sum = arith::MulIOp::create(b, loc, sum, cInt(b, loc, i32, factor));
-    memref::StoreOp::create(b, loc, sum, out, SmallVector<Value>(outer));
-  });
+  auto inside = [&](OpBuilder &b, MutableArrayRef<Value> at) {
+    return border->clamp(b, loc, at);
+  };
+  emitReductionSums(
+      b, loc, c, extent, in, src, loops, factor, out,
+      border ? function_ref<Value(OpBuilder &, MutableArrayRef<Value>)>(inside)
+             : nullptr);
 }
 
 std::optional<RowRange>

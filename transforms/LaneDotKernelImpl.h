@@ -83,19 +83,11 @@ struct RowRange {
   Value lo, hi;
 };
 
-/// xor 0x80 in every byte of an integer or integer vector.
-Value flipSignBits(OpBuilder &b, Location loc, Value v);
-/// The integer value of a program element, widened to i32 as the program's
-/// body extends it.
-Value widen(OpBuilder &b, Location loc, Value v, bool isSigned);
-
 } // namespace lanedot
 
 using lanedot::Border;
-using lanedot::flipSignBits;
 using lanedot::RowRange;
 using lanedot::TapDim;
-using lanedot::widen;
 
 struct LaneDotKernel::Impl {
   Contraction c;

@@ -31,9 +31,6 @@ LogicalResult ScalableDotKernel::readInstruction(std::string &why) {
         return r.cls != RegisterClass::Vector || r.type.getRank() != 1;
       }))
     return refuse(why, "not a lane-dot instruction on vector registers");
-  if (plan_.repair)
-    return refuse(why, "signedness repairs on scalable vectors are not "
-                       "generated yet");
   const LoopAssignment *lane = nullptr, *grp = nullptr, *seg = nullptr;
   for (const LoopAssignment &a : plan_.loops)
     (a.scalable ? seg : a.reduction ? grp : lane) = &a;
@@ -114,6 +111,8 @@ LogicalResult ScalableDotKernel::readOperands(std::string &why) {
     return refuse(why, "the lane loop is not the contiguous last dimension of " +
                            out.name);
   bOuter = loopsBesides(bOp.map, {laneLoop, groupLoop});
+  if (failed(readRepair(why)))
+    return failure();
   for (auto [l, loop] : llvm::enumerate(c.loops)) {
     if (loop.extent == kDynamic)
       return refuse(why, "loop " + loop.name +
@@ -123,6 +122,28 @@ LogicalResult ScalableDotKernel::readOperands(std::string &why) {
     if (l != laneLoop && l != groupLoop)
       (loop.reduction ? reductionLoops : parallelLoops).push_back(l);
   }
+  return success();
+}
+
+LogicalResult ScalableDotKernel::readRepair(std::string &why) {
+  // The broadcast input's bytes are flipped per broadcast (xor 0x80: the
+  // bias), and its bias times the packed input's sums over the reduction,
+  // taken when packing, starts every accumulator: the packed input must
+  // keep its own signedness and depend on n and reductions only.
+  if (!plan_.repair)
+    return success();
+  const ProgramOperand &bOp = c.operands[bInput];
+  if (plan_.repair->bias[bInput])
+    return refuse(why, "the repair biases the packed input " + bOp.name +
+                           ": its compensation needs sums of the broadcast "
+                           "input per call, not generated for scalable "
+                           "vectors");
+  for (unsigned l : bOuter)
+    if (!c.loops[l].reduction)
+      return refuse(why, "the repair's sums of " + bOp.name +
+                             " would depend on loop " + c.loops[l].name +
+                             "; not generated for scalable vectors");
+  sumFactor = -plan_.repair->bias[aInput];
   return success();
 }
 
@@ -167,12 +188,23 @@ int64_t ScalableDotKernel::rows() const {
   return parallelLoops.empty() ? 1 : extent[parallelLoops.back()];
 }
 
-int64_t ScalableDotKernel::packedBytes(const Schedule &) const {
+int64_t ScalableDotKernel::dataBytes() const {
   int64_t bytes =
       groups() * lanesPadded() * group * c.operands[bInput].elementBytes();
   for (unsigned l : bOuter)
     bytes *= extent[l];
   return bytes;
+}
+
+int64_t ScalableDotKernel::packedBytes(const Schedule &) const {
+  return dataBytes() + (sumFactor ? 4 * lanesPadded() : 0);
+}
+
+Value ScalableDotKernel::sumsView(OpBuilder &b, Location loc,
+                                  Value buffer) const {
+  return memref::ViewOp::create(
+      b, loc, MemRefType::get({lanesPadded()}, b.getI32Type()), buffer,
+      cIndex(b, loc, dataBytes()), ValueRange{});
 }
 
 std::string ScalableDotKernel::packedLayoutText(const Schedule &) const {
@@ -182,7 +214,10 @@ std::string ScalableDotKernel::packedLayoutText(const Schedule &) const {
     os << "[" << c.loops[l].name << "=" << extent[l] << "]";
   os << "[" << c.loops[groupLoop].name << "/" << group << "=" << groups()
      << "][" << c.loops[laneLoop].name << "=" << lanesPadded() << "]["
-     << group << "] (any vector length)";
+     << group << "]";
+  if (sumFactor)
+    os << " + " << sumFactor << " * sums (i32)";
+  os << " (any vector length)";
   return text;
 }
 
@@ -326,6 +361,11 @@ void ScalableDotKernel::emitPack(OpBuilder &b, Location loc, Value src,
                             zero);
     memref::StoreOp::create(b, loc, v, view, ValueRange{at});
   });
+  // The repair's compensation: the broadcast input's bias times the sum of
+  // each column over every reduction loop (zero past n).
+  if (sumFactor)
+    emitReductionSums(b, loc, c, extent, bInput, src, {laneLoop}, sumFactor,
+                      sumsView(b, loc, buffer));
 }
 
 } // namespace tisa

@@ -58,7 +58,7 @@ private:
   ArrayRef<int64_t> padding;
   int64_t tm, tn;
   VectorType aType, bType, accType;
-  Value a, packed, vl, copy;
+  Value a, packed, sums, vl, copy;
   /// Per column vector of the current tile: the packed and the output
   /// masks.
   SmallVector<Value> bMasks, cMasks;
@@ -89,6 +89,8 @@ void ScalableDotKernel::Compute::emit(OpBuilder &b, Location loc) {
   packed = memref::ViewOp::create(
       b, loc, MemRefType::get({m.packedBytes(s) / eltBytes}, bElt), buffer,
       cIndex(b, loc, 0), ValueRange{});
+  if (m.sumFactor)
+    sums = m.sumsView(b, loc, buffer);
   vl = arith::MulIOp::create(b, loc, vector::VectorScaleOp::create(b, loc),
                              cIndex(b, loc, m.segLanes));
   Value lo = begin ? begin : cIndex(b, loc, 0);
@@ -208,14 +210,27 @@ void ScalableDotKernel::Compute::columns(OpBuilder &b, Location loc,
   };
   Value zero = arith::ConstantOp::create(b, loc, accType,
                                          b.getZeroAttr(accType));
+  // A repair's compensation starts every accumulator of a column.
+  SmallVector<Value> start(vectors, zero);
+  if (m.sumFactor)
+    for (int64_t j = 0; j < vectors; ++j)
+      start[j] = vector::MaskedLoadOp::create(
+          b, loc, accType, sums, ValueRange{column(b, loc, col, j)},
+          cMasks[j], zero);
   SmallVector<Value> acc;
   for (int64_t i = 0; i < rows; ++i)
-    for (int64_t j = 0; j < vectors; ++j)
-      acc.push_back(overwrite ? zero
-                              : vector::MaskedLoadOp::create(
-                                    b, loc, accType, output,
-                                    cIndexAt(b, i, j), cMasks[j], zero)
-                                    .getResult());
+    for (int64_t j = 0; j < vectors; ++j) {
+      if (overwrite) {
+        acc.push_back(start[j]);
+        continue;
+      }
+      Value v = vector::MaskedLoadOp::create(b, loc, accType, output,
+                                             cIndexAt(b, i, j), cMasks[j],
+                                             zero);
+      acc.push_back(m.sumFactor ? arith::AddIOp::create(b, loc, v, start[j])
+                                    .getResult()
+                                : v);
+    }
   // The other reduction loops, then the whole groups carrying the
   // accumulators; a partial last group after them.
   SmallVector<Value> lbs, ubs, steps;
@@ -290,6 +305,9 @@ Value ScalableDotKernel::Compute::broadcast(OpBuilder &b, Location loc,
   Type lane = b.getIntegerType(accType.getElementTypeBitWidth());
   v = vector::BitCastOp::create(b, loc, VectorType::get({1}, lane), v);
   v = vector::ExtractOp::create(b, loc, v, ArrayRef<int64_t>{0});
+  // A repair's bias: every byte's sign bit flipped.
+  if (m.sumFactor)
+    v = flipSignBits(b, loc, v);
   auto lanes = VectorType::get(accType.getShape(), lane,
                                accType.getScalableDims());
   v = vector::BroadcastOp::create(b, loc, lanes, v);

@@ -22,29 +22,6 @@ namespace tisa {
 
 namespace lanedot {
 
-/// xor 0x80 in every byte of an integer or integer vector.
-Value flipSignBits(OpBuilder &b, Location loc, Value v) {
-  Type t = v.getType();
-  Type elt = getElementTypeOrSelf(t);
-  unsigned bits = elt.getIntOrFloatBitWidth();
-  APInt pattern = APInt::getSplat(bits, APInt(8, 0x80));
-  TypedAttr attr = b.getIntegerAttr(elt, pattern);
-  if (auto vt = dyn_cast<VectorType>(t))
-    attr = DenseElementsAttr::get(vt, attr);
-  Value mask = arith::ConstantOp::create(b, loc, t, attr);
-  return arith::XOrIOp::create(b, loc, v, mask);
-}
-
-/// The integer value of a program element, widened to i32 as the program's
-/// body extends it.
-Value widen(OpBuilder &b, Location loc, Value v, bool isSigned) {
-  Type i32 = b.getI32Type();
-  if (v.getType() == i32)
-    return v;
-  return isSigned ? Value(arith::ExtSIOp::create(b, loc, i32, v))
-                  : Value(arith::ExtUIOp::create(b, loc, i32, v));
-}
-
 Value Border::clamp(OpBuilder &b, Location loc,
                     MutableArrayRef<Value> idx) const {
   Value inside;

@@ -73,6 +73,14 @@ private:
   class Compute;
   mlir::LogicalResult readInstruction(std::string &why);
   mlir::LogicalResult readOperands(std::string &why);
+  /// A signedness repair: bias on the broadcast input only (see
+  /// sumFactor).
+  mlir::LogicalResult readRepair(std::string &why);
+  /// The packed data's bytes (the repair's sums follow them).
+  int64_t dataBytes() const;
+  /// The repair's sums in `buffer`: memref<lanesPadded x i32>.
+  mlir::Value sumsView(mlir::OpBuilder &b, mlir::Location loc,
+                       mlir::Value buffer) const;
   /// Register tile (rows, vectors) of `s`.
   std::pair<int64_t, int64_t> registerTile(const Schedule &s) const;
   /// Groups of the group loop (the last one partial when g does not divide
@@ -96,6 +104,11 @@ private:
   unsigned laneLoop = 0, groupLoop = 0;
   /// Lanes per segment, elements per group.
   int64_t segLanes = 4, group = 4;
+  /// A repair (u8 x s8 on sdot): the broadcast input's bytes are flipped
+  /// (xor 0x80) and every accumulator starts from sumFactor (minus its
+  /// bias) times its column's sum of the packed input, stored after the
+  /// packed data; 0 without one.
+  int64_t sumFactor = 0;
   llvm::SmallVector<int64_t> extent;
   /// B's other loops (in its map's order); the parallel loops besides the
   /// lanes (program order: the last is the row loop a register tile

@@ -174,8 +174,8 @@ INSTANTIATE_TEST_SUITE_P(Matrix, ArmRunTimeRows,
                          testing::ValuesIn(armRunTimeRowsMatrix()), armName);
 
 // SVE kernels (sve.sdot, sve.udot: vector-length agnostic): the kernel
-// matrix's s8 x s8 and u8 x u8 cases (the types these instructions compute
-// without a repair), fused epilogues included, each generated once for neoverse-v1 and its one binary
+// matrix's s8 x s8 and u8 x u8 cases, and u8 x s8 on sdot with the repair
+// on the broadcast input, fused epilogues included, each generated once for neoverse-v1 and its one binary
 // run under qemu at 128, 256, 512 and 2048 bits: bit-exact through the
 // plain and pre-packed entries at every length, the dot product in an
 // innermost loop, and one pre-packed call counted at each length (every
@@ -189,8 +189,10 @@ std::vector<MatrixCase> scalableMatrix() {
   llvm::append_range(all, epilogueMatrix());
   for (const MatrixCase &c : all) {
     const KernelTypes &t = c.spec.types;
-    if (!t.isFloat() && t.a == t.b &&
-        (t.a == ElementKind::S8 || t.a == ElementKind::U8))
+    bool sameSign = t.a == t.b &&
+                    (t.a == ElementKind::S8 || t.a == ElementKind::U8);
+    bool u8s8 = t.a == ElementKind::U8 && t.b == ElementKind::S8;
+    if (!t.isFloat() && (sameSign || u8s8))
       out.push_back(c);
   }
   return out;
@@ -203,7 +205,8 @@ TEST_P(ArmScalableKernels, CorrectAtEveryVectorLength) {
     GTEST_SKIP() << "cannot run aarch64 code here: " << why;
   const KernelSpec &spec = GetParam().spec;
   expectOutputSize(GetParam());
-  bool s8 = spec.types.a == ElementKind::S8;
+  // u8 x s8 runs sdot with its repair on the broadcast input.
+  bool s8 = spec.types.b == ElementKind::S8;
   ArmCase c{GetParam(), "neoverse-v1"};
   LoadedDescriptions &d = descriptions();
   ASSERT_TRUE(d.ok) << d.errors;

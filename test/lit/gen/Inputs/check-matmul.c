@@ -2,11 +2,16 @@
  * against a plain reference: random and mixed-extreme inputs, bit-exact, with
  * guard words around C. Built with -DFUNC=<symbol> -DM= -DN= -DK= and
  * -DA_SIGNED=0|1 -DB_SIGNED=0|1 (the program's extsi/extui), and for a
- * quantized matmul -DZERO_POINTS -DZA= -DZB=. Prints one line
- * per run and exits non-zero on the first difference. */
+ * quantized matmul -DZERO_POINTS -DZA= -DZB=; with -DC_INIT=V the program
+ * fills C with V and accumulates into it. Prints one line per run and exits
+ * non-zero on the first difference. */
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
+
+#ifndef C_INIT
+#define C_INIT 0
+#endif
 
 typedef struct {
   int8_t *allocated, *aligned;
@@ -88,7 +93,7 @@ static int check(int extreme) {
     }
   for (int m = 0; m < M; ++m)
     for (int n = 0; n < N; ++n) {
-      uint32_t want = 0; /* s32 arithmetic wraps */
+      uint32_t want = (uint32_t)C_INIT; /* s32 arithmetic wraps */
       for (int k = 0; k < K; ++k)
         want += (uint32_t)((widen(a[A_AT(m, k)], A_SIGNED) - ZA) *
                            (widen(b[k * N + n], B_SIGNED) - ZB));
