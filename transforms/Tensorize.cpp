@@ -88,11 +88,13 @@ LogicalResult LaneDotKernel::Impl::readInstruction(std::string &why) {
         return r.cls != RegisterClass::Vector;
       }))
     return refuse(why,
-                  "only vector-register instructions are generated so far "
-                  "(AMX tiles and warp fragments are matched, not generated)");
+                  "not a vector-register instruction (AMX tiles go to the "
+                  "tile generator, warp fragments to tisa gen --target "
+                  "sm_XX)");
   if (d.isScalable())
     return refuse(why,
-                  "scalable (SVE) instructions are matched, not generated yet");
+                  "scalable (SVE) registers: ScalableDotKernel generates "
+                  "them, not the fixed-lane generator");
   if (plan.loops.size() != 2 || d.registers[2].type.getRank() != 1)
     return refuse(why,
                   "not a lane-dot instruction (one lane loop, one group loop)");
