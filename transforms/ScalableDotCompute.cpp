@@ -58,7 +58,31 @@ private:
   ArrayRef<int64_t> padding;
   int64_t tm, tn;
   VectorType aType, bType, accType;
+  /// A zero-filled copy of `input` with its border (`padding`), made with
+  /// scalable vectors: the fill over the whole buffer, then each of the
+  /// input's rows (its contiguous last dimension) at its place.
+  Value paddedInput(OpBuilder &b, Location loc);
+  /// `n` contiguous elements of `from` at `fromAt` (null: zeros) stored to
+  /// `to` at `toAt` (both positions' last index advancing), in masked
+  /// scalable vectors of 16 x vscale elements.
+  void byteRows(OpBuilder &b, Location loc, Value from, ValueRange fromAt,
+                Value to, ValueRange toAt, int64_t n);
+  /// Picks the tap loop (`fusedTap`) whose groups continue the group
+  /// loop's in both A and the packed B, and views A with those two
+  /// dimensions as one (`aFlat`).
+  void fuseTapWithGroups(OpBuilder &b, Location loc);
+  /// The reduction loops the nest runs (all but a fused tap).
+  SmallVector<unsigned> reductionLoops() const;
+
   Value a, packed, sums, vl, copy;
+  /// A filter tap loop (conv2d's kw) run as more groups of the group loop:
+  /// with NHWC input read densely, the channels of the next tap follow the
+  /// last channel of this one in A, and its packed groups follow this one's
+  /// in B (one loop of KW x C/g groups instead of KW loops of C/g).
+  std::optional<unsigned> fusedTap;
+  Value aFlat;
+  unsigned flatDim = 0;
+  int64_t flatRow = 0;
   /// Per column vector of the current tile: the packed and the output
   /// masks.
   SmallVector<Value> bMasks, cMasks;
@@ -82,8 +106,8 @@ void ScalableDotKernel::Compute::emit(OpBuilder &b, Location loc) {
   // A conv2d's zero border: a padded copy (with whole groups) per call.
   a = input;
   if (llvm::any_of(padding, [](int64_t p) { return p != 0; }))
-    a = copy = paddedCopy(b, loc, input, m.c.operands[m.aInput].shape,
-                          padding);
+    a = copy = paddedInput(b, loc);
+  fuseTapWithGroups(b, loc);
   Type bElt = bType.getElementType();
   int64_t eltBytes = bElt.getIntOrFloatBitWidth() / 8;
   packed = memref::ViewOp::create(
@@ -136,6 +160,115 @@ void ScalableDotKernel::Compute::emit(OpBuilder &b, Location loc) {
   }
   if (copy)
     memref::DeallocOp::create(b, loc, copy);
+}
+
+void ScalableDotKernel::Compute::byteRows(OpBuilder &b, Location loc,
+                                          Value from, ValueRange fromAt,
+                                          Value to, ValueRange toAt,
+                                          int64_t n) {
+  // `from` null: zeros. The step is a scalable vector of the element type.
+  auto toType = cast<MemRefType>(to.getType());
+  auto vec = VectorType::get({16}, toType.getElementType(), {true});
+  Value step = arith::MulIOp::create(b, loc, vector::VectorScaleOp::create(b, loc),
+                                     cIndex(b, loc, 16));
+  Value zeros = arith::ConstantOp::create(b, loc, vec, b.getZeroAttr(vec));
+  scf::ForOp::create(
+      b, loc, cIndex(b, loc, 0), cIndex(b, loc, n), step, ValueRange{},
+      [&](OpBuilder &b, Location loc, Value i, ValueRange) {
+        Value left = arith::SubIOp::create(b, loc, cIndex(b, loc, n), i);
+        Value mask = vector::CreateMaskOp::create(
+            b, loc, VectorType::get({16}, b.getI1Type(), {true}),
+            ValueRange{left});
+        auto shifted = [&](ValueRange at) {
+          SmallVector<Value> out(at);
+          out.back() = arith::AddIOp::create(b, loc, out.back(), i);
+          return out;
+        };
+        Value v = from ? vector::MaskedLoadOp::create(b, loc, vec, from,
+                                                      shifted(fromAt), mask,
+                                                      zeros)
+                             .getResult()
+                       : zeros;
+        vector::MaskedStoreOp::create(b, loc, to, shifted(toAt), mask, v);
+        scf::YieldOp::create(b, loc);
+      });
+}
+
+Value ScalableDotKernel::Compute::paddedInput(OpBuilder &b, Location loc) {
+  ArrayRef<int64_t> shape = m.c.operands[m.aInput].shape;
+  auto srcType = cast<MemRefType>(input.getType());
+  Type elt = srcType.getElementType();
+  Value buffer = memref::AllocOp::create(b, loc, MemRefType::get(shape, elt),
+                                         b.getI64IntegerAttr(64));
+  // Zeros everywhere: the buffer as one row.
+  SmallVector<ReassociationIndices> all(1);
+  for (unsigned d = 0; d < shape.size(); ++d)
+    all[0].push_back(d);
+  Value flat = memref::CollapseShapeOp::create(b, loc, buffer, all);
+  byteRows(b, loc, Value(), {}, flat, ValueRange{cIndex(b, loc, 0)},
+           cast<MemRefType>(flat.getType()).getDimSize(0));
+  // The input's rows at their place; what falls past `shape` (the last
+  // rows of a strided convolution's input that no output reads) is left
+  // out.
+  unsigned rank = shape.size();
+  SmallVector<int64_t> rows;
+  for (unsigned d = 0; d < rank; ++d)
+    rows.push_back(std::min(srcType.getDimSize(d), shape[d] - padding[d]));
+  int64_t rowLength = rows.back();
+  rows.back() = 1;
+  loopNest(b, loc, rows, [&](OpBuilder &b, Location loc, ValueRange iv) {
+    SmallVector<Value> to;
+    for (unsigned d = 0; d < rank; ++d)
+      to.push_back(arith::AddIOp::create(b, loc, iv[d],
+                                         cIndex(b, loc, padding[d])));
+    byteRows(b, loc, input, iv, buffer, to, rowLength);
+  });
+  return buffer;
+}
+
+void ScalableDotKernel::Compute::fuseTapWithGroups(OpBuilder &b,
+                                                   Location loc) {
+  // The innermost reduction loop besides the groups, when it is the packed
+  // input's innermost outer loop (its groups follow in the pack), the
+  // groups are whole, and in A it moves one element of the dimension just
+  // before the contiguous last one, whose stride is that last one's extent.
+  if (m.reductionLoops.empty() || m.bOuter.empty() ||
+      m.extent[m.groupLoop] % m.group)
+    return;
+  unsigned tap = m.reductionLoops.back();
+  if (m.bOuter.back() != tap)
+    return;
+  auto type = cast<MemRefType>(a.getType());
+  unsigned rank = type.getRank();
+  AffineMap map = m.c.operands[m.aInput].map;
+  if (rank < 2 || type.getDimSize(rank - 1) != m.extent[m.groupLoop])
+    return;
+  for (unsigned d = 0; d < rank; ++d) {
+    std::optional<SmallVector<int64_t>> coef =
+        linearCoefficients(map.getResult(d), m.extent.size());
+    if (!coef || (*coef)[tap] != (d == rank - 2 ? 1 : 0))
+      return;
+  }
+  SmallVector<int64_t> strides;
+  int64_t offset;
+  if (failed(type.getStridesAndOffset(strides, offset)) ||
+      strides[rank - 1] != 1 || strides[rank - 2] != type.getDimSize(rank - 1))
+    return;
+  SmallVector<ReassociationIndices> groups;
+  for (unsigned d = 0; d + 2 < rank; ++d)
+    groups.push_back({int64_t(d)});
+  groups.push_back({int64_t(rank - 2), int64_t(rank - 1)});
+  fusedTap = tap;
+  flatDim = rank - 2;
+  flatRow = type.getDimSize(rank - 1);
+  aFlat = memref::CollapseShapeOp::create(b, loc, a, groups);
+}
+
+SmallVector<unsigned> ScalableDotKernel::Compute::reductionLoops() const {
+  SmallVector<unsigned> loops(m.reductionLoops);
+  if (fusedTap)
+    loops.pop_back();
+  return loops;
 }
 
 void ScalableDotKernel::Compute::block(OpBuilder &b, Location loc,
@@ -233,18 +366,21 @@ void ScalableDotKernel::Compute::columns(OpBuilder &b, Location loc,
     }
   // The other reduction loops, then the whole groups carrying the
   // accumulators; a partial last group after them.
+  SmallVector<unsigned> outer = reductionLoops();
   SmallVector<Value> lbs, ubs, steps;
-  for (unsigned l : m.reductionLoops)
+  for (unsigned l : outer)
     ubs.push_back(cIndex(b, loc, m.extent[l]));
   lbs.assign(ubs.size(), cIndex(b, loc, 0));
   steps.assign(ubs.size(), cIndex(b, loc, 1));
-  int64_t whole = m.extent[m.groupLoop] / m.group;
+  // A fused tap's groups continue the group loop's (the tap left at 0).
+  int64_t whole = m.extent[m.groupLoop] / m.group *
+                  (fusedTap ? m.extent[*fusedTap] : 1);
   bool partial = m.extent[m.groupLoop] % m.group != 0;
   scf::LoopNest nest = scf::buildLoopNest(
       b, loc, lbs, ubs, steps, acc,
       [&](OpBuilder &b, Location loc, ValueRange red, ValueRange carried) {
         SmallVector<Value> at(ivs);
-        for (auto [l, v] : llvm::zip(m.reductionLoops, red))
+        for (auto [l, v] : llvm::zip(outer, red))
           at[l] = v;
         at[m.laneLoop] = col;
         auto groups = scf::ForOp::create(
@@ -299,6 +435,17 @@ Value ScalableDotKernel::Compute::broadcast(OpBuilder &b, Location loc,
     Value zeros = arith::ConstantOp::create(b, loc, groupType,
                                             b.getZeroAttr(groupType));
     v = vector::MaskedLoadOp::create(b, loc, groupType, a, idx, keep, zeros);
+  } else if (fusedTap) {
+    // idx[flatDim] * its row + idx[last]: the group, past the tap's own
+    // channels for the fused taps.
+    SmallVector<Value> flat(ArrayRef<Value>(idx).take_front(flatDim));
+    flat.push_back(affine::makeComposedAffineApply(
+                       b, loc,
+                       getAffineDimExpr(0, b.getContext()) * flatRow +
+                           getAffineDimExpr(1, b.getContext()),
+                       {idx[flatDim], idx.back()})
+                       .getResult());
+    v = vector::LoadOp::create(b, loc, groupType, aFlat, flat);
   } else {
     v = vector::LoadOp::create(b, loc, groupType, a, idx);
   }

@@ -99,3 +99,22 @@ func.func @gemm_s8u8(%a: memref<9x45xi8>, %b: memref<45x20xi8>, %c: memref<9x20x
   }
   return
 }
+
+// -----
+
+// A conv2d read densely (NHWC, no border): the kw taps run as more groups of
+// the group loop. A is viewed with W and C as one dimension (each tap's 8
+// channels follow the previous tap's), the packed filter's groups of one kh
+// run through kw, so the nest is kh (3), then 3 x 2 groups in steps of the
+// kunroll (2).
+// CHECK-LABEL: func.func @conv_s8
+// CHECK:         %[[FLAT:.*]] = memref.collapse_shape %arg0 {{\[}}[0], [1], [2, 3]] : memref<1x6x6x8xi8> into memref<1x6x48xi8>
+// CHECK:         scf.for %{{.*}} = %c0 to %c3 step %c1 iter_args(
+// CHECK-NEXT:      scf.for %{{.*}} = %c0 to %c6 step %c2 iter_args(
+// CHECK:             vector.load %[[FLAT]][%c0, {{.*}}] : memref<1x6x48xi8>, vector<4xi8>
+// CHECK:             tisa.apply "sve.sdot"
+func.func @conv_s8(%in: memref<1x6x6x8xi8>, %f: memref<3x3x8x16xi8>, %out: memref<1x4x4x16xi32>) {
+  linalg.conv_2d_nhwc_hwcf {dilations = dense<1> : tensor<2xi64>, strides = dense<1> : tensor<2xi64>}
+    ins(%in, %f : memref<1x6x6x8xi8>, memref<3x3x8x16xi8>) outs(%out : memref<1x4x4x16xi32>)
+  return
+}
