@@ -36,6 +36,18 @@ private:
   /// accumulators through every reduction step, stored.
   void columns(OpBuilder &b, Location loc, ArrayRef<Value> ivs, int64_t rows,
                int64_t vectors, Value col);
+  /// C's indices of the tile's accumulator (i, j).
+  SmallVector<Value> outputAt(OpBuilder &b, Location loc, ArrayRef<Value> ivs,
+                              Value col, int64_t i, int64_t j) const;
+  /// The tile's accumulators before the reduction: zeros or C, plus a
+  /// repair's compensation.
+  SmallVector<Value> initialAccumulators(OpBuilder &b, Location loc,
+                                         ArrayRef<Value> ivs, int64_t rows,
+                                         int64_t vectors, Value col) const;
+  /// The reduction nest carrying `acc`: its results.
+  SmallVector<Value> reduce(OpBuilder &b, Location loc, ArrayRef<Value> ivs,
+                            int64_t rows, int64_t vectors, Value col,
+                            ArrayRef<Value> acc);
   /// One step at group `g` (partial: the last, shorter group).
   SmallVector<Value> step(OpBuilder &b, Location loc, ArrayRef<Value> ivs,
                           int64_t rows, int64_t vectors, Value g, bool partial,
@@ -321,26 +333,23 @@ Value ScalableDotKernel::Compute::mask(OpBuilder &b, Location loc, Value col,
   return vector::CreateMaskOp::create(b, loc, maskType, ValueRange{left});
 }
 
-void ScalableDotKernel::Compute::columns(OpBuilder &b, Location loc,
-                                         ArrayRef<Value> ivs, int64_t rows,
-                                         int64_t vectors, Value col) {
-  const ProgramOperand &out = m.c.operands[2];
-  bMasks.clear();
-  cMasks.clear();
-  for (int64_t j = 0; j < vectors; ++j) {
-    Value at = column(b, loc, col, j);
-    bMasks.push_back(mask(b, loc, at, m.lanesPadded(), m.group, bType));
-    cMasks.push_back(mask(b, loc, at, m.extent[m.laneLoop], 1, accType));
+SmallVector<Value> ScalableDotKernel::Compute::outputAt(OpBuilder &b,
+                                                     Location loc,
+                                                     ArrayRef<Value> ivs,
+                                                     Value col, int64_t i,
+                                                     int64_t j) const {
+  SmallVector<Value> at(ivs);
+  if (!m.parallelLoops.empty()) {
+    unsigned row = m.parallelLoops.back();
+    at[row] = arith::AddIOp::create(b, loc, at[row], cIndex(b, loc, i));
   }
-  auto cIndexAt = [&](OpBuilder &b, int64_t i, int64_t j) {
-    SmallVector<Value> at(ivs);
-    if (!m.parallelLoops.empty()) {
-      unsigned row = m.parallelLoops.back();
-      at[row] = arith::AddIOp::create(b, loc, at[row], cIndex(b, loc, i));
-    }
-    at[m.laneLoop] = column(b, loc, col, j);
-    return applyMap(b, loc, out.map, at);
-  };
+  at[m.laneLoop] = column(b, loc, col, j);
+  return applyMap(b, loc, m.c.operands[2].map, at);
+}
+
+SmallVector<Value> ScalableDotKernel::Compute::initialAccumulators(
+    OpBuilder &b, Location loc, ArrayRef<Value> ivs, int64_t rows,
+    int64_t vectors, Value col) const {
   Value zero = arith::ConstantOp::create(b, loc, accType,
                                          b.getZeroAttr(accType));
   // A repair's compensation starts every accumulator of a column.
@@ -358,12 +367,18 @@ void ScalableDotKernel::Compute::columns(OpBuilder &b, Location loc,
         continue;
       }
       Value v = vector::MaskedLoadOp::create(b, loc, accType, output,
-                                             cIndexAt(b, i, j), cMasks[j],
-                                             zero);
+                                             outputAt(b, loc, ivs, col, i, j),
+                                             cMasks[j], zero);
       acc.push_back(m.sumFactor ? arith::AddIOp::create(b, loc, v, start[j])
                                     .getResult()
                                 : v);
     }
+  return acc;
+}
+
+SmallVector<Value> ScalableDotKernel::Compute::reduce(
+    OpBuilder &b, Location loc, ArrayRef<Value> ivs, int64_t rows,
+    int64_t vectors, Value col, ArrayRef<Value> acc) {
   // The other reduction loops, then the whole groups carrying the
   // accumulators; a partial last group after them.
   SmallVector<unsigned> outer = reductionLoops();
@@ -399,19 +414,39 @@ void ScalableDotKernel::Compute::columns(OpBuilder &b, Location loc,
                         true, result);
         return scf::ValueVector(result.begin(), result.end());
       });
-  unsigned laneDim = *out.dimOf(m.laneLoop);
+  return SmallVector<Value>(nest.results);
+}
+
+void ScalableDotKernel::Compute::columns(OpBuilder &b, Location loc,
+                                         ArrayRef<Value> ivs, int64_t rows,
+                                         int64_t vectors, Value col) {
+  bMasks.clear();
+  cMasks.clear();
+  for (int64_t j = 0; j < vectors; ++j) {
+    Value at = column(b, loc, col, j);
+    bMasks.push_back(mask(b, loc, at, m.lanesPadded(), m.group, bType));
+    cMasks.push_back(mask(b, loc, at, m.extent[m.laneLoop], 1, accType));
+  }
+  SmallVector<Value> acc = reduce(
+      b, loc, ivs, rows, vectors, col,
+      initialAccumulators(b, loc, ivs, rows, vectors, col));
+  // Each accumulator stored under its column's mask, or through the
+  // epilogue.
+  unsigned laneDim = *m.c.operands[2].dimOf(m.laneLoop);
   for (int64_t i = 0; i < rows; ++i)
     for (int64_t j = 0; j < vectors; ++j) {
-      Value v = nest.results[i * vectors + j];
+      SmallVector<Value> at = outputAt(b, loc, ivs, col, i, j);
+      Value v = acc[i * vectors + j];
       if (epilogue)
-        epilogue->apply(b, loc, v, cIndexAt(b, i, j), laneDim, cMasks[j]);
+        epilogue->apply(b, loc, v, at, laneDim, cMasks[j]);
       else
-        vector::MaskedStoreOp::create(b, loc, output, cIndexAt(b, i, j),
-                                      cMasks[j], v);
+        vector::MaskedStoreOp::create(b, loc, output, at, cMasks[j], v);
     }
   // Groups per iteration, the remainder in a loop of its own: A's next
   // groups are immediate offsets of one address. After the stores: the
   // unroll moves the uses of the loop's results to that loop.
+  int64_t whole = m.extent[m.groupLoop] / m.group *
+                  (fusedTap ? m.extent[*fusedTap] : 1);
   int64_t unroll = std::min(s.reductionUnroll, whole);
   for (scf::ForOp loop : groupLoops)
     if (unroll > 1 && failed(loopUnrollByFactor(loop, unroll)))
