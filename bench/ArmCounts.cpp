@@ -119,12 +119,12 @@ struct ArmTarget {
 };
 
 /// neoverse-n1 (NEON dot), neoverse-v2 (its cost model's pick), and SVE dot
-/// products at 512 bits on neoverse-v1's data: oneDNN 2.6 JITs for SVE at
-/// that length only.
+/// products at 512 bits on neoverse-v1's data (u8 x s8 through sdot's
+/// repair): oneDNN 2.6 JITs for SVE at that length only.
 std::vector<ArmTarget> armTargets() {
   return {{"neoverse-n1", "neoverse-n1", 0, "auto", {}},
           {"neoverse-v2", "neoverse-v2", 0, "auto", {}},
-          {"SVE-512", "neoverse-v1", 512, "sve.sdot", {"s8,s8,s32"}}};
+          {"SVE-512", "neoverse-v1", 512, "sve.sdot", {"s8,s8,s32", "u8,s8,s32"}}};
 }
 
 aarch64::RunOptions qemuFor(const ArmTarget &t, const Target &target) {
