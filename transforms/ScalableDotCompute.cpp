@@ -3,8 +3,8 @@
 // The loop nest of include/tisa/Transforms/ScalableDotKernel.h. What
 // depends on the vector length is an SSA value: VL = 4 * vector.vscale
 // lanes, the column loop's step (tn * VL), and the masks of each column
-// vector (vector.create_mask of the lanes left, which LLVM makes a whilelo),
-// so loads past n's extent read zeros and stores past it write nothing.
+// vector (vector.create_mask of the lanes left), so loads past n's extent
+// read zeros and stores past it write nothing.
 //
 //===----------------------------------------------------------------------===//
 
@@ -61,15 +61,6 @@ private:
              int64_t per, VectorType type) const;
   /// The first column of vector j of the tile at `col`.
   Value column(OpBuilder &b, Location loc, Value col, int64_t j) const;
-
-  const ScalableDotKernel &m;
-  const Schedule &s;
-  Value input, buffer, output, begin, end;
-  bool overwrite;
-  const Epilogue *epilogue;
-  ArrayRef<int64_t> padding;
-  int64_t tm, tn;
-  VectorType aType, bType, accType;
   /// A zero-filled copy of `input` with its border (`padding`), made with
   /// scalable vectors: the fill over the whole buffer, then each of the
   /// input's rows (its contiguous last dimension) at its place.
@@ -85,6 +76,18 @@ private:
   void fuseTapWithGroups(OpBuilder &b, Location loc);
   /// The reduction loops the nest runs (all but a fused tap).
   SmallVector<unsigned> reductionLoops() const;
+  /// Whole groups the group loop runs: the group loop's, times a fused
+  /// tap's extent.
+  int64_t wholeGroups() const;
+
+  const ScalableDotKernel &m;
+  const Schedule &s;
+  Value input, buffer, output, begin, end;
+  bool overwrite;
+  const Epilogue *epilogue;
+  ArrayRef<int64_t> padding;
+  int64_t tm, tn;
+  VectorType aType, bType, accType;
 
   Value a, packed, sums, vl, copy;
   /// A filter tap loop (conv2d's kw) run as more groups of the group loop:
@@ -115,7 +118,7 @@ ScalableDotKernel::Compute::Compute(const ScalableDotKernel &m, OpBuilder &b,
       accType(m.d->registers[2].type) {}
 
 void ScalableDotKernel::Compute::emit(OpBuilder &b, Location loc) {
-  // A conv2d's zero border: a padded copy (with whole groups) per call.
+  // A conv2d's zero border: a padded copy per call.
   a = input;
   if (llvm::any_of(padding, [](int64_t p) { return p != 0; }))
     a = copy = paddedInput(b, loc);
@@ -283,6 +286,11 @@ SmallVector<unsigned> ScalableDotKernel::Compute::reductionLoops() const {
   return loops;
 }
 
+int64_t ScalableDotKernel::Compute::wholeGroups() const {
+  return m.extent[m.groupLoop] / m.group *
+         (fusedTap ? m.extent[*fusedTap] : 1);
+}
+
 void ScalableDotKernel::Compute::block(OpBuilder &b, Location loc,
                                        ArrayRef<Value> ivs, int64_t rows) {
   // Columns in steps of tn vectors. A block with fewer vectors of columns
@@ -388,8 +396,7 @@ SmallVector<Value> ScalableDotKernel::Compute::reduce(
   lbs.assign(ubs.size(), cIndex(b, loc, 0));
   steps.assign(ubs.size(), cIndex(b, loc, 1));
   // A fused tap's groups continue the group loop's (the tap left at 0).
-  int64_t whole = m.extent[m.groupLoop] / m.group *
-                  (fusedTap ? m.extent[*fusedTap] : 1);
+  int64_t whole = wholeGroups();
   bool partial = m.extent[m.groupLoop] % m.group != 0;
   scf::LoopNest nest = scf::buildLoopNest(
       b, loc, lbs, ubs, steps, acc,
@@ -445,9 +452,7 @@ void ScalableDotKernel::Compute::columns(OpBuilder &b, Location loc,
   // Groups per iteration, the remainder in a loop of its own: A's next
   // groups are immediate offsets of one address. After the stores: the
   // unroll moves the uses of the loop's results to that loop.
-  int64_t whole = m.extent[m.groupLoop] / m.group *
-                  (fusedTap ? m.extent[*fusedTap] : 1);
-  int64_t unroll = std::min(s.reductionUnroll, whole);
+  int64_t unroll = std::min(s.reductionUnroll, wholeGroups());
   for (scf::ForOp loop : groupLoops)
     if (unroll > 1 && failed(loopUnrollByFactor(loop, unroll)))
       emitWarning(loc) << "the group loop could not be unrolled by " << unroll;

@@ -185,9 +185,7 @@ namespace {
 
 std::vector<MatrixCase> scalableMatrix() {
   std::vector<MatrixCase> out;
-  std::vector<MatrixCase> all = kernelMatrix();
-  llvm::append_range(all, epilogueMatrix());
-  for (const MatrixCase &c : all) {
+  for (const MatrixCase &c : allMatrixCases()) {
     const KernelTypes &t = c.spec.types;
     bool sameSign = t.a == t.b &&
                     (t.a == ElementKind::S8 || t.a == ElementKind::U8);

@@ -68,12 +68,16 @@ std::vector<MatrixCase> smallRunTimeRowsMatrix() {
   return small;
 }
 
+std::vector<MatrixCase> allMatrixCases() {
+  std::vector<MatrixCase> all = kernelMatrix();
+  llvm::append_range(all, epilogueMatrix());
+  return all;
+}
+
 std::vector<MatrixCase> runTimeRowsMatrix() {
   std::vector<MatrixCase> out;
   llvm::StringMap<size_t> index;
-  std::vector<MatrixCase> all = kernelMatrix();
-  llvm::append_range(all, epilogueMatrix());
-  for (const MatrixCase &c : all) {
+  for (const MatrixCase &c : allMatrixCases()) {
     KernelSpec spec = c.spec;
     spec.runTimeRows = true;
     spec = spec.withRows(0);

@@ -52,6 +52,8 @@ std::vector<MatrixCase> kernelMatrix();
 /// Kernels with an --epilogue (bias, residual, ReLU, requantization to
 /// u8/s8, bf16 output) on GEMM and conv2d shapes, remainders included.
 std::vector<MatrixCase> epilogueMatrix();
+/// kernelMatrix() then epilogueMatrix().
+std::vector<MatrixCase> allMatrixCases();
 /// The kernels of kernelMatrix() and epilogueMatrix() with their GEMM m
 /// (conv2d batch) given at run time: one kernel per shape without it,
 /// run at each of the matrix's extents of it, at 1, and (GEMMs of at most

@@ -132,9 +132,7 @@ void PrintTo(const RunTimeShapeCase &c, std::ostream *os) {
 std::vector<RunTimeShapeCase> runTimeShapeCases() {
   std::vector<RunTimeShapeCase> out;
   llvm::StringMap<size_t> index;
-  std::vector<MatrixCase> all = kernelMatrix();
-  llvm::append_range(all, epilogueMatrix());
-  for (const MatrixCase &c : all) {
+  for (const MatrixCase &c : allMatrixCases()) {
     if (c.spec.op != KernelSpec::Op::Gemm)
       continue;
     KernelSpec spec = c.spec;
