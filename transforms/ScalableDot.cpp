@@ -11,6 +11,7 @@
 //===----------------------------------------------------------------------===//
 
 #include "CodegenUtils.h"
+#include "ScalableLoops.h"
 #include "tisa/Semantics/Instruction.h"
 #include "tisa/Targets/Target.h"
 #include "tisa/Transforms/ScalableDotKernel.h"
@@ -222,10 +223,7 @@ std::string ScalableDotKernel::packedLayoutText(const Schedule &) const {
 }
 
 int64_t ScalableDotKernel::partitionTiles(const Schedule &s) const {
-  int64_t tiles = llvm::divideCeil(rows(), registerTile(s).first);
-  for (unsigned l : ArrayRef<unsigned>(parallelLoops).drop_back())
-    tiles *= extent[l];
-  return tiles;
+  return scalable::rowBlockCount(extent, parallelLoops, registerTile(s).first);
 }
 
 int64_t ScalableDotKernel::registerBudget(const Target &target) const {
@@ -245,15 +243,9 @@ ScheduleEstimate ScalableDotKernel::estimate(const Target &target,
   const CostModel &cm = target.cost;
   int64_t lanes = segLanes * std::max<int64_t>(1, target.vectorBits / 128);
   int64_t vectors = llvm::divideCeil(extent[laneLoop], lanes);
-  auto loads = [&](int64_t m, int64_t n) {
-    return llvm::divideCeil(vectors, n) * rows() +
-           llvm::divideCeil(rows(), m) * vectors;
-  };
-  int64_t tm = 1, tn = 1;
-  for (int64_t m = 1; m <= rows(); ++m)
-    for (int64_t n = 1; n <= vectors; ++n)
-      if (m * n + n <= registerBudget(target) && loads(m, n) < loads(tm, tn))
-        tm = m, tn = n;
+  int64_t tm, tn;
+  std::tie(tm, tn) =
+      scalable::fewestLoadsTile(rows(), vectors, registerBudget(target));
   Schedule s;
   s.unroll.assign(extent.size(), 1);
   if (!parallelLoops.empty())
@@ -320,47 +312,13 @@ LogicalResult ScalableDotKernel::verify(const Schedule &s, const Target &target,
 void ScalableDotKernel::emitPack(OpBuilder &b, Location loc, Value src,
                                  Value buffer, const Schedule &s) const {
   // packed[outer...][k / g][n][k mod g] = B[...], zero past B's extents.
-  auto srcType = cast<MemRefType>(src.getType());
-  Type elt = srcType.getElementType();
+  Type elt = cast<MemRefType>(src.getType()).getElementType();
   int64_t eltBytes = elt.getIntOrFloatBitWidth() / 8;
   Value view = memref::ViewOp::create(
       b, loc, MemRefType::get({packedBytes(s) / eltBytes}, elt), buffer,
       cIndex(b, loc, 0), ValueRange{});
-  SmallVector<int64_t> extents;
-  for (unsigned l : bOuter)
-    extents.push_back(extent[l]);
-  extents.append({groups(), lanesPadded(), group});
-  Value zero = arith::ConstantOp::create(b, loc, elt, b.getZeroAttr(elt));
-  loopNest(b, loc, extents, [&](OpBuilder &b, Location loc, ValueRange iv) {
-    unsigned outer = bOuter.size();
-    AffineExpr d0 = getAffineDimExpr(0, b.getContext()),
-               d1 = getAffineDimExpr(1, b.getContext());
-    Value at = cIndex(b, loc, 0);
-    for (unsigned i = 0; i < outer; ++i)
-      at = affine::makeComposedAffineApply(b, loc, d0 * extent[bOuter[i]] + d1,
-                                           {at, iv[i]})
-               .getResult();
-    Value g = iv[outer], n = iv[outer + 1], kk = iv[outer + 2];
-    at = affine::makeComposedAffineApply(
-             b, loc,
-             AffineMap::get(4, 0,
-                            ((d0 * groups() + d1) * lanesPadded() +
-                             getAffineDimExpr(2, b.getContext())) *
-                                    group +
-                                getAffineDimExpr(3, b.getContext())),
-             {at, g, n, kk})
-             .getResult();
-    Value k = affine::makeComposedAffineApply(b, loc, d0 * group + d1, {g, kk})
-                  .getResult();
-    SmallVector<Value> ivs(extent.size(), cIndex(b, loc, 0));
-    for (unsigned i = 0; i < outer; ++i)
-      ivs[bOuter[i]] = iv[i];
-    Value v = elementOrZero(b, loc, src, c.operands[bInput].map, ivs,
-                            {{groupLoop, k, extent[groupLoop]},
-                             {laneLoop, n, extent[laneLoop]}},
-                            zero);
-    memref::StoreOp::create(b, loc, v, view, ValueRange{at});
-  });
+  scalable::packGroupsByColumn(b, loc, c, extent, bInput, bOuter, groupLoop,
+                               laneLoop, group, lanesPadded(), src, view);
   // The repair's compensation: the broadcast input's bias times the sum of
   // each column over every reduction loop (zero past n).
   if (sumFactor)

@@ -9,6 +9,7 @@
 //===----------------------------------------------------------------------===//
 
 #include "CodegenUtils.h"
+#include "ScalableLoops.h"
 #include "tisa/Semantics/Instruction.h"
 #include "tisa/Transforms/Epilogue.h"
 #include "tisa/Transforms/ScalableDotKernel.h"
@@ -134,45 +135,11 @@ void ScalableDotKernel::Compute::emit(OpBuilder &b, Location loc) {
                              cIndex(b, loc, m.segLanes));
   Value lo = begin ? begin : cIndex(b, loc, 0);
   Value hi = end ? end : cIndex(b, loc, m.partitionTiles(s));
-  auto tiles = scf::ForOp::create(b, loc, lo, hi, cIndex(b, loc, 1));
-  {
-    OpBuilder::InsertionGuard guard(b);
-    b.setInsertionPointToStart(tiles.getBody());
-    // t = (other parallel loops...) * row blocks + row block
-    int64_t rowBlocks = llvm::divideCeil(m.rows(), tm);
-    ArrayRef<unsigned> outer = ArrayRef<unsigned>(m.parallelLoops).drop_back();
-    SmallVector<int64_t> radices = {rowBlocks};
-    for (unsigned l : llvm::reverse(outer))
-      radices.push_back(m.extent[l]);
-    SmallVector<Value> digits =
-        splitIndex(b, loc, tiles.getInductionVar(), radices);
-    SmallVector<Value> ivs(m.extent.size(), cIndex(b, loc, 0));
-    for (auto [l, v] : llvm::zip(llvm::reverse(outer), llvm::drop_begin(digits)))
-      ivs[l] = v;
-    Value rowBlock = digits[0];
-    if (!m.parallelLoops.empty())
-      ivs[m.parallelLoops.back()] =
-          arith::MulIOp::create(b, loc, rowBlock, cIndex(b, loc, tm));
-    int64_t tail = m.rows() % tm;
-    if (!tail) {
-      block(b, loc, ivs, tm);
-    } else {
-      // The last row block has fewer rows: a nest of its own.
-      Value last = arith::CmpIOp::create(b, loc, arith::CmpIPredicate::eq,
-                                         rowBlock,
-                                         cIndex(b, loc, rowBlocks - 1));
-      scf::IfOp::create(
-          b, loc, last,
-          [&](OpBuilder &b, Location loc) {
-            block(b, loc, ivs, tail);
-            scf::YieldOp::create(b, loc);
-          },
-          [&](OpBuilder &b, Location loc) {
-            block(b, loc, ivs, tm);
-            scf::YieldOp::create(b, loc);
-          });
-    }
-  }
+  scalable::rowBlockTiles(
+      b, loc, lo, hi, m.extent, m.parallelLoops, tm,
+      [&](OpBuilder &b, Location loc, ArrayRef<Value> ivs, int64_t rows) {
+        block(b, loc, ivs, rows);
+      });
   if (copy)
     memref::DeallocOp::create(b, loc, copy);
 }
@@ -293,33 +260,11 @@ int64_t ScalableDotKernel::Compute::wholeGroups() const {
 
 void ScalableDotKernel::Compute::block(OpBuilder &b, Location loc,
                                        ArrayRef<Value> ivs, int64_t rows) {
-  // Columns in steps of tn vectors. A block with fewer vectors of columns
-  // left (n's end, or a long vector) runs a register tile of that many:
-  // no instruction on lanes that are all off.
-  Value stepCols = arith::MulIOp::create(b, loc, vl, cIndex(b, loc, tn));
-  int64_t n = m.extent[m.laneLoop];
-  auto cols = scf::ForOp::create(b, loc, cIndex(b, loc, 0), cIndex(b, loc, n),
-                                 stepCols);
-  OpBuilder::InsertionGuard guard(b);
-  b.setInsertionPointToStart(cols.getBody());
-  Value col = cols.getInductionVar();
-  if (tn == 1)
-    return columns(b, loc, ivs, rows, 1, col);
-  Value left = arith::CeilDivUIOp::create(
-      b, loc, arith::SubIOp::create(b, loc, cIndex(b, loc, n), col), vl);
-  SmallVector<int64_t> cases;
-  for (int64_t v = 1; v < tn; ++v)
-    cases.push_back(v);
-  auto narrow = scf::IndexSwitchOp::create(b, loc, TypeRange{}, left, cases,
-                                           cases.size());
-  auto fill = [&](Region &r, int64_t vectors) {
-    b.setInsertionPointToStart(b.createBlock(&r));
-    columns(b, loc, ivs, rows, vectors, col);
-    scf::YieldOp::create(b, loc);
-  };
-  for (auto [i, v] : llvm::enumerate(cases))
-    fill(narrow.getCaseRegions()[i], v);
-  fill(narrow.getDefaultRegion(), tn);
+  scalable::columnBlocks(
+      b, loc, m.extent[m.laneLoop], vl, tn,
+      [&](OpBuilder &b, Location loc, int64_t vectors, Value col) {
+        columns(b, loc, ivs, rows, vectors, col);
+      });
 }
 
 Value ScalableDotKernel::Compute::column(OpBuilder &b, Location loc, Value col,
@@ -336,9 +281,7 @@ Value ScalableDotKernel::Compute::mask(OpBuilder &b, Location loc, Value col,
   Value left = arith::SubIOp::create(b, loc, cIndex(b, loc, limit), col);
   if (per != 1)
     left = arith::MulIOp::create(b, loc, left, cIndex(b, loc, per));
-  auto maskType = VectorType::get(type.getShape(), b.getI1Type(),
-                                  type.getScalableDims());
-  return vector::CreateMaskOp::create(b, loc, maskType, ValueRange{left});
+  return scalable::maskOf(b, loc, left, type);
 }
 
 SmallVector<Value> ScalableDotKernel::Compute::outputAt(OpBuilder &b,
