@@ -23,7 +23,7 @@ namespace tisa {
 
 llvm::StringRef llvmLoweringPipeline() {
   return "func.func(convert-linalg-to-loops), lower-affine, "
-         "convert-vector-to-llvm, convert-math-to-llvm, convert-scf-to-cf, expand-strided-metadata, "
+         "convert-vector-to-llvm{enable-arm-sve}, convert-math-to-llvm, convert-scf-to-cf, expand-strided-metadata, "
          "lower-affine, "
          "finalize-memref-to-llvm, convert-arith-to-llvm, "
          "convert-index-to-llvm, convert-cf-to-llvm, convert-func-to-llvm, "

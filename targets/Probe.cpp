@@ -6,6 +6,7 @@
 #include "tisa/Semantics/Layout.h"
 #include "tisa/Semantics/Parse.h"
 
+#include "mlir/Target/LLVMIR/Dialect/ArmSVE/ArmSVEToLLVMIRTranslation.h"
 #include "mlir/Target/LLVMIR/Dialect/Builtin/BuiltinToLLVMIRTranslation.h"
 #include "mlir/Target/LLVMIR/Dialect/LLVMIR/LLVMToLLVMIRTranslation.h"
 #include "mlir/Target/LLVMIR/Export.h"
@@ -202,6 +203,7 @@ translateToLLVMIR(ModuleOp module, llvm::LLVMContext &ctx) {
   DialectRegistry registry;
   registerBuiltinDialectTranslation(registry);
   registerLLVMDialectTranslation(registry);
+  registerArmSVEDialectTranslation(registry);
   module.getContext()->appendDialectRegistry(registry);
   std::unique_ptr<llvm::Module> llvmModule =
       translateModuleToLLVMIR(module, ctx);

@@ -8,6 +8,7 @@
 #include "tisa/Targets/Target.h"
 #include "tisa/Transforms/Tensorize.h"
 #include "tisa/Transforms/ScalableDotKernel.h"
+#include "tisa/Transforms/ScalableMatrixKernel.h"
 #include "tisa/Transforms/TileKernel.h"
 
 using namespace mlir;
@@ -58,15 +59,22 @@ Contraction withNominalExtents(const Contraction &c, const TensorizePlan &plan) 
 FailureOr<std::unique_ptr<KernelGenerator>>
 generatorFor(const Contraction &c, const TensorizePlan &plan,
              std::string &why) {
-  // A scalable lane-dot (SVE sdot): its own generator. Three instruction
-  // loops (m, n, k): AMX tiles or matrix segments (NEON mmla); two (lanes,
-  // group): lane-dot vectors.
+  // A scalable lane-dot (SVE sdot) or matrix multiply (SVE smmla): a
+  // generator each. Three instruction loops (m, n, k): AMX tiles or matrix
+  // segments (NEON mmla); two (lanes, group): lane-dot vectors.
   if (ScalableDotKernel::handles(plan)) {
     FailureOr<ScalableDotKernel> k = ScalableDotKernel::get(c, plan, why);
     if (failed(k))
       return failure();
     return std::unique_ptr<KernelGenerator>(
         std::make_unique<ScalableDotKernel>(std::move(*k)));
+  }
+  if (ScalableMatrixKernel::handles(plan)) {
+    FailureOr<ScalableMatrixKernel> k = ScalableMatrixKernel::get(c, plan, why);
+    if (failed(k))
+      return failure();
+    return std::unique_ptr<KernelGenerator>(
+        std::make_unique<ScalableMatrixKernel>(std::move(*k)));
   }
   if (allRegistersOf(*plan.desc, RegisterClass::AMXTile) ||
       plan.loops.size() == 3) {

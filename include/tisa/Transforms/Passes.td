@@ -248,7 +248,8 @@ def TisaTensorizePass : Pass<"tisa-tensorize", "::mlir::func::FuncOp"> {
   ];
   let dependentDialects = ["::mlir::arith::ArithDialect", "::mlir::scf::SCFDialect",
                            "::mlir::memref::MemRefDialect", "::mlir::vector::VectorDialect",
-                           "::mlir::linalg::LinalgDialect", "::mlir::LLVM::LLVMDialect"];
+                           "::mlir::linalg::LinalgDialect", "::mlir::LLVM::LLVMDialect",
+                           "::mlir::arm_sve::ArmSVEDialect", "::mlir::ub::UBDialect"];
 }
 
 def TisaRegisterTilePass : Pass<"tisa-register-tile", "::mlir::func::FuncOp"> {

@@ -25,10 +25,10 @@
 // AMX-NEXT: ins1 -> operand 1 (vector<16x64xi8>): pack [K][N] -> [K/4][N][4]
 // AMX-NEXT: outs0 -> operand 2 (vector<16x16xi32>): tile load: 16 rows of 64 bytes, row stride 3072 bytes
 
-// ARM: instruction: neon.usmmla
+// ARM: instruction: sve.usmmla
 // ARM-NOT: repair:
 // ARM: candidates (best first):
-// ARM: sve.smmla {{.*}} seg<-n(outer)(2)
+// ARM: sve.usmmla {{.*}} seg<-n(outer)(2)
 // ARM: rejected:
 // ARM-DAG: tdpbusd: targets x86_64; neoverse-v1 is aarch64
 // ARM-DAG: mma.m16n8k32.s8s8s32: targets nvptx64; neoverse-v1 is aarch64

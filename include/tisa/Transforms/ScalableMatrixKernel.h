@@ -1,0 +1,115 @@
+//===- ScalableMatrixKernel.h - code generation for SVE matrix multiply -*- C++ -*-===//
+//
+// A scalable matrix-multiply instruction (SVE smmla, ummla, usmmla, bfmmla)
+// computes, in each 128-bit segment of a vector whose length only run time
+// knows,
+//   acc[i][j] += sum_k a[i][k] * b[k][j],  i, j < 2, k < g (8 bytes of k)
+// with a's segment 2 rows of g elements, b's 2 columns of g elements and
+// acc's a 2x2 block, row-major. The matcher maps i to one program loop (the
+// rows), j and the segment loop to one (the columns: the segments are its
+// more significant digit, so a vector's segments hold consecutive column
+// pairs) and k to one reduction loop (the group loop). Then:
+//   - B is packed once, as the scalable dot products pack it, with groups
+//     of g:  packed[B's other loops...][k / g][n rounded up to 2][g]; the
+//     two columns of a segment are 2 g contiguous elements, and a vector of
+//     any length at an even column is one contiguous load.
+//   - A is packed per row block (a panel that stays in L1): each pair of
+//     rows, each reduction step (the other reduction loops, then k / g), as
+//     the 16 bytes of one segment, so one load replicated to every segment
+//     (ld1rq) feeds a row pair:  panel[pair][step][2][g].
+//     The panel reads A through its map, so a convolution's rows are its
+//     output pixels and their filter taps (im2col per block), and a zero
+//     border and the rows past the last are zeros of the panel: the
+//     reduction is one loop of (taps x k / g) steps with no bounds.
+//   - The computation, per tile of the range (row blocks of the other
+//     parallel loops): the panel, then for the columns in steps of tn
+//     vectors (VL read at run time; a narrower tile at the end):
+//       C = 0 or C (rows interleaved into 2x2 blocks, masked)
+//       for every step: B[j] = load (masked), A[p] = ld1rq, C[p][j] = mma
+//       two accumulators of a row pair de-interleaved into its two rows,
+//       stored (masked), or through the epilogue.
+//
+//===----------------------------------------------------------------------===//
+
+#ifndef TISA_TRANSFORMS_SCALABLEMATRIXKERNEL_H
+#define TISA_TRANSFORMS_SCALABLEMATRIXKERNEL_H
+
+#include "tisa/Transforms/Tensorize.h"
+
+namespace tisa {
+
+class ScalableMatrixKernel final : public KernelGenerator {
+public:
+  /// Checks that the plan is a scalable matrix-multiply plan this generator
+  /// supports, or says why not (one line).
+  static mlir::FailureOr<ScalableMatrixKernel>
+  get(const Contraction &c, const TensorizePlan &plan, std::string &why);
+  /// Whether `plan` is for this generator: a scalable instruction of three
+  /// loops (rows, columns, reduction).
+  static bool handles(const TensorizePlan &plan);
+
+  const TensorizePlan &plan() const override { return plan_; }
+  unsigned packedInput() const override { return bInput; }
+  int64_t packedBytes(const Schedule &s) const override;
+  std::string packedLayoutText(const Schedule &s) const override;
+  /// Row pairs x accumulators along the columns within the target's vector
+  /// registers, counted at the target's vector length.
+  ScheduleEstimate estimate(const Target &target,
+                            llvm::ArrayRef<int64_t> inputShape = {},
+                            llvm::ArrayRef<int64_t> inputPadding = {}) const override;
+  ScheduleSpace space() const override;
+  mlir::LogicalResult verify(const Schedule &s, const Target &target,
+                             std::string &why) const override;
+  /// The other parallel loops times the row blocks.
+  int64_t partitionTiles(const Schedule &s) const override;
+  void emitPack(mlir::OpBuilder &b, mlir::Location loc, mlir::Value src,
+                mlir::Value buffer, const Schedule &s) const override;
+  void emitCompute(mlir::OpBuilder &b, mlir::Location loc,
+                   const ComputeOperands &operands,
+                   const Schedule &s) const override;
+  /// Epilogues whose operands run along the columns contiguously or not at
+  /// all: applied to each de-interleaved row vector before its store.
+  mlir::LogicalResult canFuse(const Epilogue &epilogue,
+                              std::string &why) const override;
+
+private:
+  ScalableMatrixKernel() = default;
+  class Compute;
+  mlir::LogicalResult readInstruction(std::string &why);
+  mlir::LogicalResult readOperands(std::string &why);
+  mlir::LogicalResult readLoops(std::string &why);
+  /// Register tile of `s`: rows (even) and accumulators along the columns.
+  std::pair<int64_t, int64_t> registerTile(const Schedule &s) const;
+  /// Groups of the group loop (the last zero-padded).
+  int64_t groups() const;
+  /// Reduction steps of one output element: the other reduction loops
+  /// times groups().
+  int64_t steps() const;
+  /// The column loop's extent rounded up to whole column pairs.
+  int64_t lanesPadded() const;
+  /// Rows of the row loop.
+  int64_t rows() const { return extent[rowLoop]; }
+  /// Vector registers a register tile may use on `target`.
+  int64_t registerBudget(const Target &target) const;
+
+  Contraction c;
+  TensorizePlan plan_;
+  const Description *d = nullptr;
+  mlir::FunctionType signature;
+  /// Instruction registers of A (rows) and B (columns).
+  unsigned aReg = 0, bReg = 1;
+  /// Program inputs read as A (the panel) and packed (B).
+  unsigned aInput = 0, bInput = 1;
+  unsigned rowLoop = 0, laneLoop = 0, groupLoop = 0;
+  /// Rows and columns of a segment's block, elements per group.
+  int64_t segRows = 2, segCols = 2, group = 8;
+  llvm::SmallVector<int64_t> extent;
+  /// B's other loops (its parallel ones, then the reduction ones); the
+  /// parallel loops besides the columns (program order, the row loop
+  /// last); the reduction loops besides the group loop (B's order).
+  llvm::SmallVector<unsigned> bOuter, parallelLoops, reductionLoops;
+};
+
+} // namespace tisa
+
+#endif // TISA_TRANSFORMS_SCALABLEMATRIXKERNEL_H
