@@ -7,14 +7,16 @@
 // on already-packed data.
 //
 // A KernelGenerator generates one register class; getKernelGenerator picks
-// it from the plan's registers. Two exist: LaneDotKernel (below) for
+// it from the plan's registers: LaneDotKernel (below) for
 // "lane-dot" instructions, whose accumulator is a vector of L lanes each
 // adding a dot product of g elements (vpdpbusd/vpdpbusds in xmm/ymm/zmm,
 // vpdpwssd, vdpbf16ps; NEON sdot/udot), with one input broadcast and the
 // other packed, as the matcher plans them for GEMM, batched GEMM,
-// matrix-vector products and NHWC/HWCF convolutions; and TileKernel
-// (TileKernel.h) for AMX tiles. SVE segments and warp fragments are matched
-// but not generated yet: getKernelGenerator says so.
+// matrix-vector products and NHWC/HWCF convolutions; TileKernel
+// (TileKernel.h) for AMX tiles and NEON matrix segments; ScalableDotKernel
+// and ScalableMatrixKernel for SVE's dot products and matrix multiplies.
+// Warp fragments (Tensor Cores) have a kernel builder of their own
+// (WarpMmaKernel.h).
 //
 //===----------------------------------------------------------------------===//
 
