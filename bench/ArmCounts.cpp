@@ -96,7 +96,7 @@ struct Row {
   std::string workload, types, target;
   Count tisaPacked, tisaPlain;
   double share = 0, overMinimum = 0;
-  std::string mnemonic;
+  std::string instruction; ///< the description (neon.smmla, sve.smmla)
   std::vector<Count> vendorPacked, vendorPlain;
   double bestVendorPacked() const {
     double best = 0;
@@ -145,7 +145,7 @@ void countTisa(LoadedDescriptions &d, const KernelSpec &spec,
     row.tisaPacked.note = llvm::toString(k.takeError());
     return;
   }
-  row.mnemonic = k->mnemonic.empty() ? "plain code" : k->mnemonic;
+  row.instruction = k->instruction.empty() ? "plain code" : k->instruction;
   aarch64::RunOptions qemu = qemuFor(t, target);
   int runs = 0;
   if (std::string diff = checkUnderQemu(*k, spec, qemu, kSeed, runs);
@@ -257,7 +257,7 @@ std::string table(const std::vector<Row> &rows) {
   os << "---|\n";
   for (const Row &r : rows) {
     os << "| " << r.workload << " | " << r.types << " | " << r.target << " | "
-       << r.mnemonic << " | " << cell(r.tisaPacked) << " | "
+       << r.instruction << " | " << cell(r.tisaPacked) << " | "
        << cell(r.tisaPlain) << " | "
        << llvm::formatv("{0:f1}% | {1:f2}x |", 100 * r.share, r.overMinimum);
     for (size_t i = 0; i < r.vendorPacked.size(); ++i)
@@ -414,7 +414,7 @@ int main(int argc, char **argv) {
         }
         llvm::outs() << llvm::formatv(
             "{0} {1} {2}: tisa {3} per MAC ({4}){5}\n", row.workload,
-            row.types, row.target, cell(row.tisaPacked), row.mnemonic,
+            row.types, row.target, cell(row.tisaPacked), row.instruction,
             row.bestVendorPacked() > 0
                 ? llvm::formatv(", best vendor {0:f3}", row.bestVendorPacked())
                       .str()

@@ -54,7 +54,7 @@ for target in znver4 cascadelake sapphirerapids neoverse-n1; do
   done
 done
 # SVE (vector-length agnostic) kernels, asked for by name.
-for isa in sve.sdot:s8,s8,s32 sve.udot:u8,u8,s32; do
+for isa in sve.sdot:s8,s8,s32 sve.udot:u8,u8,s32 sve.smmla:s8,s8,s32 sve.usmmla:u8,s8,s32 sve.ummla:s8,u8,s32 sve.bfmmla:bf16,bf16,f32; do
   t="${isa#*:}"; isa="${isa%%:*}"
   gen "gemm-$isa-97x131x67" gemm --m 97 --n 131 --k 67 --types "$t" --target neoverse-v1 --isa "$isa"
   gen "conv-$isa-3x3p1" conv2d --h 14 --w 14 --c 64 --k 64 --r 3 --s 3 --pad 1 --types "$t" --target neoverse-v1 --isa "$isa"

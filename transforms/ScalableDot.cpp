@@ -127,24 +127,12 @@ LogicalResult ScalableDotKernel::readOperands(std::string &why) {
 }
 
 LogicalResult ScalableDotKernel::readRepair(std::string &why) {
-  // The broadcast input's bytes are flipped per broadcast (xor 0x80: the
-  // bias), and its bias times the packed input's sums over the reduction,
-  // taken when packing, starts every accumulator: the packed input must
-  // keep its own signedness and depend on n and reductions only.
-  if (!plan_.repair)
-    return success();
-  const ProgramOperand &bOp = c.operands[bInput];
-  if (plan_.repair->bias[bInput])
-    return refuse(why, "the repair biases the packed input " + bOp.name +
-                           ": its compensation needs sums of the broadcast "
-                           "input per call, not generated for scalable "
-                           "vectors");
-  for (unsigned l : bOuter)
-    if (!c.loops[l].reduction)
-      return refuse(why, "the repair's sums of " + bOp.name +
-                             " would depend on loop " + c.loops[l].name +
-                             "; not generated for scalable vectors");
-  sumFactor = -plan_.repair->bias[aInput];
+  // The broadcast input's bytes are flipped per broadcast.
+  FailureOr<int64_t> factor =
+      scalable::repairOnA(c, plan_, aInput, bInput, bOuter, why);
+  if (failed(factor))
+    return failure();
+  sumFactor = *factor;
   return success();
 }
 
@@ -203,9 +191,7 @@ int64_t ScalableDotKernel::packedBytes(const Schedule &) const {
 
 Value ScalableDotKernel::sumsView(OpBuilder &b, Location loc,
                                   Value buffer) const {
-  return memref::ViewOp::create(
-      b, loc, MemRefType::get({lanesPadded()}, b.getI32Type()), buffer,
-      cIndex(b, loc, dataBytes()), ValueRange{});
+  return scalable::columnSums(b, loc, buffer, dataBytes(), lanesPadded());
 }
 
 std::string ScalableDotKernel::packedLayoutText(const Schedule &) const {

@@ -140,6 +140,34 @@ void packGroupsByColumn(OpBuilder &b, Location loc, const Contraction &c,
   });
 }
 
+FailureOr<int64_t> repairOnA(const Contraction &c, const TensorizePlan &plan,
+                             unsigned aInput, unsigned bInput,
+                             ArrayRef<unsigned> bOuter, std::string &why) {
+  if (!plan.repair)
+    return int64_t(0);
+  const ProgramOperand &bOp = c.operands[bInput];
+  if (plan.repair->bias[bInput])
+    return codegen::refuse(why, "the repair biases the packed input " +
+                                    bOp.name +
+                                    ": its compensation needs sums of the "
+                                    "other input per call, not generated for "
+                                    "scalable vectors");
+  for (unsigned l : bOuter)
+    if (!c.loops[l].reduction)
+      return codegen::refuse(why, "the repair's sums of " + bOp.name +
+                                      " would depend on loop " +
+                                      c.loops[l].name +
+                                      "; not generated for scalable vectors");
+  return -plan.repair->bias[aInput];
+}
+
+Value columnSums(OpBuilder &b, Location loc, Value buffer, int64_t dataBytes,
+                 int64_t lanes) {
+  return memref::ViewOp::create(b, loc,
+                                MemRefType::get({lanes}, b.getI32Type()),
+                                buffer, cIndex(b, loc, dataBytes), ValueRange{});
+}
+
 std::pair<int64_t, int64_t> fewestLoadsTile(int64_t rows, int64_t vectors,
                                             int64_t budget) {
   auto loads = [&](int64_t m, int64_t n) {

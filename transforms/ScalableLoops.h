@@ -56,6 +56,22 @@ void packGroupsByColumn(OpBuilder &b, Location loc, const Contraction &c,
                         unsigned laneLoop, int64_t group, int64_t lanesPadded,
                         Value src, Value view);
 
+/// A signedness repair the scalable generators take: on the input that is
+/// not packed (A) only. A's bytes are flipped (xor 0x80: the bias) where
+/// they are read, and minus that bias times B's sums over the reduction,
+/// taken when packing (packGroupsByColumn's data, then columnSums), starts
+/// every accumulator of a column: B must keep its own signedness and
+/// depend on the columns and reduction loops only (`bOuter`: B's other
+/// loops). Returns that factor, 0 without a repair; failure says why not.
+FailureOr<int64_t> repairOnA(const Contraction &c, const TensorizePlan &plan,
+                             unsigned aInput, unsigned bInput,
+                             ArrayRef<unsigned> bOuter, std::string &why);
+
+/// The repair's column sums after the `dataBytes` of packed data in
+/// `buffer`: memref<lanes x i32>.
+Value columnSums(OpBuilder &b, Location loc, Value buffer, int64_t dataBytes,
+                 int64_t lanes);
+
 /// The register tile (rows, vectors) within `budget` registers (rows *
 /// vectors accumulators and one step's vectors of the packed input) that
 /// loads the fewest registers over `rows` x `vectors`: a broadcast per row

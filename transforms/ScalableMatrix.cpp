@@ -3,8 +3,8 @@
 // ScalableMatrixKernel::get reads a plan of a scalable matrix-multiply
 // instruction (include/tisa/Transforms/ScalableMatrixKernel.h has the loop
 // nest) and refuses, with a reason, what it does not generate: segments
-// along the rows, fused or padded instruction loops, repairs, blocks other
-// than 2x2 of 32-bit accumulators. Then the sizes that do not depend on the
+// along the rows, fused or padded instruction loops, repairs that bias the
+// packed input, blocks other than 2x2 of 32-bit accumulators. Then the sizes that do not depend on the
 // vector length (the packed layout, the partition), the schedule's count at
 // the target's vector length, and the pack.
 //
@@ -109,10 +109,6 @@ LogicalResult ScalableMatrixKernel::readInstruction(std::string &why) {
 LogicalResult ScalableMatrixKernel::readOperands(std::string &why) {
   aInput = plan_.programInputOf[aReg];
   bInput = plan_.programInputOf[bReg];
-  if (plan_.repair)
-    return refuse(why, "the plan repairs signedness; not generated for "
-                       "matrix segments (a description of the mixed form, "
-                       "such as usmmla, runs it natively)");
   const ProgramOperand &a = c.operands[aInput], &bOp = c.operands[bInput],
                        &out = c.operands[2];
   MLIRContext *ctx = c.op->getContext();
@@ -169,6 +165,15 @@ LogicalResult ScalableMatrixKernel::readLoops(std::string &why) {
   return success();
 }
 
+LogicalResult ScalableMatrixKernel::readRepair(std::string &why) {
+  FailureOr<int64_t> factor =
+      scalable::repairOnA(c, plan_, aInput, bInput, bOuter, why);
+  if (failed(factor))
+    return failure();
+  sumFactor = *factor;
+  return success();
+}
+
 FailureOr<ScalableMatrixKernel>
 ScalableMatrixKernel::get(const Contraction &c, const TensorizePlan &plan,
                           std::string &why) {
@@ -178,7 +183,7 @@ ScalableMatrixKernel::get(const Contraction &c, const TensorizePlan &plan,
   k.d = plan.desc;
   std::string reason;
   if (failed(k.readInstruction(reason)) || failed(k.readOperands(reason)) ||
-      failed(k.readLoops(reason)) ||
+      failed(k.readLoops(reason)) || failed(k.readRepair(reason)) ||
       failed(readLoweringSignature(*k.d, c.op->getContext(), k.signature,
                                    reason))) {
     why = k.d->name + ": " + reason;
@@ -213,12 +218,16 @@ int64_t ScalableMatrixKernel::lanesPadded() const {
   return llvm::alignTo(extent[laneLoop], segCols);
 }
 
-int64_t ScalableMatrixKernel::packedBytes(const Schedule &) const {
+int64_t ScalableMatrixKernel::dataBytes() const {
   int64_t bytes =
       groups() * lanesPadded() * group * c.operands[bInput].elementBytes();
   for (unsigned l : bOuter)
     bytes *= extent[l];
   return bytes;
+}
+
+int64_t ScalableMatrixKernel::packedBytes(const Schedule &) const {
+  return dataBytes() + (sumFactor ? 4 * lanesPadded() : 0);
 }
 
 std::string ScalableMatrixKernel::packedLayoutText(const Schedule &) const {
@@ -228,7 +237,10 @@ std::string ScalableMatrixKernel::packedLayoutText(const Schedule &) const {
     os << "[" << c.loops[l].name << "=" << extent[l] << "]";
   os << "[" << c.loops[groupLoop].name << "/" << group << "=" << groups()
      << "][" << c.loops[laneLoop].name << "=" << lanesPadded() << "]["
-     << group << "] (any vector length)";
+     << group << "]";
+  if (sumFactor)
+    os << " + " << sumFactor << " * sums (i32)";
+  os << " (any vector length)";
   return text;
 }
 
@@ -334,6 +346,12 @@ void ScalableMatrixKernel::emitPack(OpBuilder &b, Location loc, Value src,
       cIndex(b, loc, 0), ValueRange{});
   scalable::packGroupsByColumn(b, loc, c, extent, bInput, bOuter, groupLoop,
                                laneLoop, group, lanesPadded(), src, view);
+  // The repair's compensation: minus A's bias times each column's sum of B
+  // over every reduction loop (zero past n).
+  if (sumFactor)
+    emitReductionSums(
+        b, loc, c, extent, bInput, src, {laneLoop}, sumFactor,
+        scalable::columnSums(b, loc, buffer, dataBytes(), lanesPadded()));
 }
 
 LogicalResult ScalableMatrixKernel::canFuse(const Epilogue &epilogue,

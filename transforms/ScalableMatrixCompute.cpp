@@ -166,6 +166,11 @@ Value ScalableMatrixKernel::Compute::rowChunk(OpBuilder &b, Location loc,
   Value zeros = arith::ConstantOp::create(b, loc, aType, b.getZeroAttr(aType));
   Value v = vector::MaskedLoadOp::create(
       b, loc, aType, input, idx, scalable::maskOf(b, loc, count, aType), zeros);
+  // A repair's bias on every byte, zeros included: a border's zero then
+  // contributes its bias times B, which the column sums take back (past k
+  // and past the last row, B is zero or the row is not stored).
+  if (m.sumFactor)
+    v = codegen::flipSignBits(b, loc, v);
   return vector::BitCastOp::create(b, loc, units, v);
 }
 
@@ -307,7 +312,25 @@ SmallVector<Value> ScalableMatrixKernel::Compute::initialAccumulators(
   int64_t pairs = llvm::divideCeil(rows, m.segRows);
   Value zero =
       arith::ConstantOp::create(b, loc, accType, b.getZeroAttr(accType));
-  SmallVector<Value> acc(pairs * vectors, zero);
+  // A repair's compensation starts every accumulator: its column's sums in
+  // both rows of each block.
+  SmallVector<Value> start(vectors, zero);
+  if (m.sumFactor) {
+    Value sums = scalable::columnSums(b, loc, buffer, m.dataBytes(),
+                                      m.lanesPadded());
+    for (int64_t j = 0; j < vectors; j += 2) {
+      Value row = vector::MaskedLoadOp::create(
+          b, loc, accType, sums, ValueRange{column(b, loc, col, j)},
+          rowMask(b, loc, col, j, j + 1 < vectors), zero);
+      auto [lo, hi] = joinRows(b, loc, row, row);
+      start[j] = lo;
+      if (j + 1 < vectors)
+        start[j + 1] = hi;
+    }
+  }
+  SmallVector<Value> acc;
+  for (int64_t p = 0; p < pairs; ++p)
+    acc.append(start);
   if (overwrite)
     return acc;
   // C's rows of each pair interleaved into its accumulators, two at a time.
@@ -322,9 +345,12 @@ SmallVector<Value> ScalableMatrixKernel::Compute::initialAccumulators(
                                             outputAt(b, loc, ivs, p * 2 + i, c),
                                             mask, zero);
       auto [lo, hi] = joinRows(b, loc, r[0], r[1]);
-      acc[p * vectors + j] = lo;
-      if (both)
-        acc[p * vectors + j + 1] = hi;
+      for (int64_t h = 0; h < (both ? 2 : 1); ++h) {
+        Value &a = acc[p * vectors + j + h];
+        Value fromC = h ? hi : lo;
+        a = m.sumFactor ? arith::AddIOp::create(b, loc, fromC, a).getResult()
+                        : fromC;
+      }
     }
   return acc;
 }

@@ -28,6 +28,10 @@
 //       for every step: B[j] = load (masked), A[p] = ld1rq, C[p][j] = mma
 //       two accumulators of a row pair de-interleaved into its two rows,
 //       stored (masked), or through the epilogue.
+//   - A signedness repair on A (s8 x u8 on ummla, u8 x s8 on smmla): the
+//     panel holds A's bytes flipped (xor 0x80), zeros of a border included,
+//     and B's column sums times the bias, taken when packing, start the
+//     accumulators, as for the scalable dot products.
 //
 //===----------------------------------------------------------------------===//
 
@@ -78,6 +82,10 @@ private:
   mlir::LogicalResult readInstruction(std::string &why);
   mlir::LogicalResult readOperands(std::string &why);
   mlir::LogicalResult readLoops(std::string &why);
+  /// A signedness repair on A (scalable::repairOnA): flipped in the panel.
+  mlir::LogicalResult readRepair(std::string &why);
+  /// The packed data's bytes (a repair's sums follow them).
+  int64_t dataBytes() const;
   /// Register tile of `s`: rows (even) and accumulators along the columns.
   std::pair<int64_t, int64_t> registerTile(const Schedule &s) const;
   /// Groups of the group loop (the last zero-padded).
@@ -103,6 +111,11 @@ private:
   unsigned rowLoop = 0, laneLoop = 0, groupLoop = 0;
   /// Rows and columns of a segment's block, elements per group.
   int64_t segRows = 2, segCols = 2, group = 8;
+  /// A repair (s8 x u8 on ummla, u8 x s8 on smmla): A's bytes are flipped
+  /// (xor 0x80) in the panel, and every accumulator starts from sumFactor
+  /// times its column's sum of B, stored after the packed data; 0 without
+  /// one.
+  int64_t sumFactor = 0;
   llvm::SmallVector<int64_t> extent;
   /// B's other loops (its parallel ones, then the reduction ones); the
   /// parallel loops besides the columns (program order, the row loop

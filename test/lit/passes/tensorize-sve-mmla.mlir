@@ -85,10 +85,48 @@ func.func @conv_s8(%in: memref<1x6x6x8xi8>, %f: memref<3x3x8x16xi8>, %out: memre
 
 // -----
 
-// s8 x u8 would need a repair (smmla is signed x signed): left in place,
-// with the reason (a description of the mixed form runs it natively).
+// u8 x s8 on smmla: the repair biases A. Its bytes are flipped in the panel
+// (xor 0x80 on each row's chunk, the zeros past k and row 9 included), and
+// 128 times each column's sum of B, taken when packing (after the 960 bytes
+// of data, 20 i32), starts the accumulators: the column's sums in both rows
+// of each 2x2 block (interleaved with themselves).
+// CHECK-LABEL: func.func @gemm_u8s8
+// CHECK:         %[[FLIP:.*]] = arith.constant dense<-128> : vector<[16]xi8>
+// CHECK:         %[[BUF:.*]] = memref.alloc() {alignment = 64 : i64} : memref<1040xi8>
+// CHECK:         %[[SUMS:.*]] = memref.view %[[BUF]][%c960][] : memref<1040xi8> to memref<20xi32>
+// CHECK:         linalg.fill ins(%c0_i32 : i32) outs(%[[SUMS]] : memref<20xi32>)
+// CHECK:         memref.store {{.*}}, %[[SUMS]][{{.*}}] : memref<20xi32>
+// CHECK:         vector.maskedload %arg0
+// CHECK-NEXT:    arith.xori %{{.*}}, %[[FLIP]] : vector<[16]xi8>
+// CHECK:         vector.maskedload %arg0
+// CHECK-NEXT:    arith.xori %{{.*}}, %[[FLIP]] : vector<[16]xi8>
+// CHECK:         case 1 {
+// CHECK:           %[[START:.*]] = vector.maskedload %[[SUMS]][%{{.*}}], {{.*}} : memref<20xi32>, vector<[4]xi1>, vector<[4]xi32> into vector<[4]xi32>
+// CHECK:           %[[S64:.*]] = vector.bitcast %[[START]] : vector<[4]xi32> to vector<[2]xi64>
+// CHECK:           vector.interleave %[[S64]], %[[S64]] : vector<[2]xi64> -> vector<[4]xi64>
+// CHECK:           tisa.apply "sve.smmla"
+func.func @gemm_u8s8(%a: memref<9x45xi8>, %b: memref<45x20xi8>, %c: memref<9x20xi32>) {
+  linalg.generic {indexing_maps = [affine_map<(m, n, k) -> (m, k)>, affine_map<(m, n, k) -> (k, n)>,
+                                   affine_map<(m, n, k) -> (m, n)>],
+                  iterator_types = ["parallel", "parallel", "reduction"]}
+      ins(%a, %b : memref<9x45xi8>, memref<45x20xi8>) outs(%c : memref<9x20xi32>) {
+  ^bb0(%x: i8, %y: i8, %acc: i32):
+    %xw = arith.extui %x : i8 to i32
+    %yw = arith.extsi %y : i8 to i32
+    %p = arith.muli %xw, %yw : i32
+    %s = arith.addi %acc, %p : i32
+    linalg.yield %s : i32
+  }
+  return
+}
+
+// -----
+
+// s8 x u8 on smmla would bias the packed input B, whose compensation needs
+// A's sums per call: left in place, with the reason (ummla runs it with the
+// repair on A).
 func.func @gemm_s8u8(%a: memref<9x45xi8>, %b: memref<45x20xi8>, %c: memref<9x20xi32>) {
-  // expected-warning @below {{not tensorized: no plan the code generator supports; the best: sve.smmla: the plan repairs signedness; not generated for matrix segments (a description of the mixed form, such as usmmla, runs it natively)}}
+  // expected-warning @below {{not tensorized: no plan the code generator supports; the best: sve.smmla: the repair biases the packed input ins1: its compensation needs sums of the other input per call, not generated for scalable vectors}}
   linalg.generic {indexing_maps = [affine_map<(m, n, k) -> (m, k)>, affine_map<(m, n, k) -> (k, n)>,
                                    affine_map<(m, n, k) -> (m, n)>],
                   iterator_types = ["parallel", "parallel", "reduction"]}

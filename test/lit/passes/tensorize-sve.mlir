@@ -85,7 +85,7 @@ func.func @gemm_u8s8(%a: memref<9x45xi8>, %b: memref<45x20xi8>, %c: memref<9x20x
 // CHECK:         linalg.generic
 // CHECK-NOT:     tisa.apply
 func.func @gemm_s8u8(%a: memref<9x45xi8>, %b: memref<45x20xi8>, %c: memref<9x20xi32>) {
-  // expected-warning @below {{not tensorized: no plan the code generator supports; the best: sve.sdot: the repair biases the packed input ins1: its compensation needs sums of the broadcast input per call, not generated for scalable vectors}}
+  // expected-warning @below {{not tensorized: no plan the code generator supports; the best: sve.sdot: the repair biases the packed input ins1: its compensation needs sums of the other input per call, not generated for scalable vectors}}
   linalg.generic {indexing_maps = [affine_map<(m, n, k) -> (m, k)>, affine_map<(m, n, k) -> (k, n)>,
                                    affine_map<(m, n, k) -> (m, n)>],
                   iterator_types = ["parallel", "parallel", "reduction"]}

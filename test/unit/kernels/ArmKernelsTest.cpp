@@ -192,7 +192,8 @@ INSTANTIATE_TEST_SUITE_P(Matrix, ArmRunTimeRows,
 // instruction). Dot products (sve.sdot, sve.udot): the kernel matrix's s8 x s8
 // and u8 x u8 cases, and u8 x s8 on sdot with the repair on the broadcast
 // input; matrix multiplies (sve.smmla, sve.ummla, sve.usmmla, sve.bfmmla):
-// s8 x s8, u8 x u8, u8 x s8 and bf16. Fused epilogues included.
+// s8 x s8, u8 x u8, u8 x s8, bf16, and s8 x u8 on ummla with the repair on
+// A (flipped in the panel). Fused epilogues included.
 namespace {
 
 struct ScalableCase {
@@ -213,7 +214,8 @@ std::vector<ScalableCase> scalableMatrix() {
       bool sameSign = t.a == t.b &&
                       (t.a == ElementKind::S8 || t.a == ElementKind::U8);
       bool u8s8 = t.a == ElementKind::U8 && t.b == ElementKind::S8;
-      if (sameSign || u8s8 || (matrix && t.isFloat()))
+      bool s8u8 = t.a == ElementKind::S8 && t.b == ElementKind::U8;
+      if (sameSign || u8s8 || (matrix && (t.isFloat() || s8u8)))
         out.push_back({c, matrix});
     }
   return out;
@@ -231,7 +233,9 @@ std::string scalableIsa(const KernelTypes &t, bool matrix) {
     return s8 ? "sve.sdot" : "sve.udot"; // u8 x s8: sdot and its repair
   if (t.isFloat())
     return "sve.bfmmla";
-  return t.a == ElementKind::S8 ? "sve.smmla" : s8 ? "sve.usmmla" : "sve.ummla";
+  if (t.a == ElementKind::S8)
+    return s8 ? "sve.smmla" : "sve.ummla"; // s8 x u8: ummla and its repair
+  return s8 ? "sve.usmmla" : "sve.ummla";
 }
 
 class ArmScalableKernels : public testing::TestWithParam<ScalableCase> {};
