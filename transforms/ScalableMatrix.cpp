@@ -162,6 +162,26 @@ LogicalResult ScalableMatrixKernel::readLoops(std::string &why) {
                              c.operands[bInput].name);
   }
   parallelLoops.push_back(rowLoop);
+  // With taps, A paired once per call when the rows move one dimension of
+  // it alone.
+  AffineMap aMap = c.operands[aInput].map;
+  for (unsigned d = 0; !reductionLoops.empty() && d + 1 < aMap.getNumResults();
+       ++d) {
+    std::optional<SmallVector<int64_t>> coef =
+        linearCoefficients(aMap.getResult(d), c.loops.size());
+    if (!coef) {
+      pairDim.reset();
+      break;
+    }
+    if ((*coef)[rowLoop] == 0)
+      continue;
+    if (pairDim || (*coef)[rowLoop] < 0) {
+      pairDim.reset();
+      break;
+    }
+    pairDim = d;
+    pairStride = (*coef)[rowLoop];
+  }
   return success();
 }
 
@@ -248,6 +268,13 @@ int64_t ScalableMatrixKernel::partitionTiles(const Schedule &s) const {
   return scalable::rowBlockCount(extent, parallelLoops, registerTile(s).first);
 }
 
+int64_t ScalableMatrixKernel::pairedUnits() const {
+  int64_t units = groups() * 2;
+  for (int64_t e : ArrayRef<int64_t>(c.operands[aInput].shape).drop_back())
+    units *= e;
+  return units;
+}
+
 int64_t ScalableMatrixKernel::registerBudget(const Target &target) const {
   // The accumulators, one step's packed vectors and the row pair's A.
   return target.vectorRegistersOrAssumed() - 1;
@@ -275,15 +302,22 @@ ScheduleEstimate ScalableMatrixKernel::estimate(const Target &target,
   double issue = std::max(1e-3, target.issueRate(*d));
   double chains = cm.accumulatorChains * target.latency(*d) * issue;
   // The panel: per row pair and outer step, the rows' chunks of one vector
-  // each loaded, interleaved and stored (about two accumulators' moves).
+  // each loaded, interleaved and stored (about two accumulators' moves);
+  // or, with A paired once per call, that per position of A.
   int64_t others = 1, outerSteps = steps() / groups();
   for (unsigned l : ArrayRef<unsigned>(parallelLoops).drop_back())
     others *= extent[l];
   int64_t rowBytes = extent[groupLoop] * c.operands[aInput].elementBytes();
   int64_t chunks = llvm::divideCeil(rowBytes, 16 * segs);
   auto panel = [&](int64_t p) {
-    return double(p * outerSteps * chunks) * 2 * cm.accumulatorCycles;
+    return pairDim ? 0.0
+                   : double(p * outerSteps * chunks) * 2 * cm.accumulatorCycles;
   };
+  // A paired once per call instead: a chunk per position of A.
+  double pairing =
+      pairDim ? double(pairedUnits() / (groups() * 2) * chunks) * 2 *
+                    cm.accumulatorCycles
+              : 0.0;
   auto block = [&](int64_t p, int64_t v) {
     double step = std::max({double(p * v), chains, double(p + v)}) / issue +
                   cm.loopOverheadCycles / s.reductionUnroll;
@@ -297,7 +331,7 @@ ScheduleEstimate ScalableMatrixKernel::estimate(const Target &target,
            (colsLeft ? block(p, colsLeft) : 0);
   };
   double cycles = rowsWhole * rowOf(tp) + (rowsLeft ? rowOf(rowsLeft) : 0);
-  return {s, others * cycles};
+  return {s, others * cycles + pairing};
 }
 
 ScheduleSpace ScalableMatrixKernel::space() const {

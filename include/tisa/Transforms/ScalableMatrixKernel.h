@@ -14,18 +14,20 @@
 //     two columns of a segment are 2 g contiguous elements, and a vector of
 //     any length at an even column is one contiguous load.
 //   - A is packed per row block (a panel that stays in L1): each pair of
-//     rows, each reduction step (the other reduction loops, then k / g), as
-//     the 16 bytes of one segment, so one load replicated to every segment
-//     (ld1rq) feeds a row pair:  panel[pair][step][2][g].
-//     The panel reads A through its map, so a convolution's rows are its
-//     output pixels and their filter taps (im2col per block), and a zero
-//     border and the rows past the last are zeros of the panel: the
-//     reduction is one loop of (taps x k / g) steps with no bounds.
+//     rows, each reduction step, as the 16 bytes of one segment, so one
+//     load replicated to every segment (ld1rq) feeds a row pair:
+//     panel[pair][step][2][g]. With taps (a convolution) whose rows move
+//     one dimension of A alone, A is paired once per call instead: every
+//     position with its partner a row further (the input column `stride`
+//     on), paired[A's dims...][k / g][2][g], so a pair at any tap is one
+//     segment. Either way a zero border and the rows past the last are
+//     zeros: the steps need no bounds.
 //   - The computation, per tile of the range (row blocks of the other
 //     parallel loops): the panel, then for the columns in steps of tn
 //     vectors (VL read at run time; a narrower tile at the end):
 //       C = 0 or C (rows interleaved into 2x2 blocks, masked)
-//       for every step: B[j] = load (masked), A[p] = ld1rq, C[p][j] = mma
+//       for the taps, the groups: B[j] = load (masked), A[p] = ld1rq,
+//         C[p][j] = mma
 //       two accumulators of a row pair de-interleaved into its two rows,
 //       stored (masked), or through the epilogue.
 //   - A signedness repair on A (s8 x u8 on ummla, u8 x s8 on smmla): the
@@ -99,6 +101,8 @@ private:
   int64_t rows() const { return extent[rowLoop]; }
   /// Vector registers a register tile may use on `target`.
   int64_t registerBudget(const Target &target) const;
+  /// Units of 64 bits of A paired once per call (pairDim).
+  int64_t pairedUnits() const;
 
   Contraction c;
   TensorizePlan plan_;
@@ -116,6 +120,13 @@ private:
   /// times its column's sum of B, stored after the packed data; 0 without
   /// one.
   int64_t sumFactor = 0;
+  /// A's dimension that moves by `pairStride` from one row to the next,
+  /// when A is paired once per call: with reduction loops besides the group
+  /// (a convolution's taps, which would make a panel an im2col per row
+  /// block) and the row loop in that dimension alone (a conv2d's input
+  /// column, ow * stride + kw). None: a panel per row block.
+  std::optional<unsigned> pairDim;
+  int64_t pairStride = 0;
   llvm::SmallVector<int64_t> extent;
   /// B's other loops (its parallel ones, then the reduction ones); the
   /// parallel loops besides the columns (program order, the row loop

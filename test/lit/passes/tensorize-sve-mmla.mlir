@@ -15,8 +15,8 @@
 // CHECK-LABEL: func.func @gemm_s8
 // CHECK:         %[[BUF:.*]] = memref.alloc() {alignment = 64 : i64} : memref<960xi8>
 // CHECK:         memref.store {{.*}}, %[[BUF]]
-// CHECK:         %[[PANEL:.*]] = memref.alloc() {alignment = 64 : i64} : memref<60xi64>
 // CHECK:         %[[VSCALE:.*]] = vector.vscale
+// CHECK:         %[[PANEL:.*]] = memref.alloc() {alignment = 64 : i64} : memref<60xi64>
 // CHECK:         scf.for %[[PAIR:.*]] = %c0 to %c5 step %c1 {
 // CHECK:           %[[CHUNK:.*]] = arith.muli %[[VSCALE]], %c16 : index
 // CHECK:           scf.for %[[K:.*]] = %c0 to %c45 step %[[CHUNK]] {
@@ -60,23 +60,28 @@ func.func @gemm_s8(%a: memref<9x45xi8>, %b: memref<45x20xi8>, %c: memref<9x20xi3
 
 // -----
 
-// A convolution: the panel is the row block's im2col. Its rows are output
-// columns (ow), each pair's steps the 3 x 3 taps of one group of 8 channels
-// (2 pairs x 9 steps x 2 units), and the input is read through its map at
-// each tap, zeros outside it; the filter's packed steps follow the taps in
-// the same order ([KH][KW][C/8][F][8]).
+// A convolution: its taps would make a panel the row block's im2col, so A
+// is paired once per call instead: every input position with the one a row
+// (an output column: stride 1) further, interleaved ([6][6][C/8 = 1][2][8]:
+// 72 units), each read through the input with its bounds. The reduction is
+// the taps (kh, kw), then the channel groups (one here, unrolled away); each
+// step reads the pair at its tap from the paired input, and the filter's
+// packed steps follow the taps in the same order ([KH][KW][C/8][F][8]).
 // CHECK-LABEL: func.func @conv_s8
 // CHECK:         memref.alloc() {alignment = 64 : i64} : memref<1152xi8>
-// CHECK:         %[[PANEL:.*]] = memref.alloc() {alignment = 64 : i64} : memref<36xi64>
-// CHECK:         scf.for %{{.*}} = %c0 to %c4 step %c1 {
-// CHECK:           scf.for %{{.*}} = %c0 to %c2 step %c1 {
-// CHECK:             scf.for %[[KH:.*]] = %c0 to %c3 step %c1 {
-// CHECK:               scf.for %[[KW:.*]] = %c0 to %c3 step %c1 {
-// CHECK:                 vector.maskedload %arg0[%c0, {{.*}}], {{.*}} : memref<1x6x6x8xi8>, vector<[16]xi1>, vector<[16]xi8> into vector<[16]xi8>
-// CHECK:                 vector.interleave
-// CHECK:           scf.for %{{.*}} = %c0 to %c8 step %c2 iter_args(
+// CHECK:         %[[PAIRED:.*]] = memref.alloc() {alignment = 64 : i64} : memref<72xi64>
+// CHECK:         scf.for %{{.*}} = %c0 to %c6 step %c1 {
+// CHECK:           scf.for %{{.*}} = %c0 to %c6 step %c1 {
+// CHECK:             vector.maskedload %arg0[%c0, {{.*}}], {{.*}} : memref<1x6x6x8xi8>, vector<[16]xi1>, vector<[16]xi8> into vector<[16]xi8>
+// CHECK:             vector.maskedload %arg0[%c0, {{.*}}], {{.*}} : memref<1x6x6x8xi8>, vector<[16]xi1>, vector<[16]xi8> into vector<[16]xi8>
+// CHECK:             vector.interleave
+// CHECK:             vector.maskedstore %[[PAIRED]]
+// CHECK:         scf.for %{{.*}} iter_args(
+// CHECK:           scf.for %{{.*}} iter_args(
+// CHECK:             vector.load %[[PAIRED]][%{{.*}}] : memref<72xi64>, vector<2xi64>
 // CHECK:             arm_sve.dupq_lane
 // CHECK:             tisa.apply "sve.smmla"
+// CHECK:         memref.dealloc %[[PAIRED]]
 func.func @conv_s8(%in: memref<1x6x6x8xi8>, %f: memref<3x3x8x16xi8>, %out: memref<1x4x4x16xi32>) {
   linalg.conv_2d_nhwc_hwcf {dilations = dense<1> : tensor<2xi64>, strides = dense<1> : tensor<2xi64>}
     ins(%in, %f : memref<1x6x6x8xi8>, memref<3x3x8x16xi8>) outs(%out : memref<1x4x4x16xi32>)
