@@ -217,13 +217,65 @@ SmallVector<Value> ScalableMatrixKernel::Compute::step(
   return next;
 }
 
+std::pair<Value, Value>
+ScalableMatrixKernel::Compute::tapBounds(OpBuilder &b, Location loc,
+                                         ArrayRef<Value> ivs,
+                                         unsigned l) const {
+  AffineMap map = m.c.operands[m.aInput].map;
+  ArrayRef<int64_t> shape = m.c.operands[m.aInput].shape;
+  auto type = cast<MemRefType>(input.getType());
+  unsigned loops = m.c.loops.size();
+  // A repair's column sums cover every tap: its border taps must run (their
+  // flipped zeros times B cancel them).
+  for (unsigned d = 0; !m.sumFactor && d + 1 < map.getNumResults(); ++d) {
+    std::optional<SmallVector<int64_t>> coef =
+        linearCoefficients(map.getResult(d), loops);
+    if (!coef || (*coef)[l] <= 0 || (*coef)[m.rowLoop] != 0)
+      continue;
+    int64_t pad = padding.empty() ? 0 : padding[d];
+    if (pad == 0 && type.getDimSize(d) >= shape[d])
+      continue; // no border on this dimension
+    // p = the dimension's index without the tap: the tile's other loops
+    // (each tap loop but `l` must leave it alone).
+    AffineExpr p = getAffineConstantExpr((*coef)[loops], b.getContext());
+    SmallVector<OpFoldResult> operands;
+    bool alone = true;
+    for (unsigned j = 0; j < loops; ++j) {
+      if (j == l || (*coef)[j] == 0)
+        continue;
+      alone &= !m.c.loops[j].reduction;
+      p = p + getAffineDimExpr(operands.size(), b.getContext()) * (*coef)[j];
+      operands.push_back(ivs[j]);
+    }
+    if (!alone)
+      continue;
+    // The taps with pad <= p + c * tap < pad + size.
+    int64_t c = (*coef)[l], size = type.getDimSize(d);
+    Value at = affine::makeComposedAffineApply(
+                   b, loc, AffineMap::get(operands.size(), 0, p), operands)
+                   .getResult();
+    auto bound = [&](int64_t edge) {
+      Value v = arith::CeilDivSIOp::create(
+          b, loc, arith::SubIOp::create(b, loc, cIndex(b, loc, edge), at),
+          cIndex(b, loc, c));
+      v = arith::MaxSIOp::create(b, loc, v, cIndex(b, loc, 0));
+      return arith::MinSIOp::create(b, loc, v, cIndex(b, loc, m.extent[l]))
+          .getResult();
+    };
+    return {bound(pad), bound(pad + size)};
+  }
+  return {cIndex(b, loc, 0), cIndex(b, loc, m.extent[l])};
+}
+
 SmallVector<Value> ScalableMatrixKernel::Compute::reduce(
     OpBuilder &b, Location loc, ArrayRef<Value> ivs, int64_t pairs,
     int64_t vectors, Value col, ArrayRef<Value> acc) {
   SmallVector<Value> lbs, ubs, steps;
-  for (unsigned l : m.reductionLoops)
-    ubs.push_back(cIndex(b, loc, m.extent[l]));
-  lbs.assign(ubs.size(), cIndex(b, loc, 0));
+  for (unsigned l : m.reductionLoops) {
+    auto [lo, hi] = tapBounds(b, loc, ivs, l);
+    lbs.push_back(lo);
+    ubs.push_back(hi);
+  }
   steps.assign(ubs.size(), cIndex(b, loc, 1));
   scf::LoopNest nest = scf::buildLoopNest(
       b, loc, lbs, ubs, steps, acc,

@@ -69,6 +69,14 @@ private:
   SmallVector<Value> reduce(OpBuilder &b, Location loc, ArrayRef<Value> ivs,
                             int64_t pairs, int64_t vectors, Value col,
                             ArrayRef<Value> acc);
+  /// The values [lo, hi) of reduction loop `l` (a filter tap) at which the
+  /// tile at `ivs` reads inside A: where `l` moves a dimension of A with a
+  /// zero border that the rows do not move (a conv2d's kh: every row of a
+  /// tile shares its oh), the taps that read only the border are skipped,
+  /// as the vendors count the work; else (and with a repair, whose column
+  /// sums take every tap) all of them.
+  std::pair<Value, Value> tapBounds(OpBuilder &b, Location loc,
+                                    ArrayRef<Value> ivs, unsigned l) const;
   /// One reduction step: taps `taps` (flattened `tapFlat`), group `g`.
   SmallVector<Value> step(OpBuilder &b, Location loc, ArrayRef<Value> ivs,
                           int64_t pairs, int64_t vectors, Value col,
