@@ -21,9 +21,10 @@
 //     position with its partner a row further (the input column `stride`
 //     on), paired[A's dims...][k / g][2][g], so a pair at any tap is one
 //     segment. Either way a zero border and the rows past the last are
-//     zeros: the steps need no bounds.
+//     zeros: the steps need no bounds (taps of a dimension the rows do not
+//     move that read only the border, a conv2d's kh, are skipped per tile).
 //   - The computation, per tile of the range (row blocks of the other
-//     parallel loops): the panel, then for the columns in steps of tn
+//     parallel loops): the panel (GEMMs), then for the columns in steps of tn
 //     vectors (VL read at run time; a narrower tile at the end):
 //       C = 0 or C (rows interleaved into 2x2 blocks, masked)
 //       for the taps, the groups: B[j] = load (masked), A[p] = ld1rq,
