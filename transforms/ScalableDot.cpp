@@ -286,30 +286,17 @@ LogicalResult ScalableDotKernel::verify(const Schedule &s, const Target &target,
   if (s.laneBlock || s.lanesOuter || s.panel || s.fuse || s.edge || s.hold)
     return refuse(why, "scalable kernels take only 'unroll' and 'kunroll'");
   auto [tm, tn] = registerTile(s);
-  if (tm * tn + tn > registerBudget(target))
-    return refuse(why, "a " + std::to_string(tm) + "x" + std::to_string(tn) +
-                           " register tile needs " +
-                           std::to_string(tm * tn + tn + 1) +
-                           " vector registers; " + target.name + " has " +
-                           std::to_string(target.vectorRegistersOrAssumed()));
-  return success();
+  return scalable::checkRegisterTile(tm, tn, tm * tn, registerBudget(target),
+                                     target, why);
 }
 
 void ScalableDotKernel::emitPack(OpBuilder &b, Location loc, Value src,
-                                 Value buffer, const Schedule &s) const {
-  // packed[outer...][k / g][n][k mod g] = B[...], zero past B's extents.
-  Type elt = cast<MemRefType>(src.getType()).getElementType();
-  int64_t eltBytes = elt.getIntOrFloatBitWidth() / 8;
-  Value view = memref::ViewOp::create(
-      b, loc, MemRefType::get({packedBytes(s) / eltBytes}, elt), buffer,
-      cIndex(b, loc, 0), ValueRange{});
-  scalable::packGroupsByColumn(b, loc, c, extent, bInput, bOuter, groupLoop,
-                               laneLoop, group, lanesPadded(), src, view);
-  // The repair's compensation: the broadcast input's bias times the sum of
-  // each column over every reduction loop (zero past n).
-  if (sumFactor)
-    emitReductionSums(b, loc, c, extent, bInput, src, {laneLoop}, sumFactor,
-                      sumsView(b, loc, buffer));
+                                 Value buffer, const Schedule &) const {
+  // packed[outer...][k / g][n][k mod g] = B[...], zero past B's extents;
+  // a repair's column sums after them.
+  scalable::packWithSums(b, loc, c, extent, bInput, bOuter, groupLoop,
+                         laneLoop, group, lanesPadded(), dataBytes(),
+                         sumFactor, src, buffer);
 }
 
 } // namespace tisa

@@ -2,6 +2,8 @@
 
 #include "ScalableLoops.h"
 
+#include "tisa/Targets/Target.h"
+
 #include "mlir/Dialect/Affine/Utils.h"
 #include "mlir/Dialect/Arith/IR/Arith.h"
 #include "mlir/Dialect/MemRef/IR/MemRef.h"
@@ -166,6 +168,38 @@ Value columnSums(OpBuilder &b, Location loc, Value buffer, int64_t dataBytes,
   return memref::ViewOp::create(b, loc,
                                 MemRefType::get({lanes}, b.getI32Type()),
                                 buffer, cIndex(b, loc, dataBytes), ValueRange{});
+}
+
+void packWithSums(OpBuilder &b, Location loc, const Contraction &c,
+                  ArrayRef<int64_t> extent, unsigned in,
+                  ArrayRef<unsigned> outer, unsigned groupLoop,
+                  unsigned laneLoop, int64_t group, int64_t lanesPadded,
+                  int64_t dataBytes, int64_t sumFactor, Value src,
+                  Value buffer) {
+  Type elt = cast<MemRefType>(src.getType()).getElementType();
+  int64_t eltBytes = elt.getIntOrFloatBitWidth() / 8;
+  int64_t bytes = dataBytes + (sumFactor ? 4 * lanesPadded : 0);
+  Value view = memref::ViewOp::create(
+      b, loc, MemRefType::get({bytes / eltBytes}, elt), buffer,
+      cIndex(b, loc, 0), ValueRange{});
+  packGroupsByColumn(b, loc, c, extent, in, outer, groupLoop, laneLoop, group,
+                     lanesPadded, src, view);
+  if (sumFactor)
+    codegen::emitReductionSums(
+        b, loc, c, extent, in, src, {laneLoop}, sumFactor,
+        columnSums(b, loc, buffer, dataBytes, lanesPadded));
+}
+
+LogicalResult checkRegisterTile(int64_t tm, int64_t tn, int64_t accumulators,
+                                int64_t budget, const Target &target,
+                                std::string &why) {
+  if (accumulators + tn <= budget)
+    return success();
+  return codegen::refuse(
+      why, "a " + std::to_string(tm) + "x" + std::to_string(tn) +
+               " register tile needs " + std::to_string(accumulators + tn + 1) +
+               " vector registers; " + target.name + " has " +
+               std::to_string(target.vectorRegistersOrAssumed()));
 }
 
 std::pair<int64_t, int64_t> fewestLoadsTile(int64_t rows, int64_t vectors,

@@ -15,6 +15,7 @@
 #include "mlir/IR/BuiltinTypes.h"
 
 namespace tisa {
+struct Target;
 namespace scalable {
 
 /// A mask of `like`'s shape (scalable or not) whose first `count` lanes are
@@ -71,6 +72,24 @@ FailureOr<int64_t> repairOnA(const Contraction &c, const TensorizePlan &plan,
 /// `buffer`: memref<lanes x i32>.
 Value columnSums(OpBuilder &b, Location loc, Value buffer, int64_t dataBytes,
                  int64_t lanes);
+
+/// The packed input of a scalable generator: packGroupsByColumn's data in
+/// `buffer` (i8, `dataBytes` of it), then, with a repair (`sumFactor`,
+/// repairOnA), `sumFactor` times each column's sum of `src` over every
+/// reduction loop (columnSums, zero past n).
+void packWithSums(OpBuilder &b, Location loc, const Contraction &c,
+                  ArrayRef<int64_t> extent, unsigned in,
+                  ArrayRef<unsigned> outer, unsigned groupLoop,
+                  unsigned laneLoop, int64_t group, int64_t lanesPadded,
+                  int64_t dataBytes, int64_t sumFactor, Value src,
+                  Value buffer);
+
+/// Whether a `tm` x `tn` register tile of `accumulators` accumulators and
+/// `tn` packed vectors per step fits the `budget` of `target`'s vector
+/// registers; else why.
+LogicalResult checkRegisterTile(int64_t tm, int64_t tn, int64_t accumulators,
+                                int64_t budget, const Target &target,
+                                std::string &why);
 
 /// The register tile (rows, vectors) within `budget` registers (rows *
 /// vectors accumulators and one step's vectors of the packed input) that

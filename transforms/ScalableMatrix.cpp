@@ -361,31 +361,15 @@ LogicalResult ScalableMatrixKernel::verify(const Schedule &s,
     return refuse(why, "the row loop's unroll must be a multiple of " +
                            std::to_string(segRows) +
                            " (an accumulator holds a pair of rows)");
-  int64_t pairs = tm / segRows;
-  if (pairs * tn + tn > registerBudget(target))
-    return refuse(why, "a " + std::to_string(tm) + "x" + std::to_string(tn) +
-                           " register tile needs " +
-                           std::to_string(pairs * tn + tn + 1) +
-                           " vector registers; " + target.name + " has " +
-                           std::to_string(target.vectorRegistersOrAssumed()));
-  return success();
+  return scalable::checkRegisterTile(tm, tn, tm / segRows * tn,
+                                     registerBudget(target), target, why);
 }
 
 void ScalableMatrixKernel::emitPack(OpBuilder &b, Location loc, Value src,
-                                    Value buffer, const Schedule &s) const {
-  Type elt = cast<MemRefType>(src.getType()).getElementType();
-  int64_t eltBytes = elt.getIntOrFloatBitWidth() / 8;
-  Value view = memref::ViewOp::create(
-      b, loc, MemRefType::get({packedBytes(s) / eltBytes}, elt), buffer,
-      cIndex(b, loc, 0), ValueRange{});
-  scalable::packGroupsByColumn(b, loc, c, extent, bInput, bOuter, groupLoop,
-                               laneLoop, group, lanesPadded(), src, view);
-  // The repair's compensation: minus A's bias times each column's sum of B
-  // over every reduction loop (zero past n).
-  if (sumFactor)
-    emitReductionSums(
-        b, loc, c, extent, bInput, src, {laneLoop}, sumFactor,
-        scalable::columnSums(b, loc, buffer, dataBytes(), lanesPadded()));
+                                    Value buffer, const Schedule &) const {
+  scalable::packWithSums(b, loc, c, extent, bInput, bOuter, groupLoop,
+                         laneLoop, group, lanesPadded(), dataBytes(),
+                         sumFactor, src, buffer);
 }
 
 LogicalResult ScalableMatrixKernel::canFuse(const Epilogue &epilogue,
