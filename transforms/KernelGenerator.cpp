@@ -11,6 +11,8 @@
 #include "tisa/Transforms/ScalableMatrixKernel.h"
 #include "tisa/Transforms/TileKernel.h"
 
+#include "CodegenUtils.h"
+
 using namespace mlir;
 
 namespace tisa {
@@ -40,19 +42,36 @@ bool allRegistersOf(const Description &d, RegisterClass cls) {
                       [&](const OperandRegister &r) { return r.cls == cls; });
 }
 
+/// Whether dimension `d` of `o` depends on a loop of `loops`.
+bool indexedBy(const ProgramOperand &o, unsigned d,
+               llvm::function_ref<bool(unsigned)> loops) {
+  for (unsigned l = 0; l < o.map.getNumDims(); ++l)
+    if (loops(l) && o.map.getResult(d).isFunctionOfDim(l))
+      return true;
+  return false;
+}
+
 /// `c` with runTimeBlock's extent for every dynamic extent of a loop, and in
-/// the operand dimensions such loops index.
+/// the operand dimensions such loops index (a window: the extent of its
+/// loops' static ones).
 Contraction withNominalExtents(const Contraction &c, const TensorizePlan &plan) {
   Contraction nominal = c;
-  for (auto [l, loop] : llvm::enumerate(nominal.loops)) {
-    if (loop.extent != kDynamic)
-      continue;
-    int64_t extent = runTimeBlock(c, plan, l);
-    loop.extent = extent;
-    for (ProgramOperand &o : nominal.operands)
-      if (std::optional<unsigned> d = o.dimOf(l))
-        o.shape[*d] = extent;
-  }
+  for (auto [l, loop] : llvm::enumerate(nominal.loops))
+    if (loop.extent == kDynamic)
+      loop.extent = runTimeBlock(c, plan, l);
+  auto dynamicLoop = [&](unsigned l) { return c.loops[l].extent == kDynamic; };
+  for (ProgramOperand &o : nominal.operands)
+    for (auto [d, x] : llvm::enumerate(o.shape)) {
+      if (!indexedBy(o, d, dynamicLoop))
+        continue;
+      // 1 + sum of coefficient x (extent - 1): what the loops reach.
+      std::optional<SmallVector<int64_t>> coeffs =
+          linearCoefficients(o.map.getResult(d), nominal.loops.size());
+      assert(coeffs && "runTimeLoopBlocks takes only linear windows");
+      x = 1;
+      for (auto [l, loop] : llvm::enumerate(nominal.loops))
+        x += (*coeffs)[l] * (loop.extent - 1);
+    }
   return nominal;
 }
 
@@ -101,8 +120,16 @@ int64_t runTimeBlock(const Contraction &c, const TensorizePlan &plan,
   };
   if (mapped(loop))
     return kNominalExtent;
-  // The rows of a register tile: the innermost parallel loop the instruction
-  // does not take.
+  // An instruction that takes two parallel loops (a tile's or segment's
+  // rows and columns) has its register tile's rows among them.
+  unsigned parallel = llvm::count_if(plan.loops, [&](const LoopAssignment &a) {
+    return llvm::any_of(a.programLoops,
+                        [&](unsigned l) { return !c.loops[l].reduction; });
+  });
+  if (parallel > 1)
+    return 1;
+  // Else the rows of a register tile: the innermost parallel loop the
+  // instruction does not take.
   for (unsigned l = c.loops.size(); l-- > 0;)
     if (!c.loops[l].reduction && !mapped(l))
       return l == loop ? kNominalExtent : 1;
@@ -111,13 +138,32 @@ int64_t runTimeBlock(const Contraction &c, const TensorizePlan &plan,
 
 Contraction withRunTimeExtents(const Contraction &c, ArrayRef<int64_t> loops) {
   Contraction program = c;
-  for (int64_t l : loops) {
+  for (int64_t l : loops)
     program.loops[l].extent = kDynamic;
-    for (ProgramOperand &o : program.operands)
-      if (std::optional<unsigned> d = o.dimOf(l))
-        o.shape[*d] = kDynamic;
-  }
+  auto runTime = [&](unsigned l) { return llvm::is_contained(loops, l); };
+  for (ProgramOperand &o : program.operands)
+    for (auto [d, x] : llvm::enumerate(o.shape))
+      if (indexedBy(o, d, runTime))
+        x = kDynamic;
   return program;
+}
+
+std::optional<LoopWindow> loopWindow(const Contraction &c,
+                                     const ProgramOperand &o, unsigned dim,
+                                     unsigned loop) {
+  std::optional<SmallVector<int64_t>> coeffs =
+      linearCoefficients(o.map.getResult(dim), c.loops.size());
+  if (!coeffs || coeffs->back() != 0 || (*coeffs)[loop] <= 0)
+    return std::nullopt;
+  LoopWindow w{(*coeffs)[loop], 0};
+  for (auto [l, coeff] : llvm::enumerate(ArrayRef(*coeffs).drop_back())) {
+    if (l == loop || coeff == 0)
+      continue;
+    if (coeff < 0 || c.loops[l].extent == kDynamic)
+      return std::nullopt;
+    w.halo += coeff * (c.loops[l].extent - 1);
+  }
+  return w;
 }
 
 FailureOr<RunTimeLoop> runTimeLoopBlocks(const Contraction &c,
@@ -127,18 +173,32 @@ FailureOr<RunTimeLoop> runTimeLoopBlocks(const Contraction &c,
   RunTimeLoop out;
   out.padded = l.reduction;
   for (auto [i, o] : llvm::enumerate(c.operands)) {
+    SmallVector<unsigned> uses;
+    for (auto [d, e] : llvm::enumerate(o.map.getResults()))
+      if (e.isFunctionOfDim(loop))
+        uses.push_back(d);
+    out.padded |= !uses.empty() && i == packedInput;
+    out.windows.push_back({});
+    if (uses.empty()) {
+      out.dims.push_back(std::nullopt);
+      continue;
+    }
     std::optional<unsigned> dim = o.dimOf(loop);
-    unsigned uses = llvm::count_if(o.map.getResults(), [&](AffineExpr e) {
-      return e.isFunctionOfDim(loop);
-    });
-    if (uses && (!dim || uses > 1)) {
+    std::optional<LoopWindow> window =
+        uses.size() == 1 ? loopWindow(c, o, uses.front(), loop) : std::nullopt;
+    // A window only in an input a parallel loop's blocks view, unpadded.
+    bool viewed = !l.reduction && i != packedInput && i != 2;
+    if (!dim && !(window && viewed)) {
       why = "loop " + l.name + " has a dynamic extent and indexes " + o.name +
-            " with other loops (a window); only loops that index whole "
-            "dimensions run at run-time extents";
+            " together with loops of run-time extent (or not as a sum of "
+            "loops times positive constants); a loop runs at run-time "
+            "extents only as a whole dimension, or as a window with loops "
+            "of static extent (a convolution's output rows)";
       return failure();
     }
-    out.padded |= uses && i == packedInput;
-    out.dims.push_back(dim);
+    out.dims.push_back(dim ? dim : uses.front());
+    if (window)
+      out.windows.back() = *window;
   }
   return out;
 }
@@ -165,6 +225,20 @@ getKernelGenerator(const Contraction &c, const TensorizePlan &plan,
   return kernel;
 }
 
+namespace {
+/// A contraction with run-time extents is counted on a nominal block whose
+/// extents depend on the plan (runTimeBlock): the factor that brings its
+/// cycles to every run-time loop at kNominalExtent, so plans compare per
+/// multiply-accumulate.
+double nominalScale(const Contraction &c, const TensorizePlan &plan) {
+  double scale = 1;
+  for (auto [l, loop] : llvm::enumerate(c.loops))
+    if (loop.extent == kDynamic)
+      scale *= double(kNominalExtent) / runTimeBlock(c, plan, l);
+  return scale;
+}
+} // namespace
+
 void rankPlans(MatchResult &result, const Target &target,
                ArrayRef<int64_t> inputShape, ArrayRef<int64_t> inputPadding) {
   // GPU kernels come from the warp-fragment generator (tisa gen --target
@@ -181,7 +255,8 @@ void rankPlans(MatchResult &result, const Target &target,
       continue;
     }
     ScheduleEstimate e = (*kernel)->estimate(target, inputShape, inputPadding);
-    p.cost.cycles = e.cycles + p.cost.overheadCycles;
+    p.cost.cycles =
+        e.cycles * nominalScale(result.contraction, p) + p.cost.overheadCycles;
     p.cost.schedule = e.schedule.text();
     counted.push_back(std::move(p));
   }

@@ -58,12 +58,13 @@ void setExtent(BlockArgument arg, unsigned dim, int64_t size) {
 }
 } // namespace
 
-void retypeBlock(Operation *copy, ArrayRef<std::optional<unsigned>> dims,
+void retypeBlock(Operation *copy, const RunTimeLoop &blocks,
                  unsigned operandArg, int64_t size) {
   Block &program = copy->getRegion(0).front();
-  for (auto [i, dim] : llvm::enumerate(dims))
+  for (auto [i, dim] : llvm::enumerate(blocks.dims))
     if (dim)
-      setExtent(program.getArgument(i), *dim, size);
+      setExtent(program.getArgument(i), *dim,
+                blocks.windows[i].extent(size));
   if (auto pack = dyn_cast<PackOp>(copy)) {
     program.getArgument(operandArg).setType(pack.getSource().getType());
     return;

@@ -30,11 +30,12 @@ Value subviewAlong(OpBuilder &b, Location loc, Value v, unsigned dim,
 void markRunTime(OpBuilder &b, linalg::LinalgOp contraction, unsigned loop);
 
 /// A block's copy of a tisa.pack or tisa.compute whose operands are already
-/// the block's: its program's arguments take the extent `size` in the
-/// dimensions `dims` gives (per argument: inputs, output), the input it
-/// passes as it is the operand's type exactly (`operandArg`: that
-/// argument), and a compute's epilogue region the types of its operands.
-void retypeBlock(Operation *copy, ArrayRef<std::optional<unsigned>> dims,
+/// the block's: its program's arguments take the extent of `size`
+/// iterations in the dimensions `blocks` gives (per argument: inputs,
+/// output; a window's extent in a window), the input it passes as it is
+/// the operand's type exactly (`operandArg`: that argument), and a
+/// compute's epilogue region the types of its operands.
+void retypeBlock(Operation *copy, const RunTimeLoop &blocks,
                  unsigned operandArg, int64_t size);
 
 /// Splits `op` (a tisa.compute) along a loop whose blocks are rows (full

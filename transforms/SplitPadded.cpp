@@ -78,7 +78,7 @@ private:
 
   const PlannedKernel &planned;
   unsigned loop;
-  SmallVector<std::optional<unsigned>, 3> programDims;
+  RunTimeLoop blocks; ///< per operand: the dimension the loop indexes
   SmallVector<Viewed> viewed;
   unsigned operandArg; ///< the program argument the op's input or source is
   bool slicesBuffer;   ///< whether each block has its part of the buffer
@@ -88,22 +88,22 @@ private:
 
 PaddedLoop::PaddedLoop(Operation *op, const PlannedKernel &planned,
                        unsigned loop, const RunTimeLoop &blocks)
-    : planned(planned), loop(loop), programDims(blocks.dims) {
+    : planned(planned), loop(loop), blocks(blocks) {
   unsigned packed = planned.kernel->packedInput();
   blockSize = runTimeBlock(planned.contraction, planned.kernel->plan(), loop);
-  slicesBuffer = programDims[packed].has_value();
+  slicesBuffer = blocks.dims[packed].has_value();
   accumulates = planned.contraction.loops[loop].reduction;
   if (auto pack = dyn_cast<PackOp>(op)) {
     operandArg = packed;
     viewed.push_back({pack.getSourceMutable().getOperandNumber(),
-                      *programDims[packed], false});
+                      *blocks.dims[packed], false});
     return;
   }
   auto compute = cast<ComputeOp>(op);
   operandArg = 1 - packed;
-  if (std::optional<unsigned> d = programDims[operandArg])
+  if (std::optional<unsigned> d = blocks.dims[operandArg])
     viewed.push_back({compute.getInputMutable().getOperandNumber(), *d, false});
-  std::optional<unsigned> out = programDims[2];
+  std::optional<unsigned> out = blocks.dims[2];
   if (!out)
     return;
   viewed.push_back({compute.getOutputMutable().getOperandNumber(), *out, true});
@@ -206,7 +206,7 @@ void PaddedLoop::block(OpBuilder &b, Location loc, Operation *op, Value start,
   linalg::LinalgOp contraction =
       cast<linalg::LinalgOp>(copy->getRegion(0).front().front());
   markRunTime(b, contraction, loop);
-  retypeBlock(copy, programDims, operandArg, blockSize);
+  retypeBlock(copy, blocks, operandArg, blockSize);
   // A partial output goes back to its place.
   if (llvm::none_of(viewed, [](const Viewed &v) { return v.output; }))
     return;

@@ -1,7 +1,9 @@
 //===- SplitRows.cpp - run-time rows in blocks ----------------------------===//
 //
 // -tisa-split-dynamic's split along a loop of rows (a GEMM's M, a
-// convolution's batch): static computations on views along that loop, full
+// convolution's batch, output rows or columns): static computations on
+// views along that loop (a convolution's input: the window the block's
+// outputs read), full
 // blocks of runTimeBlock in a loop, then the remainder by its binary
 // digits. Every piece reads the same packed buffer with the same plan and
 // schedule.
@@ -33,9 +35,14 @@ private:
 
   unsigned loop;
   /// Per argument of the program region (inputs, output): the dimension.
-  SmallVector<std::optional<unsigned>, 3> programDims;
-  /// (operand number in the op, dimension) of each operand viewed.
-  SmallVector<std::pair<unsigned, unsigned>> viewed;
+  RunTimeLoop blocks;
+  /// An operand viewed along the loop.
+  struct Viewed {
+    unsigned number; ///< in the op
+    unsigned dim;
+    LoopWindow window;
+  };
+  SmallVector<Viewed> viewed;
   unsigned outputDim;
   unsigned inputArg; ///< the program argument the op's input is
   /// Iterations per block: runTimeBlock (kNominalExtent for a register
@@ -45,13 +52,15 @@ private:
 
 RowLoop::RowLoop(ComputeOp op, const PlannedKernel &planned, unsigned loop,
                  const RunTimeLoop &blocks)
-    : loop(loop), programDims(blocks.dims), outputDim(*blocks.dims[2]) {
+    : loop(loop), blocks(blocks), outputDim(*blocks.dims[2]) {
   unsigned packed = planned.kernel->packedInput();
   blockSize = runTimeBlock(planned.contraction, planned.kernel->plan(), loop);
   inputArg = 1 - packed;
-  if (std::optional<unsigned> in = programDims[inputArg])
-    viewed.push_back({op.getInputMutable().getOperandNumber(), *in});
-  viewed.push_back({op.getOutputMutable().getOperandNumber(), outputDim});
+  if (std::optional<unsigned> in = blocks.dims[inputArg])
+    viewed.push_back({op.getInputMutable().getOperandNumber(), *in,
+                      blocks.windows[inputArg]});
+  viewed.push_back(
+      {op.getOutputMutable().getOperandNumber(), outputDim, LoopWindow()});
   addEpilogueOperands(op);
 }
 
@@ -65,20 +74,28 @@ void RowLoop::addEpilogueOperands(ComputeOp op) {
   AffineExpr along = getAffineDimExpr(outputDim, op.getContext());
   for (auto [i, operand] : llvm::enumerate(op.getEpilogueOperandsMutable()))
     if (std::optional<unsigned> dim = maps[i + 1].getResultPosition(along))
-      viewed.push_back({operand.getOperandNumber(), *dim});
+      viewed.push_back({operand.getOperandNumber(), *dim, LoopWindow()});
 }
 
 ComputeOp RowLoop::block(OpBuilder &b, Location loc, ComputeOp op,
                          Value start, int64_t size) const {
   SmallVector<Value> views;
-  for (auto [number, dim] : viewed)
-    views.push_back(subviewAlong(b, loc, op->getOperand(number), dim, start,
-                                 b.getIndexAttr(size)));
+  for (const Viewed &v : viewed) {
+    // A window starts at the block's first iteration times its stride.
+    Value first = v.window.stride == 1
+                      ? start
+                      : arith::MulIOp::create(b, loc, start,
+                                              cIndex(b, loc, v.window.stride))
+                            .getResult();
+    views.push_back(subviewAlong(b, loc, op->getOperand(v.number), v.dim,
+                                 first,
+                                 b.getIndexAttr(v.window.extent(size))));
+  }
   auto copy = cast<ComputeOp>(b.clone(*op));
-  for (auto [v, viewedOperand] : llvm::zip(views, viewed))
-    copy->setOperand(viewedOperand.first, v);
+  for (auto [view, v] : llvm::zip(views, viewed))
+    copy->setOperand(v.number, view);
   markRunTime(b, copy.getContraction(), loop);
-  retypeBlock(copy, programDims, inputArg, size);
+  retypeBlock(copy, blocks, inputArg, size);
   return copy;
 }
 
@@ -121,6 +138,15 @@ LogicalResult splitRows(ComputeOp op, const PlannedKernel &planned,
     return op.emitOpError()
            << "loop " << planned.contraction.loops[loop].name
            << " has a dynamic extent but does not index the output";
+  unsigned input = 1 - planned.kernel->packedInput();
+  // The program's input is its operand's after a zero border: a block of a
+  // bordered dimension would need a border of its own.
+  std::optional<ArrayRef<int64_t>> padding = op.getInputPadding();
+  if (padding && blocks.dims[input] && (*padding)[*blocks.dims[input]] != 0)
+    return op.emitOpError()
+           << "loop " << planned.contraction.loops[loop].name
+           << " has a run-time extent and indexes a dimension of the input "
+              "given without its zero border; pass the input padded";
   RowLoop(op, planned, loop, blocks).split(op);
   return success();
 }

@@ -263,40 +263,63 @@ getKernelGenerator(const Contraction &c, const TensorizePlan &plan,
 
 /// The block a loop of run-time extent runs in (and is planned at, as its
 /// extent): kNominalExtent for the rows of a register tile (a loop the
-/// instruction takes, or the innermost parallel loop it does not: a GEMM's
-/// M), 1 for an outer one (a convolution's batch: each image is a kernel of
-/// its own, and the schedule is chosen for one).
+/// instruction takes, or, when it takes one parallel loop only, the
+/// innermost parallel loop it does not: a GEMM's M, a convolution's output
+/// columns), 1 for an outer one (a convolution's batch and output rows:
+/// each is a kernel of its own, and the schedule is chosen for one).
 int64_t runTimeBlock(const Contraction &c, const TensorizePlan &plan,
                      unsigned loop);
 
 /// `c` with the extents of `loops`, and of the operand dimensions they
-/// index, dynamic (a static block's program, as -tisa-split-dynamic found
+/// index (alone or in a window), dynamic (a static block's program, as -tisa-split-dynamic found
 /// it).
 Contraction withRunTimeExtents(const Contraction &c,
                                llvm::ArrayRef<int64_t> loops);
 
+/// How an operand's dimension follows a loop of run-time extent: the loop
+/// alone (stride 1, no halo), or a window (a convolution's output rows in
+/// its input: the loop times `stride` plus loops of static extent that add
+/// up to `halo`).
+struct LoopWindow {
+  int64_t stride = 1;
+  int64_t halo = 0;
+  /// The dimension's extent for `iterations` of the loop.
+  int64_t extent(int64_t iterations) const {
+    return (iterations - 1) * stride + 1 + halo;
+  }
+};
+
 /// How a loop of run-time extent runs in static blocks of runTimeBlock
 /// iterations.
 struct RunTimeLoop {
-  /// Per operand (input 0, input 1, output): the dimension the loop indexes
-  /// alone, or none.
+  /// Per operand (input 0, input 1, output): the dimension the loop
+  /// indexes (alone or as a window), or none.
   llvm::SmallVector<std::optional<unsigned>, 3> dims;
+  /// Per operand: how that dimension follows the loop.
+  llvm::SmallVector<LoopWindow, 3> windows;
   /// A loop the packed input or the reduction depends on (a GEMM's N, K):
   /// every block is a whole block, the last one zero-padded, each with its
   /// own part of the packed buffer, and a reduction's blocks accumulate.
-  /// Else (a GEMM's M, a convolution's batch) the blocks are rows: full
-  /// blocks, then the remainder's binary digits.
+  /// Else (a GEMM's M, a convolution's batch, output rows and columns) the
+  /// blocks are rows: full blocks, then the remainder's binary digits.
   bool padded = false;
 };
 
 /// Whether a loop with a dynamic extent runs in static blocks: when every
-/// operand that depends on it has it alone as one whole dimension (a GEMM's
-/// M, N, K, a convolution's batch; not a window's output rows). Failure
-/// says why not.
+/// operand that depends on it has it in one dimension, alone or (a
+/// parallel loop the packed input does not depend on: a convolution's
+/// output rows) as a window with loops of static extent. Failure says why
+/// not.
 mlir::FailureOr<RunTimeLoop> runTimeLoopBlocks(const Contraction &c,
                                                unsigned packedInput,
                                                unsigned loop,
                                                std::string &why);
+
+/// The window of `loop` in dimension `dim` of operand `o` of `c` (every
+/// other loop it adds static), or none.
+std::optional<LoopWindow> loopWindow(const Contraction &c,
+                                     const ProgramOperand &o, unsigned dim,
+                                     unsigned loop);
 
 /// Ranks `result`'s plans with the code generators' cost model: a plan a
 /// generator takes costs its default schedule's counted cycles on `target`

@@ -1,5 +1,6 @@
-// -tisa-split-dynamic: a tisa.compute whose M (or batch) only run time knows becomes static
-// computations on views of its input, output and epilogue operands: a loop over blocks of 256,
+// -tisa-split-dynamic: a tisa.compute whose M (or batch, or a convolution's output rows and
+// columns: @dynamic_image) only run time knows becomes static computations on views of its
+// input, output and epilogue operands: a loop over blocks of 256,
 // then the remainder's binary digits (128, ..., 1), each block's contraction marked with the
 // loops that were dynamic (it is planned as the program was). The packed buffer is shared.
 // N and K (the packed input's loops) run in whole blocks, the last one zero-padded (see
@@ -220,10 +221,46 @@ func.func @epilogue_k(%a: memref<16x?xi8>, %b: memref<?x48xi8>, %bias: memref<48
 
 // -----
 
-// A window's output rows cannot run in static blocks.
-func.func @dynamic_rows(%i: memref<1x?x9x16xi8>, %f: memref<3x3x16x32xi8>, %o: memref<1x?x7x32xi32>) {
-  // expected-warning @+1 {{loop oh has a dynamic extent and indexes input with other loops (a window)}}
+// A convolution's output rows and columns at run time: rows one at a time (an outer loop), each
+// on the window of input rows its taps read (stride 2: from 2 x oh, 3 rows); then the columns in
+// blocks of 256 and the remainder's digits, each on its window of input columns (2 x 255 + 3 =
+// 513). Every block is a static convolution planned as the program was.
+// CHECK-LABEL: func.func @dynamic_image
+// CHECK-SAME:    (%[[I:.*]]: memref<1x?x?x16xi8>, %{{.*}}: memref<3x3x16x32xi8>, %[[O:.*]]: memref<1x?x?x32xi32>)
+// CHECK:         %[[OH:.*]] = memref.dim %[[O]], %{{.*}} : memref<1x?x?x32xi32>
+// CHECK:         scf.for %[[R:.*]] = %{{.*}} to %{{.*}} step %[[ONE:.*]] {
+// CHECK:           %[[IR:.*]] = arith.muli %[[R]], %[[TWO:.*]] : index
+// CHECK:           %[[ROWS:.*]] = memref.subview %[[I]][0, %[[IR]], 0, 0] [1, 3, %{{.*}}, 16] [1, 1, 1, 1]
+// CHECK:           %[[OROW:.*]] = memref.subview %[[O]][0, %[[R]], 0, 0] [1, 1, %{{.*}}, 32] [1, 1, 1, 1]
+// CHECK:           scf.for %[[X:.*]] = %{{.*}} to %{{.*}} step %[[C256:.*]] {
+// CHECK:             %[[IX:.*]] = arith.muli %[[X]], %{{.*}} : index
+// CHECK:             %[[VI:.*]] = memref.subview %[[ROWS]][0, 0, %[[IX]], 0] [1, 3, 513, 16] [1, 1, 1, 1]
+// CHECK:             %[[VO:.*]] = memref.subview %[[OROW]][0, 0, %[[X]], 0] [1, 1, 256, 32] [1, 1, 1, 1]
+// CHECK:             tisa.compute %[[VI]], %{{.*}} -> %[[VO]] : memref<1x3x513x16xi8, {{.*}}>, memref<{{[0-9]+}}xi8>, memref<1x1x256x32xi32, {{.*}}> {
+// CHECK:               linalg.conv_2d_nhwc_hwcf {{.*}}tisa.run_time_loops = array<i64: 1, 2>
+// CHECK:           scf.if
+// CHECK:             memref.subview %[[ROWS]][0, 0, %{{.*}}, 0] [1, 3, 257, 16] [1, 1, 1, 1]
+// CHECK:             tisa.compute {{.*}} : memref<1x3x257x16xi8, {{.*}}>, memref<{{[0-9]+}}xi8>, memref<1x1x128x32xi32, {{.*}}>
+// CHECK:             memref.subview %[[ROWS]][0, 0, %{{.*}}, 0] [1, 3, 3, 16] [1, 1, 1, 1]
+// CHECK:             tisa.compute {{.*}} : memref<1x3x3x16xi8, {{.*}}>, memref<{{[0-9]+}}xi8>, memref<1x1x1x32xi32, {{.*}}>
+// LOWERED-LABEL: func.func @dynamic_image
+// LOWERED-NOT:   tisa.compute
+// LOWERED:       tisa.apply "vpdpbusd.zmm"
+// AMX-LABEL: func.func @dynamic_image
+// AMX-NOT:   tisa.compute
+// AMX:       tisa.apply "tdpbssd"
+func.func @dynamic_image(%i: memref<1x?x?x16xi8>, %f: memref<3x3x16x32xi8>, %o: memref<1x?x?x32xi32>) {
+  linalg.conv_2d_nhwc_hwcf {dilations = dense<1> : tensor<2xi64>, strides = dense<2> : tensor<2xi64>}
+    ins(%i, %f : memref<1x?x?x16xi8>, memref<3x3x16x32xi8>) outs(%o : memref<1x?x?x32xi32>)
+  return
+}
+
+// -----
+
+// A window whose taps only run time knows cannot run in static blocks.
+func.func @dynamic_taps(%i: memref<1x9x9x16xi8>, %f: memref<?x3x16x32xi8>, %o: memref<1x?x7x32xi32>) {
+  // expected-warning @+1 {{loop oh has a dynamic extent and indexes input together with loops of run-time extent}}
   linalg.conv_2d_nhwc_hwcf {dilations = dense<1> : tensor<2xi64>, strides = dense<1> : tensor<2xi64>}
-    ins(%i, %f : memref<1x?x9x16xi8>, memref<3x3x16x32xi8>) outs(%o : memref<1x?x7x32xi32>)
+    ins(%i, %f : memref<1x9x9x16xi8>, memref<?x3x16x32xi8>) outs(%o : memref<1x?x7x32xi32>)
   return
 }

@@ -8,7 +8,16 @@
 #include <stdint.h>
 #include <stdio.h>
 
-enum { H = 11, W = 13, C = 19, KH = 3, KW = 3, F = 21, S = 2, OH = 5, OW = 6 };
+/* H and W may be given (-DH= -DW=) for a kernel of run-time extents. */
+#ifndef H
+#define H 11
+#endif
+#ifndef W
+#define W 13
+#endif
+enum { C = 19, KH = 3, KW = 3, F = 21, S = 2 };
+#define OH ((H - KH) / S + 1)
+#define OW ((W - KW) / S + 1)
 
 #ifdef NCHW
 static int inAt(int h, int w, int c) { return (c * H + h) * W + w; }
