@@ -20,16 +20,22 @@ Type kernelElementType(MLIRContext *ctx, ElementKind k) {
 }
 
 ProgramShapes programShapes(const KernelSpec &s) {
-  // With n or k at run time, m is dynamic too (the range entry's rows).
+  // With any extent at run time, the rows (m, the batch) are dynamic too
+  // (the range entry's rows).
   int64_t rows = s.runTimeShape() ? ShapedType::kDynamic : s.rows();
   if (s.op == KernelSpec::Op::Gemm) {
     int64_t n = s.runTimeN ? ShapedType::kDynamic : s.n,
             k = s.runTimeK ? ShapedType::kDynamic : s.k;
     return {{rows, k}, {k, n}, {rows, n}};
   }
-  return {{rows, s.h + 2 * s.pad, s.w + 2 * s.pad, s.c},
+  auto runTime = [](bool dynamic, int64_t v) {
+    return dynamic ? ShapedType::kDynamic : v;
+  };
+  return {{rows, runTime(s.runTimeH, s.h + 2 * s.pad),
+           runTime(s.runTimeW, s.w + 2 * s.pad), s.c},
           {s.r, s.s, s.c, s.filters},
-          {rows, s.outH(), s.outW(), s.filters}};
+          {rows, runTime(s.runTimeH, s.outH()), runTime(s.runTimeW, s.outW()),
+           s.filters}};
 }
 
 linalg::GenericOp buildKernelContraction(OpBuilder &b, Location loc,

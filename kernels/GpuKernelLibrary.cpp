@@ -244,10 +244,10 @@ generateGpuKernel(MLIRContext &ctx, const KernelSpec &spec,
     return llvm::createStringError("--epilogue is not generated for " +
                                    target.name +
                                    " kernels yet (CPU kernels only)");
-  if (spec.runTimeRows)
+  if (spec.runTimeShape())
     return llvm::createStringError(
-        "run-time rows (--m ?, --n ?) are not generated for " + target.name +
-        " kernels yet (CPU kernels only)");
+        "run-time extents (--m ?, --n ?, ...) are not generated for " +
+        target.name + " kernels yet (CPU kernels only)");
   ctx.loadDialect<gpu::GPUDialect, func::FuncDialect>();
   // The sm_XX files name every shipped mma; another description ranks at
   // the default rate (tisa match prints the warning).

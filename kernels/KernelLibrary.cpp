@@ -56,20 +56,27 @@ Value memrefFromPointer(OpBuilder &b, Location loc, Value ptr,
                                      ArrayRef<int64_t>{2});
   assert(sizes.size() == size_t(type.getNumDynamicDims()) &&
          "a size per dynamic dimension");
-  // Dense strides; a dimension of run-time extent is only ever outermost
-  // or under a leading dimension.
-  SmallVector<int64_t> strides(rank, 1);
-  for (int i = int(rank) - 2; i >= 0; --i)
-    strides[i] = strides[i + 1] * type.getDimSize(i + 1);
-  unsigned nextSize = 0;
+  SmallVector<Value> extents;
+  for (unsigned i = 0, next = 0; i < rank; ++i)
+    extents.push_back(type.isDynamicDim(i) ? sizes[next++]
+                                           : constant(type.getDimSize(i)));
+  // Dense strides (the first dimension's `ld` when given): constants, and
+  // from a dimension of run-time extent on, products at run time.
+  SmallVector<Value> strides(rank);
+  int64_t dense = 1;
+  Value below; // the stride so far, once run time knows it
+  for (int i = int(rank) - 1; i >= 0; --i) {
+    strides[i] = (ld && i == 0) ? ld : below ? below : constant(dense);
+    if (below || type.isDynamicDim(i))
+      below = LLVM::MulOp::create(b, loc, below ? below : constant(dense),
+                                  extents[i]);
+    else
+      dense *= type.getDimSize(i);
+  }
   for (unsigned i = 0; i < rank; ++i) {
-    Value size = type.isDynamicDim(i) ? sizes[nextSize++]
-                                      : constant(type.getDimSize(i));
-    desc = LLVM::InsertValueOp::create(b, loc, desc, size,
+    desc = LLVM::InsertValueOp::create(b, loc, desc, extents[i],
                                        ArrayRef<int64_t>{3, i});
-    assert((ld && i == 0) || i + 1 == rank || strides[i] > 0);
-    Value stride = (ld && i == 0) ? ld : constant(strides[i]);
-    desc = LLVM::InsertValueOp::create(b, loc, desc, stride,
+    desc = LLVM::InsertValueOp::create(b, loc, desc, strides[i],
                                        ArrayRef<int64_t>{4, i});
   }
   return UnrealizedConversionCastOp::create(b, loc, type, desc).getResult(0);
@@ -108,8 +115,10 @@ LibraryBuilder::LibraryBuilder(MLIRContext &ctx, const KernelSpec &spec,
                                           &ctx, 0, {ShapedType::kDynamic, 1}))
                     : MemRefType::get(shape[i], elts[i]);
   }
-  plainInput = MemRefType::get({shapes.in[0], spec.h, spec.w, spec.c},
-                               elts[0]);
+  plainInput = MemRefType::get(
+      {shapes.in[0], spec.runTimeH ? ShapedType::kDynamic : spec.h,
+       spec.runTimeW ? ShapedType::kDynamic : spec.w, spec.c},
+      elts[0]);
   outType = MemRefType::get(shape[2], kernelElementType(&ctx, spec.outputKind()),
                             types[2].getLayout());
 }
@@ -162,8 +171,11 @@ llvm::Error LibraryBuilder::plan(ArrayRef<const Description *> descriptions,
   }
   packed = kernel ? kernel->packedInput() : 1;
   other = 1 - packed;
-  // The kernel reads a padded convolution's input in place.
-  inPlacePadding = !gemm && spec.pad && kernel && packed == 1;
+  // The kernel reads a padded convolution's input in place; with h or w at
+  // run time its blocks of output rows and columns read windows of the
+  // padded input, which the entries then copy.
+  inPlacePadding = !gemm && spec.pad && kernel && packed == 1 &&
+                   !spec.runTimeH && !spec.runTimeW;
   if (inPlacePadding)
     inputPadding = {0, spec.pad, spec.pad, 0};
   out.packedOperand = llvm::StringRef(names[packed]).lower();
@@ -276,28 +288,60 @@ Value LibraryBuilder::operand(Entry &e, unsigned i) {
   MemRefType type = i == 2 ? outType : types[i];
   if (!gemm && i == 0)
     type = plainInput;
-  if (e.rowOffset && i != 1) {
-    // A row (an image) of the operand as the caller lays it out.
-    int64_t image = 1;
-    for (int64_t x : type.getShape().drop_front())
-      image *= x;
+  SmallVector<Value> sizes = dynamicSizes(e, type, i);
+  // A row (an image) of the operand as the caller lays it out.
+  if (e.rowOffset && i != 1)
     p = atFirstRow(e, p, type.getElementType(),
-                   ld ? ld : arith::ConstantIntOp::create(e.body, loc, image, 64));
-  }
-  if (gemm || i != 0 || spec.pad == 0)
-    return memrefFromPointer(e.body, loc, p, type, ld,
-                             dynamicSizes(e, type, i));
-  Value src = memrefFromPointer(e.body, loc, p, plainInput, Value(),
-                                dynamicSizes(e, plainInput, i));
-  return inPlacePadding ? src : paddedInput(e.body, src, e.rowsIndex);
+                   ld ? ld : rowElements(e, type, sizes));
+  Value v = memrefFromPointer(e.body, loc, p, type, ld, sizes);
+  if (gemm || i != 0 || spec.pad == 0 || inPlacePadding)
+    return v;
+  return paddedInput(e, v);
+}
+
+SmallVector<Value> LibraryBuilder::convExtents(Entry &e, unsigned i,
+                                               bool padded) const {
+  OpBuilder &b = e.body;
+  auto constant = [&](int64_t v) -> Value {
+    return arith::ConstantIntOp::create(b, loc, v, 64);
+  };
+  // The input's extent (with its border), or the output's from it.
+  auto extent = [&](Value in, int64_t window) -> Value {
+    if (!in || (i == 0 && !padded))
+      return in;
+    Value bordered = arith::AddIOp::create(b, loc, in, constant(2 * spec.pad));
+    if (i == 0)
+      return bordered;
+    Value reach = arith::SubIOp::create(b, loc, bordered, constant(window));
+    return arith::AddIOp::create(
+        b, loc, arith::DivSIOp::create(b, loc, reach, constant(spec.stride)),
+        constant(1));
+  };
+  if (i == 3)
+    return {};
+  return {e.rows, extent(e.h, spec.r), extent(e.w, spec.s)};
+}
+
+Value LibraryBuilder::rowElements(Entry &e, MemRefType type,
+                                  ValueRange sizes) const {
+  int64_t dense = 1;
+  for (int64_t x : type.getShape().drop_front())
+    if (!ShapedType::isDynamic(x))
+      dense *= x;
+  Value out = arith::ConstantIntOp::create(e.body, loc, dense, 64);
+  // The dynamic dimensions but the first.
+  unsigned first = type.isDynamicDim(0) ? 1 : 0;
+  for (Value size : sizes.drop_front(first))
+    out = arith::MulIOp::create(e.body, loc, out, size);
+  return out;
 }
 
 SmallVector<Value> LibraryBuilder::dynamicSizes(Entry &e, MemRefType type,
-                                                unsigned i) const {
+                                                unsigned i, bool padded) const {
   // The extents of the operands' dimensions, as in programShapes.
   SmallVector<Value> extents;
   if (!gemm)
-    extents = {e.rows};
+    extents = convExtents(e, i, padded);
   else if (i == 0)
     extents = {e.rows, e.k};
   else if (i == 1)
@@ -351,10 +395,14 @@ void LibraryBuilder::restrictRows(Entry &e, Value begin, Value end) {
   e.rowsIndex = arith::IndexCastOp::create(b, loc, b.getIndexType(), e.rows);
 }
 
-Value LibraryBuilder::paddedInput(OpBuilder &b, Value src, Value rows) {
+Value LibraryBuilder::paddedInput(Entry &e, Value src) {
+  OpBuilder &b = e.body;
+  auto index = [&](Value v) -> OpFoldResult {
+    return arith::IndexCastOp::create(b, loc, b.getIndexType(), v).getResult();
+  };
   SmallVector<Value> dynamic;
-  if (types[0].isDynamicDim(0))
-    dynamic.push_back(rows);
+  for (Value size : dynamicSizes(e, types[0], 0, /*padded=*/true))
+    dynamic.push_back(cast<Value>(index(size)));
   Value padded = memref::AllocOp::create(b, loc, types[0], dynamic,
                                          b.getI64IntegerAttr(64));
   Value zero = arith::ConstantOp::create(b, loc, elts[0],
@@ -364,8 +412,9 @@ Value LibraryBuilder::paddedInput(OpBuilder &b, Value src, Value rows) {
       b.getIndexAttr(0), b.getIndexAttr(spec.pad), b.getIndexAttr(spec.pad),
       b.getIndexAttr(0)};
   SmallVector<OpFoldResult> sizes, ones(4, b.getIndexAttr(1));
-  for (int64_t x : plainInput.getShape())
-    sizes.push_back(ShapedType::isDynamic(x) ? OpFoldResult(rows)
+  SmallVector<Value> extents = convExtents(e, 0, /*padded=*/false);
+  for (auto [d, x] : llvm::enumerate(plainInput.getShape()))
+    sizes.push_back(ShapedType::isDynamic(x) ? index(extents[d])
                                              : b.getIndexAttr(x));
   Value interior =
       memref::SubViewOp::create(b, loc, padded, offsets, sizes, ones);
@@ -436,15 +485,12 @@ EpilogueValues LibraryBuilder::epilogueValues(Entry &entry, Value epilogue) {
     v.bias = memrefFromPointer(b, loc, field(0), vector, Value(),
                                dynamicSizes(entry, vector, 3));
   if (e.residual) {
-    int64_t image = 1;
-    for (int64_t x : types[2].getShape().drop_front())
-      image *= x;
     Value ld = gemm ? field(2) : Value();
-    Value rowElements =
-        ld ? ld : arith::ConstantIntOp::create(b, loc, image, 64).getResult();
+    SmallVector<Value> sizes = dynamicSizes(entry, types[2], 2);
+    Value row = ld ? ld : rowElements(entry, types[2], sizes);
     v.residual = memrefFromPointer(
-        b, loc, atFirstRow(entry, field(1), elts[2], rowElements), types[2],
-        ld, dynamicSizes(entry, types[2], 2));
+        b, loc, atFirstRow(entry, field(1), elts[2], row), types[2], ld,
+        sizes);
   }
   if (e.requant) {
     auto scales = MemRefType::get({channels()}, b.getF32Type());

@@ -134,6 +134,9 @@ llvm::Error KernelSpec::validate() const {
   if ((runTimeN || runTimeK) && op != Op::Gemm)
     return llvm::createStringError(
         "only a GEMM's n and k may be given at run time");
+  if ((runTimeH || runTimeW) && op != Op::Conv2d)
+    return llvm::createStringError(
+        "only a conv2d's h and w may be given at run time");
   if (op == Op::Gemm) {
     for (auto [what, v] :
          {std::pair<StringRef, int64_t>{"m", rowsChecked},
@@ -143,10 +146,12 @@ llvm::Error KernelSpec::validate() const {
         return e;
     return llvm::Error::success();
   }
+  int64_t hChecked = runTimeH && h == 0 ? r : h,
+          wChecked = runTimeW && w == 0 ? s : w;
   for (auto [what, v] :
        {std::pair<StringRef, int64_t>{"n", rowsChecked},
-        {"h", h},
-        {"w", w},
+        {"h", hChecked},
+        {"w", wChecked},
         {"c", c},
         {"k", filters},
         {"r", r},
@@ -162,7 +167,7 @@ llvm::Error KernelSpec::validate() const {
         "--pad " + std::to_string(pad) +
         " must be smaller than the filter (" + std::to_string(r) + "x" +
         std::to_string(s) + ")");
-  if (h + 2 * pad < r || w + 2 * pad < s)
+  if (hChecked + 2 * pad < r || wChecked + 2 * pad < s)
     return llvm::createStringError("the filter is larger than the padded "
                                    "input: no output");
   return llvm::Error::success();
@@ -179,9 +184,12 @@ std::string KernelSpec::symbol() const {
     return llvm::formatv("tisa_gemm_{0}_{1}x{2}x{3}{4}", types.text(),
                          rowsText, runTimeN ? "N" : std::to_string(n),
                          runTimeK ? "K" : std::to_string(k), suffix);
+  // Run-time h and w are "H" and "W".
   return llvm::formatv(
       "tisa_conv2d_{0}_n{1}h{2}w{3}c{4}k{5}r{6}s{7}u{8}p{9}{10}",
-      types.text(), rowsText, h, w, c, filters, r, s, stride, pad, suffix);
+      types.text(), rowsText, runTimeH ? "H" : std::to_string(h),
+      runTimeW ? "W" : std::to_string(w), c, filters, r, s, stride, pad,
+      suffix);
 }
 
 std::string KernelSpec::key() const {
@@ -201,6 +209,13 @@ KernelSpec::runTimeExtents(Extents which) const {
     out.push_back({"n", n});
   if (runTimeK)
     out.push_back({"k", k});
+  // The weights do not depend on a convolution's h and w.
+  if (which == Extents::Weights)
+    return out;
+  if (runTimeH)
+    out.push_back({"h", h});
+  if (runTimeW)
+    out.push_back({"w", w});
   return out;
 }
 
@@ -219,8 +234,8 @@ std::string KernelSpec::describe() const {
                          types.text(), epi);
   return llvm::formatv("conv2d n={0} h={1} w={2} c={3} k={4} {5}x{6} "
                        "stride={7} pad={8} {9}{10}",
-                       rowsText, h, w, c, filters, r, s, stride, pad,
-                       types.text(), epi);
+                       rowsText, extent(runTimeH, h), extent(runTimeW, w), c,
+                       filters, r, s, stride, pad, types.text(), epi);
 }
 
 double KernelSpec::ops() const {

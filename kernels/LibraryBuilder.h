@@ -36,10 +36,10 @@ struct Entry {
   func::FuncOp func;
   OpBuilder body;
   unsigned next = 0;
-  /// The rows (i64; a constant when only n or k is a run-time extent, whose
-  /// kernels have dynamic rows too) and as an index; n and k (i64) when run
-  /// time gives them.
-  Value rows, rowsIndex, n, k;
+  /// The rows (i64; a constant when only other extents are run-time ones,
+  /// whose kernels have dynamic rows too) and as an index; a GEMM's n and k
+  /// and a conv2d's h and w (i64) when run time gives them.
+  Value rows, rowsIndex, n, k, h, w;
   /// The run-time extents' leading arguments.
   unsigned extentArgs = 0;
   /// A range entry of run-time rows: its first row (i64), which every
@@ -73,6 +73,10 @@ struct Entry {
       n = arg();
     if (spec.runTimeK && which != Extents::Rows)
       k = arg();
+    if (spec.runTimeH && which == Extents::All)
+      h = arg();
+    if (spec.runTimeW && which == Extents::All)
+      w = arg();
     if (rows)
       rowsIndex = arith::IndexCastOp::create(body, loc, body.getIndexType(),
                                              rows);
@@ -110,7 +114,7 @@ private:
   /// dimension; a padded convolution's input copied into a zeroed buffer
   /// unless the kernel reads it in place.
   Value operand(Entry &e, unsigned i);
-  Value paddedInput(OpBuilder &b, Value src, Value rows);
+  Value paddedInput(Entry &e, Value src);
   std::vector<std::string> params(std::initializer_list<unsigned> ops) const;
   SmallVector<Type> argTypes(unsigned operands, unsigned buffers) const;
   /// With an epilogue, its struct's pointer after the output.
@@ -129,10 +133,18 @@ private:
   StringRef rowsParam() const {
     return spec.runTimeRows ? spec.rowsName() : "";
   }
-  /// The i64 values of a GEMM operand's (or a bias's) dynamic dimensions,
-  /// in order: `i` 0 (A: m, k), 1 (B: k, n), 2 (C: m, n), 3 (a vector of
-  /// n).
-  SmallVector<Value> dynamicSizes(Entry &e, MemRefType type, unsigned i) const;
+  /// The i64 values of an operand's (or a bias's) dynamic dimensions, in
+  /// order: `i` 0 (A: m, k; the input: n, h, w, or with `padded` its
+  /// extents with the zero border), 1 (B: k, n), 2 (C: m, n; the output: n,
+  /// its rows and columns), 3 (a vector of n).
+  SmallVector<Value> dynamicSizes(Entry &e, MemRefType type, unsigned i,
+                                  bool padded = false) const;
+  /// A conv2d's dynamic extents of dimensions 0-2 of operand `i` (see
+  /// dynamicSizes), null where static.
+  SmallVector<Value> convExtents(Entry &e, unsigned i, bool padded) const;
+  /// Elements from one row (image) of `type` to the next (i64), the
+  /// dynamic dimensions' extents `sizes` (as dynamicSizes).
+  Value rowElements(Entry &e, MemRefType type, ValueRange sizes) const;
   /// The packed buffer's bytes (i64) in `e`: constant, or with n or k at
   /// run time computed from them (packedBufferBytes).
   Value packedBytes(Entry &e);

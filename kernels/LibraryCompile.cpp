@@ -13,6 +13,7 @@
 #include "tisa/Transforms/Passes.h"
 
 #include "mlir/Pass/PassManager.h"
+#include "llvm/Support/FormatVariadic.h"
 #include "llvm/ADT/StringExtras.h"
 
 using namespace mlir;
@@ -95,6 +96,22 @@ std::string LibraryBuilder::header() const {
                                       : std::to_string(spec.rows());
   std::string n = spec.runTimeN ? "n" : std::to_string(spec.n),
               k = spec.runTimeK ? "k" : std::to_string(spec.k);
+  // A conv2d's input extent, or with `window` its output's: its value, or
+  // the formula of the run-time one.
+  auto convExtent = [&](bool runTime, StringRef name,
+                        int64_t window = 0) -> std::string {
+    int64_t in = name == "h" ? spec.h : spec.w;
+    if (!runTime)
+      return std::to_string(window ? (in + 2 * spec.pad - window) /
+                                             spec.stride +
+                                         1
+                                   : in);
+    if (!window)
+      return name.str();
+    return llvm::formatv("({0} + {1} - {2}) / {3} + 1", name, 2 * spec.pad,
+                         window, spec.stride)
+        .str();
+  };
   if (gemm)
     os << " * C = A x B, overwriting C. A is " << rows << " x " << k
        << ", B " << k << " x " << n << ", C " << rows << " x " << n
@@ -103,17 +120,30 @@ std::string LibraryBuilder::header() const {
   else
     os << " * output = conv2d(input, filter), overwriting output. Dense "
           "row-major arrays:\n"
-       << " *   input  [n=" << rows << "][h=" << spec.h
-       << "][w=" << spec.w << "][c=" << spec.c << "] (NHWC)\n"
+       << " *   input  [n=" << rows << "][h=" << convExtent(spec.runTimeH, "h")
+       << "][w=" << convExtent(spec.runTimeW, "w") << "][c=" << spec.c
+       << "] (NHWC)\n"
        << " *   filter [r=" << spec.r << "][s=" << spec.s << "][c=" << spec.c
        << "][k=" << spec.filters << "] (HWCF)\n"
-       << " *   output [n=" << rows << "][" << spec.outH() << "]["
-       << spec.outW() << "][k=" << spec.filters << "] (NHWC), stride "
-       << spec.stride << ", zero padding " << spec.pad << "\n";
-  if (spec.runTimeRows && !spec.runTimeN && !spec.runTimeK)
+       << " *   output [n=" << rows << "]["
+       << convExtent(spec.runTimeH, "h", spec.r) << "]["
+       << convExtent(spec.runTimeW, "w", spec.s) << "][k=" << spec.filters
+       << "] (NHWC), stride " << spec.stride << ", zero padding " << spec.pad
+       << "\n";
+  bool others = spec.runTimeN || spec.runTimeK || spec.runTimeH ||
+                spec.runTimeW;
+  if (spec.runTimeRows && !others)
     os << " * " << rows << " is given at run time: the first argument of every "
        << "entry but " << packName << "\n"
        << " * (one kernel for any " << rows << " >= 0).\n";
+  if (spec.runTimeH || spec.runTimeW) {
+    std::string all;
+    for (const auto &e : spec.runTimeExtents())
+      all += (all.empty() ? "" : ", ") + e.first;
+    os << " * " << all << " are given at run time: the first arguments of "
+       << "every entry but " << packName << "\n * (one kernel for any "
+       << "extents with an output).\n";
+  }
   if (spec.runTimeN || spec.runTimeK) {
     std::string all, weights;
     for (const auto &e : spec.runTimeExtents())

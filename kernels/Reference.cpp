@@ -351,8 +351,7 @@ KernelData makeData(const KernelSpec &spec, uint64_t seed, Fill how,
   std::mt19937_64 rng(seed);
   KernelData d;
   d.rows = spec.rows();
-  d.n = spec.n;
-  d.k = spec.k;
+  d.callExtents = spec.callExtents();
   bool padded = layout == Layout::Padded;
   if (spec.op == KernelSpec::Op::Gemm) {
     // Gaps of odd sizes: a kernel that takes the tight stride, or rounds
@@ -531,7 +530,7 @@ std::vector<int64_t> runTimeArgs(const CompiledKernel &k, const KernelData &d,
   const KernelSpec &s = k.spec();
   std::vector<int64_t> args;
   for (const auto &extent :
-       s.withCall(d.rows, d.n, d.k).runTimeExtents(which))
+       d.callOf(s).runTimeExtents(which))
     args.push_back(extent.second);
   return args;
 }
@@ -690,7 +689,7 @@ int64_t rangeTiles(const CompiledKernel &k, const KernelData &d) {
 
 int64_t usefulParts(const CompiledKernel &k, const KernelData &d,
                     int64_t threads) {
-  int64_t macs = int64_t(k.spec().withCall(d.rows, d.n, d.k).ops() / 2);
+  int64_t macs = int64_t(d.callOf(k.spec()).ops() / 2);
   return std::max<int64_t>(
       1, std::min({threads, rangeTiles(k, d), macs / kMinMacsPerThread}));
 }

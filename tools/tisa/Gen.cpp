@@ -87,19 +87,25 @@ std::optional<KernelSpec> specFrom(const Options &o, llvm::StringRef op,
         code = usageError(op + " needs --" + key);
       return !required;
     }
-    // GEMM's m, n and k and conv2d's batch may be left to run time.
+    // GEMM's m, n and k and conv2d's batch, h and w may be left to run
+    // time.
     bool gemm = s.op == KernelSpec::Op::Gemm;
-    if (it->second == "?" && (key == s.rowsName() || gemm)) {
-      (key == s.rowsName() ? s.runTimeRows
-       : key == "n"        ? s.runTimeN
-                           : s.runTimeK) = true;
+    bool *runTime = key == s.rowsName() ? &s.runTimeRows
+                    : !gemm             ? (key == "h"   ? &s.runTimeH
+                                           : key == "w" ? &s.runTimeW
+                                                        : nullptr)
+                    : key == "n"        ? &s.runTimeN
+                                        : &s.runTimeK;
+    if (it->second == "?" && runTime) {
+      *runTime = true;
       out = 0;
       return true;
     }
     if (it->second == "?") {
       code = usageError("--" + key +
-                        " ?: only --n (the batch) may be given at run time "
-                        "(the convolution's taps depend on the others)");
+                        " ?: only --n (the batch), --h and --w may be given "
+                        "at run time (the packed filter depends on the "
+                        "others)");
       return false;
     }
     if (llvm::StringRef(it->second).getAsInteger(10, out)) {
@@ -310,18 +316,24 @@ std::optional<std::vector<KernelSpec>> callsToRun(const Options &o,
                                                   const KernelSpec &spec,
                                                   int &code) {
   auto at = o.values.find("at");
-  bool nk = spec.runTimeN || spec.runTimeK;
+  bool gemm = spec.op == KernelSpec::Op::Gemm;
+  // Triples: GEMM m x n x k, conv2d n x h x w.
+  bool nk = spec.runTimeN || spec.runTimeK || spec.runTimeH || spec.runTimeW;
   if (!spec.runTimeShape()) {
     if (at != o.values.end()) {
       code = usageError("--at gives the run-time extents of a kernel "
-                        "generated with --m ?, --n ? or --k ? (conv2d: --n ?)");
+                        "generated with --m ?, --n ? or --k ? (conv2d: --n "
+                        "?, --h ? or --w ?)");
       return std::nullopt;
     }
     return std::vector<KernelSpec>();
   }
   std::string text = at != o.values.end() ? at->second
-                     : nk ? "1x1x1,33x100x300,256x256x256"
-                          : "1,33,256";
+                     : !nk                ? "1,33,256"
+                     : gemm ? "1x1x1,33x100x300,256x256x256"
+                            : llvm::formatv("1x{0}x{1},2x17x{2},1x56x56",
+                                            spec.r, spec.s + 1, 2 * spec.s + 9)
+                                  .str();
   llvm::SmallVector<llvm::StringRef> items;
   llvm::StringRef(text).split(items, ',');
   std::vector<KernelSpec> calls;
@@ -336,16 +348,23 @@ std::optional<std::vector<KernelSpec>> callsToRun(const Options &o,
     if (!ok) {
       code = usageError(
           "--at expects " +
-          std::string(nk ? "MxNxK triples of positive integers"
-                         : "positive integers") +
+          std::string(!nk    ? "positive integers"
+                      : gemm ? "MxNxK triples of positive integers"
+                             : "NxHxW triples of positive integers") +
           " separated by commas, got '" + item.str() + "'");
       return std::nullopt;
     }
     KernelSpec call = nk ? spec.withCall(v[0], v[1], v[2])
                          : spec.withRows(v[0]);
-    if (nk && (call.m != v[0] || call.n != v[1] || call.k != v[2])) {
+    auto [second, third] = call.callExtents();
+    if (nk && (call.rows() != v[0] || second != v[1] || third != v[2])) {
       code = usageError("--at " + item.str() + ": the kernel's static " +
                         "extents are " + call.describe());
+      return std::nullopt;
+    }
+    if (llvm::Error e = call.validate()) {
+      code = usageError("--at " + item.str() + ": " +
+                        llvm::toString(std::move(e)));
       return std::nullopt;
     }
     calls.push_back(call);
@@ -473,8 +492,10 @@ std::optional<Runnable> runnable(const Options &o, llvm::StringRef verb,
                 target->name + " is not supported yet (CPU targets only)");
     return std::nullopt;
   }
-  if ((r.spec.runTimeN || r.spec.runTimeK) && r.gpuOnHost) {
-    code = fail("'" + verb + "' of a kernel with n or k at run time for " +
+  if ((r.spec.runTimeN || r.spec.runTimeK || r.spec.runTimeH ||
+       r.spec.runTimeW) &&
+      r.gpuOnHost) {
+    code = fail("'" + verb + "' of a kernel with n, k, h or w at run time for " +
                 target->name + " is not supported yet (CPU targets only)");
     return std::nullopt;
   }

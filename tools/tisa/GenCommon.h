@@ -92,13 +92,21 @@ struct Runnable {
   std::string checkedText() const {
     if (calls.empty())
       return "";
-    bool rowsOnly = !spec.runTimeN && !spec.runTimeK;
-    std::string text =
-        "; " + (rowsOnly ? spec.rowsName().str() : "m x n x k") + " =";
-    for (const KernelSpec &c : calls)
+    bool rowsOnly = !spec.runTimeN && !spec.runTimeK && !spec.runTimeH &&
+                    !spec.runTimeW;
+    bool gemm = spec.op == KernelSpec::Op::Gemm;
+    std::string text = "; " +
+                       (rowsOnly ? spec.rowsName().str()
+                        : gemm   ? "m x n x k"
+                                 : "n x h x w") +
+                       " =";
+    for (const KernelSpec &c : calls) {
+      auto [second, third] = c.callExtents();
       text += (text.back() == '=' ? " " : ", ") +
               (rowsOnly ? std::to_string(c.rows())
-                        : llvm::formatv("{0}x{1}x{2}", c.m, c.n, c.k).str());
+                        : llvm::formatv("{0}x{1}x{2}", c.rows(), second, third)
+                              .str());
+    }
     return text;
   }
 };

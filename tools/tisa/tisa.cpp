@@ -74,7 +74,10 @@ commands:
                            there T may also be f16,f16,f32 or tf32,tf32,f32 (f32 arrays
                            whose top 19 bits the mma reads)
                            --m ? (conv2d: --n ?): one kernel for any m (batch), which
-                           every entry but the pack takes as its first argument
+                           every entry but the pack takes as its first argument; a GEMM's
+                           --n ? and --k ?, a conv2d's --h ? and --w ? likewise (the
+                           entries take the run-time extents in the order m, n, k or
+                           n, h, w; the GEMM's pack takes n and k)
                            --epilogue LIST: elementwise steps on the result before its
                            one store, in this order: bias (per column or filter), residual
                            (an output-shaped array), relu, and requant=u8|s8 (s32: f32 scale

@@ -128,6 +128,10 @@ struct KernelSpec {
   /// takes the run-time extents first, in the order m, n, k (the pack and
   /// NAME_packed_bytes only n and k). `n` / `k` then size one call's data.
   bool runTimeN = false, runTimeK = false;
+  /// A conv2d's height or width given at run time (`--h ?`, `--w ?`): every
+  /// entry but the pack takes the run-time extents first, in the order
+  /// batch, h, w. `h` / `w` then size one call's data.
+  bool runTimeH = false, runTimeW = false;
   KernelTypes types;
   EpilogueSpec epilogue;
   /// Symbol prefix; empty: derived ("tisa_gemm_u8s8s32_512x512x512").
@@ -168,23 +172,34 @@ struct KernelSpec {
     return s;
   }
   /// Whether any extent is given at run time.
-  bool runTimeShape() const { return runTimeRows || runTimeN || runTimeK; }
+  bool runTimeShape() const {
+    return runTimeRows || runTimeN || runTimeK || runTimeH || runTimeW;
+  }
   /// This spec with the call's extents of its run-time ones (GEMM: m, n, k;
-  /// conv2d: the batch); 0 for none chosen.
-  KernelSpec withCall(int64_t rows, int64_t n, int64_t k) const {
+  /// conv2d: the batch, h, w); 0 for none chosen.
+  KernelSpec withCall(int64_t rows, int64_t second, int64_t third) const {
     KernelSpec s = withRows(runTimeRows ? rows : this->rows());
     if (runTimeN)
-      s.n = n;
+      s.n = second;
     if (runTimeK)
-      s.k = k;
+      s.k = third;
+    if (runTimeH)
+      s.h = second;
+    if (runTimeW)
+      s.w = third;
     return s;
+  }
+  /// The extents withCall takes after the rows: GEMM n and k, conv2d h and
+  /// w.
+  std::pair<int64_t, int64_t> callExtents() const {
+    return op == Op::Gemm ? std::pair(n, k) : std::pair(h, w);
   }
   /// Which run-time extents an entry takes: all (the computing entries),
   /// the weights' (the pack and NAME_packed_bytes: n, k), or the rows
   /// (NAME_tiles).
   enum class Extents { All, Weights, Rows };
   /// The run-time extents' names and this spec's values of them, in the
-  /// order the entries take them (m or the batch, n, k).
+  /// order the entries take them (m or the batch, n, k; the batch, h, w).
   std::vector<std::pair<std::string, int64_t>>
   runTimeExtents(Extents which = Extents::All) const;
   int64_t outH() const { return (h + 2 * pad - r) / stride + 1; }

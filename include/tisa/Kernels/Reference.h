@@ -106,8 +106,13 @@ struct KernelData {
   /// The spec's rows() (GEMM m, conv2d batch): what a kernel of run-time
   /// rows (KernelSpec::runTimeRows) is called with.
   int64_t rows = 0;
-  /// GEMM n and k: what a kernel of run-time n or k is called with.
-  int64_t n = 0, k = 0;
+  /// GEMM n and k, conv2d h and w (KernelSpec::callExtents): what a kernel
+  /// of those extents at run time is called with.
+  std::pair<int64_t, int64_t> callExtents;
+  /// The spec `s` of a kernel at this data's extents.
+  KernelSpec callOf(const KernelSpec &s) const {
+    return s.withCall(rows, callExtents.first, callExtents.second);
+  }
   /// Canary bytes in `output` before its first and after its last element.
   int64_t guard = 0;
   /// How the reference reads bf16 denormals of the input and of the
