@@ -141,10 +141,16 @@ Contraction withRunTimeExtents(const Contraction &c, ArrayRef<int64_t> loops) {
   for (int64_t l : loops)
     program.loops[l].extent = kDynamic;
   auto runTime = [&](unsigned l) { return llvm::is_contained(loops, l); };
-  for (ProgramOperand &o : program.operands)
+  for (ProgramOperand &o : program.operands) {
     for (auto [d, x] : llvm::enumerate(o.shape))
       if (indexedBy(o, d, runTime))
         x = kDynamic;
+    // A block's dense buffer has static strides where the program's, over
+    // a dimension of run-time extent, had them only at run time.
+    for (unsigned d = 0; d + 1 < o.shape.size() && d < o.strides.size(); ++d)
+      if (llvm::is_contained(ArrayRef(o.shape).drop_front(d + 1), kDynamic))
+        o.strides[d] = kDynamic;
+  }
   return program;
 }
 

@@ -182,6 +182,10 @@ TEST_P(ArmRunTimeRows, CorrectAtEachExtent) {
 
 INSTANTIATE_TEST_SUITE_P(Matrix, ArmRunTimeRows,
                          testing::ValuesIn(armRunTimeRowsMatrix()), armName);
+// The convolutions of that matrix with h and w at run time too.
+INSTANTIATE_TEST_SUITE_P(Image, ArmRunTimeRows,
+                         testing::ValuesIn(armMatrix(smallRunTimeImageMatrix())),
+                         armName);
 
 // SVE kernels (vector-length agnostic), each generated once for neoverse-v1
 // and its one binary run under qemu at 128, 256, 512 and 2048 bits:

@@ -52,9 +52,14 @@ std::string testName(const testing::TestParamInfo<MatrixCase> &info) {
   if (s.op == KernelSpec::Op::Gemm)
     return llvm::formatv("gemm_{0}_{1}x{2}x{3}{4}", s.types.text(), rows, s.n,
                          s.k, epilogue);
+  // A run-time h or w is "H" or "W", as in the kernel's symbol.
+  auto image = [](bool runTime, int64_t v, char name) {
+    return runTime ? std::string(1, name) : std::to_string(v);
+  };
   return llvm::formatv("conv_{0}_n{1}h{2}w{3}c{4}k{5}r{6}s{7}u{8}p{9}{10}",
-                       s.types.text(), rows, s.h, s.w, s.c, s.filters, s.r,
-                       s.s, s.stride, s.pad, epilogue);
+                       s.types.text(), rows, image(s.runTimeH, s.h, 'H'),
+                       image(s.runTimeW, s.w, 'W'), s.c, s.filters, s.r, s.s,
+                       s.stride, s.pad, epilogue);
 }
 
 std::vector<MatrixCase> smallRunTimeRowsMatrix() {
@@ -66,6 +71,17 @@ std::vector<MatrixCase> smallRunTimeRowsMatrix() {
       small.push_back(c);
   }
   return small;
+}
+
+std::vector<MatrixCase> smallRunTimeImageMatrix() {
+  std::vector<MatrixCase> out;
+  for (MatrixCase c : smallRunTimeRowsMatrix()) {
+    if (c.spec.op != KernelSpec::Op::Conv2d)
+      continue;
+    c.spec.runTimeH = c.spec.runTimeW = true;
+    out.push_back(c);
+  }
+  return out;
 }
 
 std::vector<MatrixCase> allMatrixCases() {

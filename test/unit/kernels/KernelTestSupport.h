@@ -62,6 +62,9 @@ std::vector<MatrixCase> runTimeRowsMatrix();
 /// Its GEMMs of at most 64 Ki weights and convolutions of at most 16 Ki
 /// outputs per image: for targets that run under an emulator or QEMU.
 std::vector<MatrixCase> smallRunTimeRowsMatrix();
+/// Its convolutions with h and w at run time too: one kernel for any image
+/// of a filter, run at each of the case's extents.
+std::vector<MatrixCase> smallRunTimeImageMatrix();
 /// `s` with the epilogue `list` (which must parse).
 KernelSpec withEpilogue(KernelSpec s, llvm::StringRef list);
 

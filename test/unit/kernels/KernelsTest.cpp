@@ -120,6 +120,10 @@ INSTANTIATE_TEST_SUITE_P(Matrix, RunTimeRows,
 // One kernel for every m, n and k of a type (n alone with an epilogue: its
 // k must be fixed), run at each of the matrix's GEMM shapes of that type:
 // -tisa-split-dynamic's whole blocks of N and K, the last ones zero-padded.
+// One conv2d for every batch, h and w of a filter, stride, padding and
+// types, run at each of the matrix's images of them and at the smallest
+// image with an output: blocks of output rows and columns on windows of
+// the input.
 struct RunTimeShapeCase {
   KernelSpec spec;
   std::vector<KernelSpec> calls;
@@ -133,16 +137,22 @@ std::vector<RunTimeShapeCase> runTimeShapeCases() {
   std::vector<RunTimeShapeCase> out;
   llvm::StringMap<size_t> index;
   for (const MatrixCase &c : allMatrixCases()) {
-    if (c.spec.op != KernelSpec::Op::Gemm)
-      continue;
     KernelSpec spec = c.spec;
-    spec.runTimeRows = spec.runTimeN = true;
-    spec.runTimeK = !spec.epilogue.any();
-    KernelSpec call = spec.withCall(c.spec.m, c.spec.n, c.spec.k);
-    spec = spec.withCall(0, 0, spec.runTimeK ? 0 : spec.k);
+    bool gemm = spec.op == KernelSpec::Op::Gemm;
+    spec.runTimeRows = true;
+    (gemm ? spec.runTimeN : spec.runTimeH) = true;
+    (gemm ? spec.runTimeK : spec.runTimeW) = !gemm || !spec.epilogue.any();
+    auto [second, third] = c.spec.callExtents();
+    KernelSpec call = spec.withCall(c.spec.rows(), second, third);
+    spec = spec.withCall(0, 0, gemm && !spec.runTimeK ? spec.k : 0);
     auto [it, fresh] = index.try_emplace(spec.key(), out.size());
-    if (fresh)
+    if (fresh) {
       out.push_back({spec, {}});
+      if (!gemm)
+        out.back().calls.push_back(
+            spec.withCall(1, std::max<int64_t>(1, spec.r - 2 * spec.pad),
+                          std::max<int64_t>(1, spec.s - 2 * spec.pad)));
+    }
     out[it->second].calls.push_back(call);
   }
   return out;
