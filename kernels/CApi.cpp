@@ -40,8 +40,11 @@ llvm::Expected<tisa::KernelSpec> specFrom(const tisa_kernel_spec &c) {
   if (c.op == TISA_GEMM) {
     s.runTimeN = c.n == TISA_RUN_TIME;
     s.runTimeK = c.k == TISA_RUN_TIME;
-    s = s.withCall(s.rows(), 0, 0);
+  } else {
+    s.runTimeH = c.h == TISA_RUN_TIME;
+    s.runTimeW = c.w == TISA_RUN_TIME;
   }
+  s = s.withCall(s.rows(), 0, 0);
   auto types = tisa::KernelTypes::parse(c.types ? c.types : "");
   if (!types)
     return types.takeError();

@@ -17,7 +17,10 @@
  * entry's tiles (16 rows; one image). A GEMM's n and k may be TISA_RUN_TIME
  * too: every entry then takes its run-time extents first in the order m, n,
  * k, NAME_pack_b and NAME_packed_bytes take n and k (the packed weights grow
- * with them), e.g. NAME(m, n, k, A, lda, B, ldb, C, ldc).
+ * with them), e.g. NAME(m, n, k, A, lda, B, ldb, C, ldc). A conv2d's h and w
+ * may be TISA_RUN_TIME as well: every entry but the pack then takes its
+ * run-time extents first in the order batch, h, w, e.g. NAME(h, w, input,
+ * filter, output) (examples/c-api/conv2d.c).
  *
  * Example (examples/c-api/gemm.c):
  *
@@ -44,7 +47,8 @@ extern "C" {
 
 typedef enum { TISA_GEMM = 0, TISA_CONV2D = 1 } tisa_op;
 
-/* As a GEMM's m or a conv2d's batch: given at run time, to every call. */
+/* As a GEMM's m, n or k, or a conv2d's batch, h or w: given at run time, to
+ * every call. */
 #define TISA_RUN_TIME ((int64_t)-1)
 
 /* What to compile. GEMM: C[m][n] = sum_k A[m][k] * B[k][n]. conv2d: NHWC
@@ -62,6 +66,15 @@ static inline tisa_kernel_spec tisa_gemm_spec(int64_t m, int64_t n, int64_t k,
                                               const char *types) {
   tisa_kernel_spec s = {TISA_GEMM, m, n, k, 1, 0, 0, 0, 0, 1, 1, 1, 0, types};
   return s;
+}
+
+static inline tisa_kernel_spec
+tisa_conv2d_spec(int64_t batch, int64_t h, int64_t w, int64_t c,
+                 int64_t filters, int64_t r, int64_t s, int64_t stride,
+                 int64_t pad, const char *types) {
+  tisa_kernel_spec spec = {TISA_CONV2D, 0, 0, 0, batch, h, w, c,
+                           filters, r, s, stride, pad, types};
+  return spec;
 }
 
 typedef struct tisa_kernel tisa_kernel;
