@@ -102,6 +102,10 @@ public:
   /// -tisa-fuse-epilogue on the entries, which must take every epilogue.
   llvm::Error fuseEpilogues();
   std::string header() const;
+  /// The header's lines on the operands' shapes, and on the extents run
+  /// time gives.
+  std::string operandsText() const;
+  std::string runTimeText() const;
   GeneratedKernel take() { return std::move(out); }
 
 private:

@@ -76,6 +76,74 @@ llvm::Error LibraryBuilder::compile() {
   return llvm::Error::success();
 }
 
+std::string LibraryBuilder::operandsText() const {
+  std::string rows = spec.runTimeRows ? rowsParam().str()
+                                      : std::to_string(spec.rows());
+  std::string n = spec.runTimeN ? "n" : std::to_string(spec.n),
+              k = spec.runTimeK ? "k" : std::to_string(spec.k);
+  std::string h;
+  llvm::raw_string_ostream os(h);
+  if (gemm) {
+    os << " * C = A x B, overwriting C. A is " << rows << " x " << k
+       << ", B " << k << " x " << n << ", C " << rows << " x " << n
+       << ", all row-major;\n"
+       << " * ld* is the distance in elements between consecutive rows.\n";
+    return h;
+  }
+  // A conv2d's input extent, or with `window` its output's: its value, or
+  // the formula of the run-time one.
+  auto extent = [&](bool runTime, StringRef name,
+                    int64_t window = 0) -> std::string {
+    int64_t in = name == "h" ? spec.h : spec.w;
+    if (!runTime)
+      return std::to_string(
+          window ? (in + 2 * spec.pad - window) / spec.stride + 1 : in);
+    if (!window)
+      return name.str();
+    return llvm::formatv("({0} + {1} - {2}) / {3} + 1", name, 2 * spec.pad,
+                         window, spec.stride)
+        .str();
+  };
+  os << " * output = conv2d(input, filter), overwriting output. Dense "
+        "row-major arrays:\n"
+     << " *   input  [n=" << rows << "][h=" << extent(spec.runTimeH, "h")
+     << "][w=" << extent(spec.runTimeW, "w") << "][c=" << spec.c
+     << "] (NHWC)\n"
+     << " *   filter [r=" << spec.r << "][s=" << spec.s << "][c=" << spec.c
+     << "][k=" << spec.filters << "] (HWCF)\n"
+     << " *   output [n=" << rows << "][" << extent(spec.runTimeH, "h", spec.r)
+     << "][" << extent(spec.runTimeW, "w", spec.s) << "][k=" << spec.filters
+     << "] (NHWC), stride " << spec.stride << ", zero padding " << spec.pad
+     << "\n";
+  return h;
+}
+
+std::string LibraryBuilder::runTimeText() const {
+  std::string packName = name("_pack_" + out.packedOperand);
+  auto list = [&](KernelSpec::Extents which) {
+    std::string names;
+    for (const auto &e : spec.runTimeExtents(which))
+      names += (names.empty() ? "" : ", ") + e.first;
+    return names;
+  };
+  std::string all = list(KernelSpec::Extents::All);
+  if (spec.runTimeN || spec.runTimeK)
+    return " * " + all + " are given at run time: the first arguments of " +
+           "every entry (" + packName + " and\n * " +
+           name("_packed_bytes") + " take " +
+           list(KernelSpec::Extents::Weights) +
+           "); one kernel for any extents >= 1.\n";
+  if (spec.runTimeH || spec.runTimeW)
+    return " * " + all + " are given at run time: the first arguments of " +
+           "every entry but " + packName + "\n * (one kernel for any " +
+           "extents with an output).\n";
+  if (spec.runTimeRows)
+    return " * " + all + " is given at run time: the first argument of " +
+           "every entry but " + packName + "\n * (one kernel for any " + all +
+           " >= 0).\n";
+  return "";
+}
+
 std::string LibraryBuilder::header() const {
   std::string guard = llvm::StringRef(out.name).upper() + "_H";
   std::string packName = name("_pack_" + out.packedOperand),
@@ -92,69 +160,7 @@ std::string LibraryBuilder::header() const {
                                  : out.instruction + " (" + out.mnemonic + ")")
      << "\n"
      << " * plan: " << out.plan << "\n *\n";
-  std::string rows = spec.runTimeRows ? rowsParam().str()
-                                      : std::to_string(spec.rows());
-  std::string n = spec.runTimeN ? "n" : std::to_string(spec.n),
-              k = spec.runTimeK ? "k" : std::to_string(spec.k);
-  // A conv2d's input extent, or with `window` its output's: its value, or
-  // the formula of the run-time one.
-  auto convExtent = [&](bool runTime, StringRef name,
-                        int64_t window = 0) -> std::string {
-    int64_t in = name == "h" ? spec.h : spec.w;
-    if (!runTime)
-      return std::to_string(window ? (in + 2 * spec.pad - window) /
-                                             spec.stride +
-                                         1
-                                   : in);
-    if (!window)
-      return name.str();
-    return llvm::formatv("({0} + {1} - {2}) / {3} + 1", name, 2 * spec.pad,
-                         window, spec.stride)
-        .str();
-  };
-  if (gemm)
-    os << " * C = A x B, overwriting C. A is " << rows << " x " << k
-       << ", B " << k << " x " << n << ", C " << rows << " x " << n
-       << ", all row-major;\n"
-       << " * ld* is the distance in elements between consecutive rows.\n";
-  else
-    os << " * output = conv2d(input, filter), overwriting output. Dense "
-          "row-major arrays:\n"
-       << " *   input  [n=" << rows << "][h=" << convExtent(spec.runTimeH, "h")
-       << "][w=" << convExtent(spec.runTimeW, "w") << "][c=" << spec.c
-       << "] (NHWC)\n"
-       << " *   filter [r=" << spec.r << "][s=" << spec.s << "][c=" << spec.c
-       << "][k=" << spec.filters << "] (HWCF)\n"
-       << " *   output [n=" << rows << "]["
-       << convExtent(spec.runTimeH, "h", spec.r) << "]["
-       << convExtent(spec.runTimeW, "w", spec.s) << "][k=" << spec.filters
-       << "] (NHWC), stride " << spec.stride << ", zero padding " << spec.pad
-       << "\n";
-  bool others = spec.runTimeN || spec.runTimeK || spec.runTimeH ||
-                spec.runTimeW;
-  if (spec.runTimeRows && !others)
-    os << " * " << rows << " is given at run time: the first argument of every "
-       << "entry but " << packName << "\n"
-       << " * (one kernel for any " << rows << " >= 0).\n";
-  if (spec.runTimeH || spec.runTimeW) {
-    std::string all;
-    for (const auto &e : spec.runTimeExtents())
-      all += (all.empty() ? "" : ", ") + e.first;
-    os << " * " << all << " are given at run time: the first arguments of "
-       << "every entry but " << packName << "\n * (one kernel for any "
-       << "extents with an output).\n";
-  }
-  if (spec.runTimeN || spec.runTimeK) {
-    std::string all, weights;
-    for (const auto &e : spec.runTimeExtents())
-      all += (all.empty() ? "" : ", ") + e.first;
-    for (const auto &e : spec.runTimeExtents(KernelSpec::Extents::Weights))
-      weights += (weights.empty() ? "" : ", ") + e.first;
-    os << " * " << all << " are given at run time: the first arguments of "
-       << "every entry (" << packName << " and\n * "
-       << name("_packed_bytes") << " take " << weights
-       << "); one kernel for any extents >= 1.\n";
-  }
+  os << operandsText() << runTimeText();
   if (spec.epilogue.any())
     os << " * The result goes through the epilogue " << spec.epilogue.text()
        << " (in registers, before its one store):\n"
@@ -175,7 +181,7 @@ std::string LibraryBuilder::header() const {
              : "")
      << ": " << out.packedLayout << "\n"
      << " * " << packedName << "_range computes the tiles [begin, end) of "
-     << name("_tiles") << "(" << (spec.runTimeRows ? rows : "") << ")"
+     << name("_tiles") << "(" << rowsParam() << ")"
      << (spec.runTimeRows ? " (" + std::to_string(rowsPerTile()) +
                                 (gemm ? " rows" : " image") + " each)"
                           : "")

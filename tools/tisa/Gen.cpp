@@ -495,8 +495,9 @@ std::optional<Runnable> runnable(const Options &o, llvm::StringRef verb,
   if ((r.spec.runTimeN || r.spec.runTimeK || r.spec.runTimeH ||
        r.spec.runTimeW) &&
       r.gpuOnHost) {
-    code = fail("'" + verb + "' of a kernel with n, k, h or w at run time for " +
-                target->name + " is not supported yet (CPU targets only)");
+    code = fail("'" + verb + "' of a kernel with n, k, h or w at run time " +
+                "for " + target->name +
+                " is not supported yet (CPU targets only)");
     return std::nullopt;
   }
   if (!sveBitsFrom(o, r, code))

@@ -271,8 +271,8 @@ int64_t runTimeBlock(const Contraction &c, const TensorizePlan &plan,
                      unsigned loop);
 
 /// `c` with the extents of `loops`, and of the operand dimensions they
-/// index (alone or in a window), dynamic (a static block's program, as -tisa-split-dynamic found
-/// it).
+/// index (alone or in a window), dynamic, and the strides over such
+/// dimensions (a static block's program, as -tisa-split-dynamic found it).
 Contraction withRunTimeExtents(const Contraction &c,
                                llvm::ArrayRef<int64_t> loops);
 

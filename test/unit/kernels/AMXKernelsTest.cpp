@@ -275,5 +275,6 @@ INSTANTIATE_TEST_SUITE_P(Matrix, AMXRunTimeRows,
                          amxName);
 // The convolutions of that matrix with h and w at run time too.
 INSTANTIATE_TEST_SUITE_P(Image, AMXRunTimeRows,
-                         testing::ValuesIn(amxMatrix(smallRunTimeImageMatrix())),
+                         testing::ValuesIn(
+                             amxMatrix(smallRunTimeImageMatrix())),
                          amxName);

@@ -184,7 +184,8 @@ INSTANTIATE_TEST_SUITE_P(Matrix, ArmRunTimeRows,
                          testing::ValuesIn(armRunTimeRowsMatrix()), armName);
 // The convolutions of that matrix with h and w at run time too.
 INSTANTIATE_TEST_SUITE_P(Image, ArmRunTimeRows,
-                         testing::ValuesIn(armMatrix(smallRunTimeImageMatrix())),
+                         testing::ValuesIn(
+                             armMatrix(smallRunTimeImageMatrix())),
                          armName);
 
 // SVE kernels (vector-length agnostic), each generated once for neoverse-v1
