@@ -397,29 +397,92 @@ void LibraryBuilder::restrictRows(Entry &e, Value begin, Value end) {
 
 Value LibraryBuilder::paddedInput(Entry &e, Value src) {
   OpBuilder &b = e.body;
-  auto index = [&](Value v) -> OpFoldResult {
-    return arith::IndexCastOp::create(b, loc, b.getIndexType(), v).getResult();
-  };
   SmallVector<Value> dynamic;
   for (Value size : dynamicSizes(e, types[0], 0, /*padded=*/true))
-    dynamic.push_back(cast<Value>(index(size)));
+    dynamic.push_back(
+        arith::IndexCastOp::create(b, loc, b.getIndexType(), size));
   Value padded = memref::AllocOp::create(b, loc, types[0], dynamic,
                                          b.getI64IntegerAttr(64));
-  Value zero = arith::ConstantOp::create(b, loc, elts[0],
-                                         b.getZeroAttr(elts[0]));
-  linalg::FillOp::create(b, loc, ValueRange{zero}, ValueRange{padded});
-  SmallVector<OpFoldResult> offsets = {
-      b.getIndexAttr(0), b.getIndexAttr(spec.pad), b.getIndexAttr(spec.pad),
-      b.getIndexAttr(0)};
-  SmallVector<OpFoldResult> sizes, ones(4, b.getIndexAttr(1));
-  SmallVector<Value> extents = convExtents(e, 0, /*padded=*/false);
-  for (auto [d, x] : llvm::enumerate(plainInput.getShape()))
-    sizes.push_back(ShapedType::isDynamic(x) ? index(extents[d])
-                                             : b.getIndexAttr(x));
-  Value interior =
-      memref::SubViewOp::create(b, loc, padded, offsets, sizes, ones);
-  linalg::CopyOp::create(b, loc, src, interior);
+  copyPadded(e, src, padded);
   return padded;
+}
+
+namespace {
+/// The i64 extent of dimension `d` of the dense memref `v`.
+Value extentOf(OpBuilder &b, Location loc, Value v, unsigned d) {
+  Value x = memref::DimOp::create(b, loc, v, d);
+  return arith::IndexCastOp::create(b, loc, b.getI64Type(), x);
+}
+
+/// The aligned base pointer of memref `v`.
+Value basePointer(OpBuilder &b, Location loc, Value v) {
+  Value address = memref::ExtractAlignedPointerAsIndexOp::create(b, loc, v);
+  Value i = arith::IndexCastOp::create(b, loc, b.getI64Type(), address);
+  return LLVM::IntToPtrOp::create(b, loc, LLVM::LLVMPointerType::get(
+                                              b.getContext()),
+                                  i);
+}
+} // namespace
+
+void LibraryBuilder::copyPadded(Entry &e, Value src, Value padded) {
+  // Row by row of the padded buffer [n][hp][wp][c] (dense, like `src`
+  // [n][h][w][c]): a border row zeroed, an interior row as its left border,
+  // src's row, its right border (memset and memcpy: the rows are
+  // contiguous).
+  OpBuilder &b = e.body;
+  auto i64 = [&](int64_t v) -> Value {
+    return arith::ConstantIntOp::create(b, loc, v, 64);
+  };
+  Value eb = i64(elts[0].getIntOrFloatBitWidth() / 8);
+  Value hp = extentOf(b, loc, padded, 1), wp = extentOf(b, loc, padded, 2);
+  Value h = extentOf(b, loc, src, 1), w = extentOf(b, loc, src, 2);
+  Value pixel = arith::MulIOp::create(b, loc, i64(spec.c), eb);
+  Value rowBytes = arith::MulIOp::create(b, loc, wp, pixel);
+  Value srcBytes = arith::MulIOp::create(b, loc, w, pixel);
+  Value left = arith::MulIOp::create(b, loc, i64(spec.pad), pixel);
+  Value right = arith::SubIOp::create(
+      b, loc, rowBytes, arith::AddIOp::create(b, loc, left, srcBytes));
+  Value dst = basePointer(b, loc, padded), from = basePointer(b, loc, src);
+  Value zero8 = arith::ConstantIntOp::create(b, loc, 0, 8);
+  Type ptr = dst.getType(), i8 = b.getI8Type();
+  auto at = [&](OpBuilder &b, Value p, Value offset) -> Value {
+    return LLVM::GEPOp::create(b, loc, ptr, i8, p, ValueRange{offset});
+  };
+  Value rows = arith::MulIOp::create(b, loc, extentOf(b, loc, src, 0), hp);
+  Value first = i64(spec.pad);
+  Value last = arith::AddIOp::create(b, loc, first, h);
+  scf::ForOp::create(
+      b, loc, i64(0), rows, i64(1), ValueRange{},
+      [&](OpBuilder &b, Location loc, Value row, ValueRange) {
+        Value out = at(b, dst, arith::MulIOp::create(b, loc, row, rowBytes));
+        Value y = arith::RemSIOp::create(b, loc, row, hp);
+        Value inside = arith::AndIOp::create(
+            b, loc,
+            arith::CmpIOp::create(b, loc, arith::CmpIPredicate::sge, y, first),
+            arith::CmpIOp::create(b, loc, arith::CmpIPredicate::slt, y, last));
+        scf::IfOp::create(
+            b, loc, inside,
+            [&](OpBuilder &b, Location loc) {
+              // src's row (image, y - pad).
+              Value image = arith::DivSIOp::create(b, loc, row, hp);
+              Value srcRow = arith::AddIOp::create(
+                  b, loc, arith::MulIOp::create(b, loc, image, h),
+                  arith::SubIOp::create(b, loc, y, first));
+              Value in = at(b, from,
+                            arith::MulIOp::create(b, loc, srcRow, srcBytes));
+              Value mid = at(b, out, left);
+              LLVM::MemsetOp::create(b, loc, out, zero8, left, false);
+              LLVM::MemcpyOp::create(b, loc, mid, in, srcBytes, false);
+              LLVM::MemsetOp::create(b, loc, at(b, mid, srcBytes), zero8,
+                                     right, false);
+              scf::YieldOp::create(b, loc);
+            },
+            [&](OpBuilder &b, Location loc) {
+              LLVM::MemsetOp::create(b, loc, out, zero8, rowBytes, false);
+              scf::YieldOp::create(b, loc);
+            });
+        scf::YieldOp::create(b, loc);
+      });
 }
 
 std::vector<std::string>

@@ -119,6 +119,9 @@ private:
   /// unless the kernel reads it in place.
   Value operand(Entry &e, unsigned i);
   Value paddedInput(Entry &e, Value src);
+  /// A conv2d's input `src` into `padded` (its extents with the zero
+  /// border), zeros around it.
+  void copyPadded(Entry &e, Value src, Value padded);
   std::vector<std::string> params(std::initializer_list<unsigned> ops) const;
   SmallVector<Type> argTypes(unsigned operands, unsigned buffers) const;
   /// With an epilogue, its struct's pointer after the output.
