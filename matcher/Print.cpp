@@ -150,12 +150,20 @@ void printPlan(const Contraction &c, const TensorizePlan &p,
        << " (the code generator's default)\n";
   else if (!p.cost.unsupported.empty())
     os << pad << "not generated: " << p.cost.unsupported << "\n";
+  // Run-time extents are counted at kNominalExtent iterations each.
+  bool runTime = llvm::any_of(
+      c.loops, [](const ProgramLoop &l) { return l.extent == kDynamic; });
+  std::string counted =
+      "counted for the schedule" +
+      (runTime ? ", " + std::to_string(kNominalExtent) +
+                     " iterations of each run-time loop"
+               : std::string());
   os << pad
      << llvm::formatv("cost: {0} instructions, {1:P1} of the lanes useful, "
                       "{2} bytes relaid out, ~{3:E2} cycles ({4})",
                       p.cost.instructions, p.cost.utilization,
                       p.cost.packBytes, p.cost.cycles,
-                      p.cost.counted() ? "counted for the schedule"
+                      p.cost.counted() ? counted
                                        : "lower bound: issues / issue rate "
                                          "+ relayout")
      << "\n";
