@@ -74,18 +74,21 @@ std::vector<Workload> workloads() {
 }
 
 
-/// The kernel of `w` with its m (with `allThree`: and n and k) given at run
-/// time, for the GEMMs of 32 rows and more (issue: within 5% of the static
-/// kernel there); null for the others or when it does not compile (said on
-/// stderr).
+/// The kernel `impl` of `w` with extents given at run time: m
+/// (kRunTimeM) or m, n and k (kRunTimeMNK) for the GEMMs of 32 rows and
+/// more (issue: within 5% of the static kernel there), the batch, height
+/// and width (kRunTimeImage) for the convolutions; null for the others or
+/// when it does not compile (said on stderr).
 std::shared_ptr<CompiledKernel> runTimeKernel(const Workload &w,
                                               const JitOptions &jit,
-                                              bool allThree) {
-  if (w.spec.op != KernelSpec::Op::Gemm || w.spec.m < 32)
+                                              llvm::StringRef impl) {
+  bool gemm = w.spec.op == KernelSpec::Op::Gemm;
+  if (gemm ? w.spec.m < 32 || impl == kRunTimeImage : impl != kRunTimeImage)
     return nullptr;
   KernelSpec dynamic = w.spec;
   dynamic.runTimeRows = true;
-  dynamic.runTimeN = dynamic.runTimeK = allThree;
+  dynamic.runTimeN = dynamic.runTimeK = impl == kRunTimeMNK;
+  dynamic.runTimeH = dynamic.runTimeW = !gemm;
   dynamic = dynamic.withCall(0, 0, 0);
   auto compiled = compileKernel(dynamic, jit);
   if (!compiled) {
@@ -98,7 +101,7 @@ std::shared_ptr<CompiledKernel> runTimeKernel(const Workload &w,
 
 /// A kernel of run-time extents timed beside the static one.
 struct RunTimeVariant {
-  const char *impl; ///< kRunTimeM or kRunTimeMNK
+  const char *impl; ///< kRunTimeM, kRunTimeMNK or kRunTimeImage
   std::shared_ptr<CompiledKernel> kernel;
   std::shared_ptr<Bytes> packed = std::make_shared<Bytes>();
 };
@@ -346,9 +349,9 @@ int main(int argc, char **argv) {
     }
     Bytes tisaOut = data->output;
     std::vector<RunTimeVariant> variants;
-    for (bool allThree : {false, true})
-      if (auto kernel = runTimeKernel(w, jit, allThree))
-        variants.push_back({allThree ? kRunTimeMNK : kRunTimeM, kernel});
+    for (const char *impl : {kRunTimeM, kRunTimeMNK, kRunTimeImage})
+      if (auto kernel = runTimeKernel(w, jit, impl))
+        variants.push_back({impl, kernel});
     Problem problem = problemOf(w.spec);
     Buffers buffers{data->input.data(), data->weights.data(), nullptr};
     std::vector<Timed> timed;
@@ -378,7 +381,8 @@ int main(int argc, char **argv) {
         }
         row.entries.push_back(e);
       }
-      // The same GEMM by the kernels of run-time extents, called with it.
+      // The same workload by the kernels of run-time extents, called with
+      // its extents.
       for (const RunTimeVariant &v : variants) {
         std::fill(data->output.begin(), data->output.end(), 0xa5);
         runKernel(*v.kernel, *data, mode, v.packed.get());

@@ -154,8 +154,9 @@ void writeThreadTables(llvm::raw_ostream &os, const Settings &settings,
 
 /// What a section on kernels of run-time extents says.
 struct RunTimeSection {
-  const char *impl;    ///< kRunTimeM or kRunTimeMNK
+  const char *impl;    ///< kRunTimeM, kRunTimeMNK or kRunTimeImage
   const char *extents; ///< "m", "m, n and k"
+  const char *what;    ///< "GEMMs of 32 rows and more"
   const char *how;     ///< how the kernel was generated and runs
 };
 
@@ -167,7 +168,7 @@ void writeRunTime(llvm::raw_ostream &os, const Settings &settings,
   if (!llvm::any_of(rows, [&](const Row &r) { return r.find(impl); }))
     return;
   os << "## " << sec.extents << " at run time\n\n"
-     << "GEMMs of 32 rows and more by " << sec.how
+     << sec.what << " by " << sec.how
      << ", against the static kernel of the shape and the best vendor, "
         "timed in the same rounds.\n\n";
   for (int threads : settings.threads) {
@@ -288,17 +289,24 @@ void writeReport(const Settings &settings, const std::vector<Row> &rows,
   writeHeader(os, settings, peaks);
   writeThreadTables(os, settings, rows, peaks);
   writeRunTime(os, settings, rows,
-               {kRunTimeM, "m",
+               {kRunTimeM, "m", "GEMMs of 32 rows and more",
                 "the kernel generated with `--m ?` (one library for every m, "
                 "called with the workload's; -tisa-split-dynamic runs it in "
                 "static blocks of 256 rows and the remainder's binary "
                 "digits)"});
   writeRunTime(os, settings, rows,
-               {kRunTimeMNK, "m, n and k",
+               {kRunTimeMNK, "m, n and k", "GEMMs of 32 rows and more",
                 "the kernel generated with `--m ? --n ? --k ?` (one library "
                 "for every shape; n and k run in whole blocks of 256, the "
                 "last one zero-padded, each with its part of the packed "
                 "weights)"});
+  writeRunTime(os, settings, rows,
+               {kRunTimeImage, "batch, height and width", "Convolutions",
+                "the kernel generated with `--n ? --h ? --w ?` (one library "
+                "for every image of the filter; output rows one at a time, "
+                "columns in blocks of 256 and the remainder's binary digits, "
+                "each on its window of the input, copied with its zero "
+                "border)"});
   writeEveryImplementation(os, rows);
   writeReportFiles("tisa-bench", settings.reportDir,
                    {{"results.md", md},

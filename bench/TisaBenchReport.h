@@ -39,9 +39,11 @@ struct Workload {
 std::string label(const Workload &w);
 
 /// The entries of tisa's kernels of run-time extents, called with the
-/// workload's: of any m (KernelSpec::runTimeRows), and of any m, n and k.
+/// workload's: of any m (KernelSpec::runTimeRows), of any m, n and k, and
+/// a convolution's of any batch, height and width.
 inline constexpr const char *kRunTimeM = "tisa.run-time-m";
 inline constexpr const char *kRunTimeMNK = "tisa.run-time-mnk";
+inline constexpr const char *kRunTimeImage = "tisa.run-time-nhw";
 
 struct Entry {
   std::string impl;      ///< "tisa", "onednn.matmul.packed", ...
