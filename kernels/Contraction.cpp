@@ -28,14 +28,13 @@ ProgramShapes programShapes(const KernelSpec &s) {
             k = s.runTimeK ? ShapedType::kDynamic : s.k;
     return {{rows, k}, {k, n}, {rows, n}};
   }
-  auto runTime = [](bool dynamic, int64_t v) {
-    return dynamic ? ShapedType::kDynamic : v;
-  };
-  return {{rows, runTime(s.runTimeH, s.h + 2 * s.pad),
-           runTime(s.runTimeW, s.w + 2 * s.pad), s.c},
+  // With h or w at run time, both image extents are dynamic (the range
+  // entry computes runs of output rows).
+  bool image = s.runTimeH || s.runTimeW;
+  auto runTime = [&](int64_t v) { return image ? ShapedType::kDynamic : v; };
+  return {{rows, runTime(s.h + 2 * s.pad), runTime(s.w + 2 * s.pad), s.c},
           {s.r, s.s, s.c, s.filters},
-          {rows, runTime(s.runTimeH, s.outH()), runTime(s.runTimeW, s.outW()),
-           s.filters}};
+          {rows, runTime(s.outH()), runTime(s.outW()), s.filters}};
 }
 
 linalg::GenericOp buildKernelContraction(OpBuilder &b, Location loc,

@@ -115,10 +115,10 @@ LibraryBuilder::LibraryBuilder(MLIRContext &ctx, const KernelSpec &spec,
                                           &ctx, 0, {ShapedType::kDynamic, 1}))
                     : MemRefType::get(shape[i], elts[i]);
   }
-  plainInput = MemRefType::get(
-      {shapes.in[0], spec.runTimeH ? ShapedType::kDynamic : spec.h,
-       spec.runTimeW ? ShapedType::kDynamic : spec.w, spec.c},
-      elts[0]);
+  int64_t image = spec.runTimeH || spec.runTimeW ? ShapedType::kDynamic : 0;
+  plainInput = MemRefType::get({shapes.in[0], image ? image : spec.h,
+                                image ? image : spec.w, spec.c},
+                               elts[0]);
   outType = MemRefType::get(shape[2], kernelElementType(&ctx, spec.outputKind()),
                             types[2].getLayout());
 }
@@ -249,8 +249,9 @@ llvm::Error LibraryBuilder::chooseSchedule() {
   out.schedule = schedule.text();
   out.scheduleSpace = kernel->space().text();
   // With run-time rows the tiles are counted per call (NAME_tiles(rows));
-  // with only n or k at run time the range entry's tiles are rows too.
-  out.tiles = spec.runTimeRows    ? 0
+  // with only n or k at run time the range entry's tiles are rows too;
+  // with h or w, output rows (NAME_tiles(...)).
+  out.tiles = spec.runTimeRows || imageRows() ? 0
               : spec.runTimeShape() ? (spec.rows() + rowsPerTile() - 1) /
                                           rowsPerTile()
                                     : kernel->partitionTiles(schedule);
@@ -319,7 +320,12 @@ SmallVector<Value> LibraryBuilder::convExtents(Entry &e, unsigned i,
   };
   if (i == 3)
     return {};
-  return {e.rows, extent(e.h, spec.r), extent(e.w, spec.s)};
+  // A static h or w of a kernel whose image extents are dynamic.
+  auto given = [&](Value v, int64_t x) {
+    return v || !imageRows() ? v : constant(x);
+  };
+  return {e.rows, extent(given(e.h, spec.h), spec.r),
+          extent(given(e.w, spec.w), spec.s)};
 }
 
 Value LibraryBuilder::rowElements(Entry &e, MemRefType type,
@@ -565,7 +571,8 @@ EpilogueValues LibraryBuilder::epilogueValues(Entry &entry, Value epilogue) {
 }
 
 void LibraryBuilder::emitCompute(Entry &e, Value in, Value buffer, Value dst,
-                                 Value epilogue, Value begin, Value end) {
+                                 Value epilogue, Value begin, Value end,
+                                 function_ref<Value(Value)> outputView) {
   OpBuilder &b = e.body;
   std::optional<OpBuilder::InsertionGuard> guard;
   if (!kernel && begin) {
@@ -582,15 +589,25 @@ void LibraryBuilder::emitCompute(Entry &e, Value in, Value buffer, Value dst,
     b.setInsertionPointToStart(ifOp.thenBlock());
     begin = end = Value();
   }
+  if (outputView)
+    dst = outputView(dst);
   if (!spec.epilogue.any())
     return emitContraction(b, in, buffer, dst, begin, end);
   // The accumulators in a buffer of their own and the epilogue into `dst`:
   // -tisa-fuse-epilogue then applies it in registers, the buffer unused.
   EpilogueValues v = epilogueValues(e, epilogue);
+  if (outputView && v.residual)
+    v.residual = outputView(v.residual);
   SmallVector<Value> dynamic;
-  for (Value size : dynamicSizes(e, types[2], 2))
-    dynamic.push_back(
-        arith::IndexCastOp::create(b, loc, b.getIndexType(), size));
+  if (outputView) {
+    for (unsigned d = 0; d < types[2].getRank(); ++d)
+      if (types[2].isDynamicDim(d))
+        dynamic.push_back(memref::DimOp::create(b, loc, dst, d));
+  } else {
+    for (Value size : dynamicSizes(e, types[2], 2))
+      dynamic.push_back(
+          arith::IndexCastOp::create(b, loc, b.getIndexType(), size));
+  }
   Value acc = memref::AllocOp::create(
       b, loc, MemRefType::get(types[2].getShape(), elts[2]), dynamic,
       b.getI64IntegerAttr(64));
@@ -601,11 +618,14 @@ void LibraryBuilder::emitCompute(Entry &e, Value in, Value buffer, Value dst,
 
 void LibraryBuilder::emitContraction(OpBuilder &b, Value in, Value buffer,
                                      Value dst, Value begin, Value end) {
-  if (kernel)
-    buildCompute(b, loc, program, in, buffer, dst, /*overwrite=*/true, begin,
-                 end, inputPadding);
-  else
-    emitPlainCompute(b, in, buffer, dst);
+  if (!kernel)
+    return emitPlainCompute(b, in, buffer, dst);
+  ComputeOp op = buildCompute(b, loc, program, in, buffer, dst,
+                              /*overwrite=*/true, begin, end, inputPadding);
+  // A window of the input (a range of output rows) is the program's input
+  // as it is.
+  if (imageRows())
+    op.getProgram().front().getArgument(other).setType(in.getType());
 }
 
 void LibraryBuilder::emitPlainCompute(OpBuilder &b, Value in, Value buffer,
@@ -734,7 +754,7 @@ void LibraryBuilder::emitPackedEntry(bool range) {
   unsigned nargs = e.func.getNumArguments();
   // Run-time extents: the range's tiles are rows, each operand viewed from
   // its first; the computation then has no range of its own.
-  bool rowRange = range && spec.runTimeShape();
+  bool rowRange = range && spec.runTimeShape() && !imageRows();
   if (rowRange)
     restrictRows(e, e.func.getArgument(nargs - 2),
                  e.func.getArgument(nargs - 1));
@@ -742,6 +762,13 @@ void LibraryBuilder::emitPackedEntry(bool range) {
   Value buffer = bufferFromPointer(e, e.arg());
   Value dst = operand(e, 2);
   Value epilogue = spec.epilogue.any() ? e.arg() : Value();
+  if (range && imageRows()) {
+    Value begin = e.arg(), end = e.arg();
+    emitImageRowRange(e, in, buffer, dst, epilogue, begin, end);
+    deallocPadded(b, in, other);
+    func::ReturnOp::create(b, loc);
+    return;
+  }
   Value begin, end;
   if (range && !rowRange) {
     begin = arith::IndexCastOp::create(b, loc, b.getIndexType(), e.arg());
@@ -750,6 +777,63 @@ void LibraryBuilder::emitPackedEntry(bool range) {
   emitCompute(e, in, buffer, dst, epilogue, begin, end);
   deallocPadded(b, in, other);
   func::ReturnOp::create(b, loc);
+}
+
+void LibraryBuilder::emitImageRowRange(Entry &e, Value in, Value buffer,
+                                       Value dst, Value epilogue,
+                                       Value begin64, Value end64) {
+  OpBuilder &b = e.body;
+  auto index = [&](Value v) -> Value {
+    return arith::IndexCastOp::create(b, loc, b.getIndexType(), v);
+  };
+  auto c = [&](int64_t v) -> Value {
+    return arith::ConstantIndexOp::create(b, loc, v);
+  };
+  // Tile t is output row t % oh of image t / oh.
+  Value oh = memref::DimOp::create(b, loc, dst, 1);
+  Value begin = index(begin64), end = index(end64);
+  Value first = arith::DivUIOp::create(b, loc, begin, oh);
+  Value last = arith::CeilDivUIOp::create(b, loc, end, oh);
+  scf::ForOp::create(
+      b, loc, first, last, c(1), ValueRange{},
+      [&](OpBuilder &lb, Location loc, Value image, ValueRange) {
+        // The body before its terminator (`lb` is the entry's builder).
+        OpBuilder::InsertionGuard guard(b);
+        b.setInsertionPoint(scf::YieldOp::create(lb, loc));
+        Value base = arith::MulIOp::create(b, loc, image, oh);
+        Value lo = arith::MaxSIOp::create(
+            b, loc, arith::SubIOp::create(b, loc, begin, base), c(0));
+        Value hi = arith::MinSIOp::create(
+            b, loc, arith::SubIOp::create(b, loc, end, base), oh);
+        Value rows = arith::SubIOp::create(b, loc, hi, lo);
+        auto some = scf::IfOp::create(
+            b, loc,
+            arith::CmpIOp::create(b, loc, arith::CmpIPredicate::sgt, rows,
+                                  c(0)),
+            /*withElse=*/false);
+        b.setInsertionPointToStart(some.thenBlock());
+        // Rows [lo, hi) of the image's output, and the input rows their
+        // taps read: from lo * stride, (rows - 1) * stride + r of them.
+        auto rowsOf = [&](Value v, Value start, Value size) -> Value {
+          auto type = cast<MemRefType>(v.getType());
+          SmallVector<OpFoldResult> offsets = {image, start, c(0), c(0)};
+          SmallVector<OpFoldResult> sizes = {
+              c(1), size, memref::DimOp::create(b, loc, v, 2).getResult(),
+              b.getIndexAttr(type.getDimSize(3))};
+          SmallVector<OpFoldResult> ones(4, b.getIndexAttr(1));
+          return memref::SubViewOp::create(b, loc, v, offsets, sizes, ones);
+        };
+        Value window = rowsOf(
+            in, arith::MulIOp::create(b, loc, lo, c(spec.stride)),
+            arith::AddIOp::create(
+                b, loc,
+                arith::MulIOp::create(
+                    b, loc, arith::SubIOp::create(b, loc, rows, c(1)),
+                    c(spec.stride)),
+                c(spec.r)));
+        emitCompute(e, window, buffer, dst, epilogue, {}, {},
+                    [&](Value v) { return rowsOf(v, lo, rows); });
+      });
 }
 
 // NAME_packed_bytes() (with n or k at run time: NAME_packed_bytes(n, k)),
@@ -765,7 +849,10 @@ void LibraryBuilder::emitConstants() {
           KernelSpec::Extents::Rows);
   OpBuilder &b = e.body;
   Value tiles = arith::ConstantIntOp::create(b, loc, out.tiles, 64);
-  if (spec.runTimeShape())
+  if (imageRows())
+    tiles = arith::MulIOp::create(b, loc, e.rows,
+                                  convExtents(e, 2, /*padded=*/false)[1]);
+  else if (spec.runTimeShape())
     tiles = arith::CeilDivSIOp::create(
         b, loc, e.rows,
         arith::ConstantIntOp::create(b, loc, rowsPerTile(), 64));

@@ -203,8 +203,12 @@ KernelSpec::runTimeExtents(Extents which) const {
   std::vector<std::pair<std::string, int64_t>> out;
   if (runTimeRows && which != Extents::Weights)
     out.push_back({rowsName().str(), rows()});
-  if (which == Extents::Rows)
+  // A conv2d's range tiles with h or w at run time are output rows.
+  if (which == Extents::Rows) {
+    if (runTimeH)
+      out.push_back({"h", h});
     return out;
+  }
   if (runTimeN)
     out.push_back({"n", n});
   if (runTimeK)

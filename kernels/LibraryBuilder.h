@@ -73,7 +73,7 @@ struct Entry {
       n = arg();
     if (spec.runTimeK && which != Extents::Rows)
       k = arg();
-    if (spec.runTimeH && which == Extents::All)
+    if (spec.runTimeH && which != Extents::Weights)
       h = arg();
     if (spec.runTimeW && which == Extents::All)
       w = arg();
@@ -130,8 +130,11 @@ private:
   void emitPack(OpBuilder &b, Value src, Value buffer);
   /// The computation into `dst`, through the epilogue (its operands read
   /// from the tisa_epilogue at `epilogue`) when the spec has one.
+  /// With `outputView`, on that view of `dst` (and of the epilogue's
+  /// residual), `in` being the input it reads.
   void emitCompute(Entry &e, Value in, Value buffer, Value dst,
-                   Value epilogue, Value begin = {}, Value end = {});
+                   Value epilogue, Value begin = {}, Value end = {},
+                   function_ref<Value(Value)> outputView = nullptr);
   void emitContraction(OpBuilder &b, Value in, Value buffer, Value dst,
                        Value begin, Value end);
   EpilogueValues epilogueValues(Entry &e, Value epilogue);
@@ -139,6 +142,13 @@ private:
   /// ("m" or "n"), else "".
   StringRef rowsParam() const {
     return spec.runTimeRows ? spec.rowsName() : "";
+  }
+  /// NAME_tiles's parameters ("n, h"), "" for none.
+  std::string tilesParams() const {
+    std::string names;
+    for (const auto &e : spec.runTimeExtents(KernelSpec::Extents::Rows))
+      names += (names.empty() ? "" : ", ") + e.first;
+    return names;
   }
   /// The i64 values of an operand's (or a bias's) dynamic dimensions, in
   /// order: `i` 0 (A: m, k; the input: n, h, w, or with `padded` its
@@ -167,6 +177,13 @@ private:
   /// With run-time rows, a range entry's tiles are this many rows (a GEMM's
   /// rows, a convolution's images).
   int64_t rowsPerTile() const { return gemm ? 16 : 1; }
+  /// Whether the range entry's tiles are output rows (of every image): a
+  /// conv2d with h or w at run time.
+  bool imageRows() const { return !gemm && (spec.runTimeH || spec.runTimeW); }
+  /// The range entry of imageRows(): output rows [begin, end) (i64) of the
+  /// images stacked, image by image, each on the window of `in` they read.
+  void emitImageRowRange(Entry &e, Value in, Value buffer, Value dst,
+                         Value epilogue, Value begin, Value end);
   /// A range entry of run-time rows: rows [begin, end) x rowsPerTile(),
   /// within the call's, become `e`'s rows and row offset.
   void restrictRows(Entry &e, Value begin, Value end);

@@ -181,10 +181,11 @@ std::string LibraryBuilder::header() const {
              : "")
      << ": " << out.packedLayout << "\n"
      << " * " << packedName << "_range computes the tiles [begin, end) of "
-     << name("_tiles") << "(" << rowsParam() << ")"
-     << (spec.runTimeRows ? " (" + std::to_string(rowsPerTile()) +
-                                (gemm ? " rows" : " image") + " each)"
-                          : "")
+     << name("_tiles") << "(" << tilesParams() << ")"
+     << (imageRows()         ? " (an output row each)"
+         : spec.runTimeRows ? " (" + std::to_string(rowsPerTile()) +
+                                   (gemm ? " rows" : " image") + " each)"
+                            : "")
      << "\n"
      << " * disjoint parts of the output: give each thread one range.\n"
      << (out.schedule.empty() ? std::string()

@@ -682,9 +682,12 @@ void runKernel(const CompiledKernel &k, KernelData &d, const RunMode &mode,
 }
 
 int64_t rangeTiles(const CompiledKernel &k, const KernelData &d) {
-  if (!k.spec().runTimeRows)
+  std::vector<int64_t> extents = runTimeArgs(k, d, KernelSpec::Extents::Rows);
+  if (extents.empty())
     return k.tiles();
-  return k.entry<int64_t(int64_t)>("_tiles")(d.rows);
+  if (extents.size() == 1)
+    return k.entry<int64_t(int64_t)>("_tiles")(extents[0]);
+  return k.entry<int64_t(int64_t, int64_t)>("_tiles")(extents[0], extents[1]);
 }
 
 int64_t usefulParts(const CompiledKernel &k, const KernelData &d,

@@ -95,7 +95,9 @@ const char *tisa_kernel_instruction(const tisa_kernel *kernel);
 const char *tisa_kernel_header(const tisa_kernel *kernel);
 /* Bytes of the buffer the pack entry fills (0 with n or k at run time: call
  * the kernel's "_packed_bytes" entry with them); tiles of the range entry (0
- * with m at run time: call the kernel's "_tiles" entry with m). */
+ * with m at run time: call the kernel's "_tiles" entry with m; with a
+ * conv2d's h or w at run time, its tiles are output rows: call "_tiles" with
+ * the batch and h, those given at run time). */
 int64_t tisa_kernel_packed_bytes(const tisa_kernel *kernel);
 int64_t tisa_kernel_tiles(const tisa_kernel *kernel);
 

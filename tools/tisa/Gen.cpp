@@ -310,6 +310,20 @@ int gen(const Options &o) {
 }
 
 
+/// "56 tiles", or with run-time extents "19 tiles at 300" (the call's).
+std::string tilesText(const CompiledKernel &k, const KernelSpec &call) {
+  if (!call.runTimeShape())
+    return std::to_string(k.tiles()) + " tiles";
+  KernelData data; // the extents only
+  data.rows = call.rows();
+  data.callExtents = call.callExtents();
+  std::string at;
+  for (const auto &e : call.runTimeExtents(KernelSpec::Extents::Rows))
+    at += (at.empty() ? " at " : ", ") + e.first + " = " +
+          std::to_string(e.second);
+  return std::to_string(rangeTiles(k, data)) + " tiles" + at;
+}
+
 /// `--at` (the calls a kernel of run-time extents runs at: M,M,... or
 /// MxNxK,...), or a usage error.
 std::optional<std::vector<KernelSpec>> callsToRun(const Options &o,
@@ -720,11 +734,7 @@ int run(const Options &o) {
                               : k.schedule() +
                                     (k.tunedSchedule() ? " (tuned)" : ""))
      << ", "
-     << (r->spec.runTimeRows
-             ? std::to_string(k.entry<int64_t(int64_t)>("_tiles")(
-                   spec->rows())) +
-                   " tiles at " + std::to_string(spec->rows())
-                             : std::to_string(k.tiles()) + " tiles")
+     << tilesText(k, *spec)
      << "\n"
      << llvm::formatv("compile      {0:f3} s ({1})\n", compileSeconds,
                       k.fromCache() ? "from the disk cache" : "generated");

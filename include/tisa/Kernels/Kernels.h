@@ -196,7 +196,7 @@ struct KernelSpec {
   }
   /// Which run-time extents an entry takes: all (the computing entries),
   /// the weights' (the pack and NAME_packed_bytes: n, k), or the rows
-  /// (NAME_tiles).
+  /// (NAME_tiles: m or the batch, and a conv2d's h).
   enum class Extents { All, Weights, Rows };
   /// The run-time extents' names and this spec's values of them, in the
   /// order the entries take them (m or the batch, n, k; the batch, h, w).
