@@ -4,7 +4,8 @@
 // target (the same plan selection as -tisa-select-plan) and the C entries
 // (plain, pack, pre-packed, range, sizes) built around the contraction's
 // tisa.pack and tisa.compute. LibraryCompile.cpp lowers them by the same
-// passes as `tisa gen FILE.mlir` and writes the C header. The ABI is a
+// passes as `tisa gen FILE.mlir` and writes the C header; LibraryConv.cpp
+// holds a convolution's padded input and ranges of output rows. The ABI is a
 // wrapper: it adds pointers, leading dimensions, run-time rows, ranges and
 // the padded input, never code of a register class.
 //
@@ -300,34 +301,6 @@ Value LibraryBuilder::operand(Entry &e, unsigned i) {
   return paddedInput(e, v);
 }
 
-SmallVector<Value> LibraryBuilder::convExtents(Entry &e, unsigned i,
-                                               bool padded) const {
-  OpBuilder &b = e.body;
-  auto constant = [&](int64_t v) -> Value {
-    return arith::ConstantIntOp::create(b, loc, v, 64);
-  };
-  // The input's extent (with its border), or the output's from it.
-  auto extent = [&](Value in, int64_t window) -> Value {
-    if (!in || (i == 0 && !padded))
-      return in;
-    Value bordered = arith::AddIOp::create(b, loc, in, constant(2 * spec.pad));
-    if (i == 0)
-      return bordered;
-    Value reach = arith::SubIOp::create(b, loc, bordered, constant(window));
-    return arith::AddIOp::create(
-        b, loc, arith::DivSIOp::create(b, loc, reach, constant(spec.stride)),
-        constant(1));
-  };
-  if (i == 3)
-    return {};
-  // A static h or w of a kernel whose image extents are dynamic.
-  auto given = [&](Value v, int64_t x) {
-    return v || !imageRows() ? v : constant(x);
-  };
-  return {e.rows, extent(given(e.h, spec.h), spec.r),
-          extent(given(e.w, spec.w), spec.s)};
-}
-
 Value LibraryBuilder::rowElements(Entry &e, MemRefType type,
                                   ValueRange sizes) const {
   int64_t dense = 1;
@@ -399,96 +372,6 @@ void LibraryBuilder::restrictRows(Entry &e, Value begin, Value end) {
   e.rowOffset = lo;
   e.rows = arith::SubIOp::create(b, loc, hi, lo);
   e.rowsIndex = arith::IndexCastOp::create(b, loc, b.getIndexType(), e.rows);
-}
-
-Value LibraryBuilder::paddedInput(Entry &e, Value src) {
-  OpBuilder &b = e.body;
-  SmallVector<Value> dynamic;
-  for (Value size : dynamicSizes(e, types[0], 0, /*padded=*/true))
-    dynamic.push_back(
-        arith::IndexCastOp::create(b, loc, b.getIndexType(), size));
-  Value padded = memref::AllocOp::create(b, loc, types[0], dynamic,
-                                         b.getI64IntegerAttr(64));
-  copyPadded(e, src, padded);
-  return padded;
-}
-
-namespace {
-/// The i64 extent of dimension `d` of the dense memref `v`.
-Value extentOf(OpBuilder &b, Location loc, Value v, unsigned d) {
-  Value x = memref::DimOp::create(b, loc, v, d);
-  return arith::IndexCastOp::create(b, loc, b.getI64Type(), x);
-}
-
-/// The aligned base pointer of memref `v`.
-Value basePointer(OpBuilder &b, Location loc, Value v) {
-  Value address = memref::ExtractAlignedPointerAsIndexOp::create(b, loc, v);
-  Value i = arith::IndexCastOp::create(b, loc, b.getI64Type(), address);
-  return LLVM::IntToPtrOp::create(b, loc, LLVM::LLVMPointerType::get(
-                                              b.getContext()),
-                                  i);
-}
-} // namespace
-
-void LibraryBuilder::copyPadded(Entry &e, Value src, Value padded) {
-  // Row by row of the padded buffer [n][hp][wp][c] (dense, like `src`
-  // [n][h][w][c]): a border row zeroed, an interior row as its left border,
-  // src's row, its right border (memset and memcpy: the rows are
-  // contiguous).
-  OpBuilder &b = e.body;
-  auto i64 = [&](int64_t v) -> Value {
-    return arith::ConstantIntOp::create(b, loc, v, 64);
-  };
-  Value eb = i64(elts[0].getIntOrFloatBitWidth() / 8);
-  Value hp = extentOf(b, loc, padded, 1), wp = extentOf(b, loc, padded, 2);
-  Value h = extentOf(b, loc, src, 1), w = extentOf(b, loc, src, 2);
-  Value pixel = arith::MulIOp::create(b, loc, i64(spec.c), eb);
-  Value rowBytes = arith::MulIOp::create(b, loc, wp, pixel);
-  Value srcBytes = arith::MulIOp::create(b, loc, w, pixel);
-  Value left = arith::MulIOp::create(b, loc, i64(spec.pad), pixel);
-  Value right = arith::SubIOp::create(
-      b, loc, rowBytes, arith::AddIOp::create(b, loc, left, srcBytes));
-  Value dst = basePointer(b, loc, padded), from = basePointer(b, loc, src);
-  Value zero8 = arith::ConstantIntOp::create(b, loc, 0, 8);
-  Type ptr = dst.getType(), i8 = b.getI8Type();
-  auto at = [&](OpBuilder &b, Value p, Value offset) -> Value {
-    return LLVM::GEPOp::create(b, loc, ptr, i8, p, ValueRange{offset});
-  };
-  Value rows = arith::MulIOp::create(b, loc, extentOf(b, loc, src, 0), hp);
-  Value first = i64(spec.pad);
-  Value last = arith::AddIOp::create(b, loc, first, h);
-  scf::ForOp::create(
-      b, loc, i64(0), rows, i64(1), ValueRange{},
-      [&](OpBuilder &b, Location loc, Value row, ValueRange) {
-        Value out = at(b, dst, arith::MulIOp::create(b, loc, row, rowBytes));
-        Value y = arith::RemSIOp::create(b, loc, row, hp);
-        Value inside = arith::AndIOp::create(
-            b, loc,
-            arith::CmpIOp::create(b, loc, arith::CmpIPredicate::sge, y, first),
-            arith::CmpIOp::create(b, loc, arith::CmpIPredicate::slt, y, last));
-        scf::IfOp::create(
-            b, loc, inside,
-            [&](OpBuilder &b, Location loc) {
-              // src's row (image, y - pad).
-              Value image = arith::DivSIOp::create(b, loc, row, hp);
-              Value srcRow = arith::AddIOp::create(
-                  b, loc, arith::MulIOp::create(b, loc, image, h),
-                  arith::SubIOp::create(b, loc, y, first));
-              Value in = at(b, from,
-                            arith::MulIOp::create(b, loc, srcRow, srcBytes));
-              Value mid = at(b, out, left);
-              LLVM::MemsetOp::create(b, loc, out, zero8, left, false);
-              LLVM::MemcpyOp::create(b, loc, mid, in, srcBytes, false);
-              LLVM::MemsetOp::create(b, loc, at(b, mid, srcBytes), zero8,
-                                     right, false);
-              scf::YieldOp::create(b, loc);
-            },
-            [&](OpBuilder &b, Location loc) {
-              LLVM::MemsetOp::create(b, loc, out, zero8, rowBytes, false);
-              scf::YieldOp::create(b, loc);
-            });
-        scf::YieldOp::create(b, loc);
-      });
 }
 
 std::vector<std::string>
@@ -777,63 +660,6 @@ void LibraryBuilder::emitPackedEntry(bool range) {
   emitCompute(e, in, buffer, dst, epilogue, begin, end);
   deallocPadded(b, in, other);
   func::ReturnOp::create(b, loc);
-}
-
-void LibraryBuilder::emitImageRowRange(Entry &e, Value in, Value buffer,
-                                       Value dst, Value epilogue,
-                                       Value begin64, Value end64) {
-  OpBuilder &b = e.body;
-  auto index = [&](Value v) -> Value {
-    return arith::IndexCastOp::create(b, loc, b.getIndexType(), v);
-  };
-  auto c = [&](int64_t v) -> Value {
-    return arith::ConstantIndexOp::create(b, loc, v);
-  };
-  // Tile t is output row t % oh of image t / oh.
-  Value oh = memref::DimOp::create(b, loc, dst, 1);
-  Value begin = index(begin64), end = index(end64);
-  Value first = arith::DivUIOp::create(b, loc, begin, oh);
-  Value last = arith::CeilDivUIOp::create(b, loc, end, oh);
-  scf::ForOp::create(
-      b, loc, first, last, c(1), ValueRange{},
-      [&](OpBuilder &lb, Location loc, Value image, ValueRange) {
-        // The body before its terminator (`lb` is the entry's builder).
-        OpBuilder::InsertionGuard guard(b);
-        b.setInsertionPoint(scf::YieldOp::create(lb, loc));
-        Value base = arith::MulIOp::create(b, loc, image, oh);
-        Value lo = arith::MaxSIOp::create(
-            b, loc, arith::SubIOp::create(b, loc, begin, base), c(0));
-        Value hi = arith::MinSIOp::create(
-            b, loc, arith::SubIOp::create(b, loc, end, base), oh);
-        Value rows = arith::SubIOp::create(b, loc, hi, lo);
-        auto some = scf::IfOp::create(
-            b, loc,
-            arith::CmpIOp::create(b, loc, arith::CmpIPredicate::sgt, rows,
-                                  c(0)),
-            /*withElse=*/false);
-        b.setInsertionPointToStart(some.thenBlock());
-        // Rows [lo, hi) of the image's output, and the input rows their
-        // taps read: from lo * stride, (rows - 1) * stride + r of them.
-        auto rowsOf = [&](Value v, Value start, Value size) -> Value {
-          auto type = cast<MemRefType>(v.getType());
-          SmallVector<OpFoldResult> offsets = {image, start, c(0), c(0)};
-          SmallVector<OpFoldResult> sizes = {
-              c(1), size, memref::DimOp::create(b, loc, v, 2).getResult(),
-              b.getIndexAttr(type.getDimSize(3))};
-          SmallVector<OpFoldResult> ones(4, b.getIndexAttr(1));
-          return memref::SubViewOp::create(b, loc, v, offsets, sizes, ones);
-        };
-        Value window = rowsOf(
-            in, arith::MulIOp::create(b, loc, lo, c(spec.stride)),
-            arith::AddIOp::create(
-                b, loc,
-                arith::MulIOp::create(
-                    b, loc, arith::SubIOp::create(b, loc, rows, c(1)),
-                    c(spec.stride)),
-                c(spec.r)));
-        emitCompute(e, window, buffer, dst, epilogue, {}, {},
-                    [&](Value v) { return rowsOf(v, lo, rows); });
-      });
 }
 
 // NAME_packed_bytes() (with n or k at run time: NAME_packed_bytes(n, k)),
