@@ -93,7 +93,9 @@ commands:
                            print the speed; options as for gen, plus --repeat R, --seed N and
                            --threads N (time the pre-packed kernel on N threads, default 1);
                            with --m ?: --at M,M,... the extents to check at (default
-                           1,33,256), timed (and, for 'tune', tuned) at the last;
+                           1,33,256), timed (and, for 'tune', tuned) at the last; with
+                           a GEMM's --n ? or --k ?: --at MxNxK,...; with a conv2d's
+                           --h ? or --w ?: --at NxHxW,... (whole shapes);
                            --target neoverse-n1|neoverse-v1|neoverse-v2 runs the Arm code under
                            qemu-aarch64 and counts what it executed (no time); --sve-bits B,B,...
                            runs an SVE target's one binary at each vector length (default the
