@@ -25,6 +25,18 @@ llvm::Error writeFile(llvm::StringRef path, llvm::StringRef data);
 /// The concrete target gen and run compile for (not "any"), or a usage
 /// error already reported.
 std::optional<Target> concreteTarget(const Options &o);
+/// The kernel the options describe (`op`: gemm or conv2d), or a usage error
+/// (exit code in `code`).
+std::optional<KernelSpec> specFrom(const Options &o, llvm::StringRef op,
+                                   int &code);
+/// The JIT's options from gen's and run's (isa, schedule, descriptions).
+JitOptions jitOptionsFrom(const Options &o);
+/// `spec` generated for `target` (the schedule given, or one `tisa tune`
+/// stored: `tuned`), warnings printed; `seconds`: how long it took.
+llvm::Expected<GeneratedKernel> generateFor(const Options &o,
+                                            const KernelSpec &spec,
+                                            const Target &target, bool &tuned,
+                                            double &seconds);
 /// `tisa gen FILE.mlir` (GenFile.cpp): tensorize, register tile and lower
 /// every function, a shared library with MLIR's C interface and a header.
 int genFromFile(const Options &o, llvm::StringRef file, llvm::StringRef dir);
