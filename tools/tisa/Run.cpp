@@ -334,6 +334,28 @@ bool printAMXCounts(llvm::raw_ostream &os, const CompiledKernel &k,
 #endif
 }
 
+/// The mnemonics one call executed most, with their shares of `total`:
+/// where a kernel's instructions besides its tensor instruction go.
+std::string mixText(const std::map<std::string, uint64_t> &executed,
+                    uint64_t total) {
+  std::vector<std::pair<uint64_t, std::string>> ranked;
+  for (const auto &[mnemonic, count] : executed)
+    ranked.push_back({count, mnemonic});
+  llvm::sort(ranked, [](const auto &a, const auto &b) { return a > b; });
+  constexpr size_t kShown = 8;
+  std::string text;
+  uint64_t shown = 0;
+  for (size_t i = 0; i < std::min(kShown, ranked.size()); ++i) {
+    text += llvm::formatv("{0}{1} {2:f1}%", i ? ", " : "", ranked[i].second,
+                          100.0 * ranked[i].first / std::max<uint64_t>(1, total));
+    shown += ranked[i].first;
+  }
+  if (ranked.size() > kShown)
+    text += llvm::formatv(", {0} others {1:f1}%", ranked.size() - kShown,
+                          100.0 * (total - shown) / std::max<uint64_t>(1, total));
+  return text;
+}
+
 /// The check and the counts of `kernel` under qemu with `qemu`'s CPU and
 /// vector length, printed; false (after printing why) when a check fails.
 bool checkAndCountUnderQemu(const Options &o, const Runnable &r,
@@ -376,6 +398,7 @@ bool checkAndCountUnderQemu(const Options &o, const Runnable &r,
                             std::max<uint64_t>(1, counts->total),
                         counts->minimum,
                         counts->tensor / std::max(1.0, counts->minimum));
+  os << "\nmix          " << mixText(counts->executed, counts->total);
   os << llvm::formatv("\n             one plain call (packing the weights "
                       "itself) executed {0} ({1:f3} per multiply-accumulate)\n",
                       counts->plainTotal, counts->plainTotal / macs);
