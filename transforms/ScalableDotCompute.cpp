@@ -223,14 +223,9 @@ void ScalableDotKernel::Compute::fuseTapWithGroups(OpBuilder &b,
   auto type = cast<MemRefType>(a.getType());
   unsigned rank = type.getRank();
   AffineMap map = m.c.operands[m.aInput].map;
-  if (rank < 2 || type.getDimSize(rank - 1) != m.extent[m.groupLoop])
+  if (rank < 2 || type.getDimSize(rank - 1) != m.extent[m.groupLoop] ||
+      !scalable::movesLastPosition(m.c, m.aInput, tap))
     return;
-  for (unsigned d = 0; d < rank; ++d) {
-    std::optional<SmallVector<int64_t>> coef =
-        linearCoefficients(map.getResult(d), m.extent.size());
-    if (!coef || (*coef)[tap] != (d == rank - 2 ? 1 : 0))
-      return;
-  }
   SmallVector<int64_t> strides;
   int64_t offset;
   if (failed(type.getStridesAndOffset(strides, offset)) ||

@@ -190,6 +190,20 @@ void packWithSums(OpBuilder &b, Location loc, const Contraction &c,
         columnSums(b, loc, buffer, dataBytes, lanesPadded));
 }
 
+bool movesLastPosition(const Contraction &c, unsigned in, unsigned tap) {
+  AffineMap map = c.operands[in].map;
+  unsigned rank = map.getNumResults();
+  if (rank < 2)
+    return false;
+  for (unsigned d = 0; d < rank; ++d) {
+    std::optional<SmallVector<int64_t>> coef =
+        linearCoefficients(map.getResult(d), c.loops.size());
+    if (!coef || (*coef)[tap] != (d == rank - 2 ? 1 : 0))
+      return false;
+  }
+  return true;
+}
+
 LogicalResult checkRegisterTile(int64_t tm, int64_t tn, int64_t accumulators,
                                 int64_t budget, const Target &target,
                                 std::string &why) {

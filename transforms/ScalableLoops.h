@@ -84,6 +84,12 @@ void packWithSums(OpBuilder &b, Location loc, const Contraction &c,
                   int64_t dataBytes, int64_t sumFactor, Value src,
                   Value buffer);
 
+/// Whether reduction loop `tap` moves operand `in`'s dimension just before
+/// its last alone, with coefficient 1 (a conv2d's kw on NHWC input): a
+/// step of the tap then continues the last dimension's elements (the
+/// channels) in that operand.
+bool movesLastPosition(const Contraction &c, unsigned in, unsigned tap);
+
 /// Whether a `tm` x `tn` register tile of `accumulators` accumulators and
 /// `tn` packed vectors per step fits the `budget` of `target`'s vector
 /// registers; else why.

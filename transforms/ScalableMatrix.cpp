@@ -182,7 +182,16 @@ LogicalResult ScalableMatrixKernel::readLoops(std::string &why) {
     pairDim = d;
     pairStride = (*coef)[rowLoop];
   }
+  readFusedTap();
   return success();
+}
+
+void ScalableMatrixKernel::readFusedTap() {
+  // With A paired, its steps and the groups' follow each other in the
+  // pairing ([..][w][k / g][2][g]) and in B ([..][taps][k / g][n][g]).
+  if (pairDim && !reductionLoops.empty() &&
+      scalable::movesLastPosition(c, aInput, reductionLoops.back()))
+    fusableTap = reductionLoops.back();
 }
 
 LogicalResult ScalableMatrixKernel::readRepair(std::string &why) {

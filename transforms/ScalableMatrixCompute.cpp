@@ -217,10 +217,8 @@ SmallVector<Value> ScalableMatrixKernel::Compute::step(
   return next;
 }
 
-std::pair<Value, Value>
-ScalableMatrixKernel::Compute::tapBounds(OpBuilder &b, Location loc,
-                                         ArrayRef<Value> ivs,
-                                         unsigned l) const {
+std::optional<unsigned>
+ScalableMatrixKernel::Compute::borderDim(unsigned l) const {
   AffineMap map = m.c.operands[m.aInput].map;
   ArrayRef<int64_t> shape = m.c.operands[m.aInput].shape;
   auto type = cast<MemRefType>(input.getType());
@@ -235,70 +233,102 @@ ScalableMatrixKernel::Compute::tapBounds(OpBuilder &b, Location loc,
     int64_t pad = padding.empty() ? 0 : padding[d];
     if (pad == 0 && type.getDimSize(d) >= shape[d])
       continue; // no border on this dimension
-    // p = the dimension's index without the tap: the tile's other loops
-    // (each tap loop but `l` must leave it alone).
-    AffineExpr p = getAffineConstantExpr((*coef)[loops], b.getContext());
-    SmallVector<OpFoldResult> operands;
+    // The tile's other loops in the dimension must be parallel (each tap
+    // loop but `l` must leave it alone).
     bool alone = true;
-    for (unsigned j = 0; j < loops; ++j) {
-      if (j == l || (*coef)[j] == 0)
-        continue;
-      alone &= !m.c.loops[j].reduction;
-      p = p + getAffineDimExpr(operands.size(), b.getContext()) * (*coef)[j];
-      operands.push_back(ivs[j]);
-    }
-    if (!alone)
-      continue;
-    // The taps with pad <= p + c * tap < pad + size.
-    int64_t c = (*coef)[l], size = type.getDimSize(d);
-    Value at = affine::makeComposedAffineApply(
-                   b, loc, AffineMap::get(operands.size(), 0, p), operands)
-                   .getResult();
-    auto bound = [&](int64_t edge) {
-      Value v = arith::CeilDivSIOp::create(
-          b, loc, arith::SubIOp::create(b, loc, cIndex(b, loc, edge), at),
-          cIndex(b, loc, c));
-      v = arith::MaxSIOp::create(b, loc, v, cIndex(b, loc, 0));
-      return arith::MinSIOp::create(b, loc, v, cIndex(b, loc, m.extent[l]))
-          .getResult();
-    };
-    return {bound(pad), bound(pad + size)};
+    for (unsigned j = 0; j < loops; ++j)
+      alone &= j == l || (*coef)[j] == 0 || !m.c.loops[j].reduction;
+    if (alone)
+      return d;
   }
-  return {cIndex(b, loc, 0), cIndex(b, loc, m.extent[l])};
+  return std::nullopt;
+}
+
+std::pair<Value, Value>
+ScalableMatrixKernel::Compute::tapBounds(OpBuilder &b, Location loc,
+                                         ArrayRef<Value> ivs,
+                                         unsigned l) const {
+  std::optional<unsigned> d = borderDim(l);
+  if (!d)
+    return {cIndex(b, loc, 0), cIndex(b, loc, m.extent[l])};
+  AffineMap map = m.c.operands[m.aInput].map;
+  auto type = cast<MemRefType>(input.getType());
+  unsigned loops = m.c.loops.size();
+  SmallVector<int64_t> coef = *linearCoefficients(map.getResult(*d), loops);
+  // p = the dimension's index without the tap: the tile's other loops.
+  AffineExpr p = getAffineConstantExpr(coef[loops], b.getContext());
+  SmallVector<OpFoldResult> operands;
+  for (unsigned j = 0; j < loops; ++j) {
+    if (j == l || coef[j] == 0)
+      continue;
+    p = p + getAffineDimExpr(operands.size(), b.getContext()) * coef[j];
+    operands.push_back(ivs[j]);
+  }
+  // The taps with pad <= p + c * tap < pad + size.
+  int64_t c = coef[l], size = type.getDimSize(*d);
+  int64_t pad = padding.empty() ? 0 : padding[*d];
+  Value at = affine::makeComposedAffineApply(
+                 b, loc, AffineMap::get(operands.size(), 0, p), operands)
+                 .getResult();
+  auto bound = [&](int64_t edge) {
+    Value v = arith::CeilDivSIOp::create(
+        b, loc, arith::SubIOp::create(b, loc, cIndex(b, loc, edge), at),
+        cIndex(b, loc, c));
+    v = arith::MaxSIOp::create(b, loc, v, cIndex(b, loc, 0));
+    return arith::MinSIOp::create(b, loc, v, cIndex(b, loc, m.extent[l]))
+        .getResult();
+  };
+  return {bound(pad), bound(pad + size)};
 }
 
 SmallVector<Value> ScalableMatrixKernel::Compute::reduce(
     OpBuilder &b, Location loc, ArrayRef<Value> ivs, int64_t pairs,
     int64_t vectors, Value col, ArrayRef<Value> acc) {
+  // The taps in loops of their own, but a fused one (at 0 here: its steps
+  // are the group loop's, t * groups + g for its taps t in tapBounds).
+  ArrayRef<unsigned> looped(m.reductionLoops);
+  std::optional<unsigned> fused = m.fusableTap;
+  if (fused)
+    looped = looped.drop_back();
   SmallVector<Value> lbs, ubs, steps;
-  for (unsigned l : m.reductionLoops) {
+  for (unsigned l : looped) {
     auto [lo, hi] = tapBounds(b, loc, ivs, l);
     lbs.push_back(lo);
     ubs.push_back(hi);
   }
   steps.assign(ubs.size(), cIndex(b, loc, 1));
+  Value first = cIndex(b, loc, 0), last = cIndex(b, loc, m.groups());
+  int64_t trips = m.groups();
+  if (fused) {
+    auto [lo, hi] = tapBounds(b, loc, ivs, *fused);
+    AffineExpr d0 = getAffineDimExpr(0, b.getContext());
+    first = affine::makeComposedAffineApply(b, loc, d0 * m.groups(), {lo});
+    last = affine::makeComposedAffineApply(b, loc, d0 * m.groups(), {hi});
+    trips *= m.extent[*fused];
+  }
   scf::LoopNest nest = scf::buildLoopNest(
       b, loc, lbs, ubs, steps, acc,
       [&](OpBuilder &b, Location loc, ValueRange taps, ValueRange carried) {
+        SmallVector<Value> tapValues(taps);
+        if (fused)
+          tapValues.push_back(cIndex(b, loc, 0));
         Value tapFlat = cIndex(b, loc, 0);
-        for (auto [l, v] : llvm::zip(m.reductionLoops, taps))
+        for (auto [l, v] : llvm::zip(m.reductionLoops, tapValues))
           tapFlat = affine::makeComposedAffineApply(
                         b, loc,
                         getAffineDimExpr(0, b.getContext()) * m.extent[l] +
                             getAffineDimExpr(1, b.getContext()),
                         {tapFlat, v})
                         .getResult();
-        SmallVector<Value> tapValues(taps);
         auto groups = scf::ForOp::create(
-            b, loc, cIndex(b, loc, 0), cIndex(b, loc, m.groups()),
-            cIndex(b, loc, 1), carried,
+            b, loc, first, last, cIndex(b, loc, 1), carried,
             [&](OpBuilder &b, Location loc, Value g, ValueRange values) {
               SmallVector<Value> in(values);
               scf::YieldOp::create(b, loc,
                                    step(b, loc, ivs, pairs, vectors, col,
                                         tapValues, tapFlat, g, in));
             });
-        groupLoops.push_back(groups);
+        groupLoops.push_back({groups, trips});
         return scf::ValueVector(groups.getResults().begin(),
                                 groups.getResults().end());
       });
@@ -349,10 +379,11 @@ void ScalableMatrixKernel::Compute::columns(OpBuilder &b, Location loc,
   store(b, loc, ivs, rows, vectors, col, acc);
   // Groups per iteration (after the stores: the unroll moves the uses of
   // the loops' results).
-  int64_t unroll = std::min(s.reductionUnroll, m.groups());
-  for (scf::ForOp loop : groupLoops)
+  for (auto [loop, trips] : groupLoops) {
+    int64_t unroll = std::min(s.reductionUnroll, trips);
     if (unroll > 1 && failed(loopUnrollByFactor(loop, unroll)))
       emitWarning(loc) << "the group loop could not be unrolled by " << unroll;
+  }
   groupLoops.clear();
 }
 

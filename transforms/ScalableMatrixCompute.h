@@ -65,7 +65,8 @@ private:
                                          ArrayRef<Value> ivs, int64_t rows,
                                          int64_t vectors, Value col) const;
   /// The reduction: the other reduction loops (taps), then the groups in a
-  /// loop of their own (unrolled by kunroll once the tile is stored).
+  /// loop of their own (unrolled by kunroll once the tile is stored), with
+  /// the kernel's fusableTap's steps (those tapBounds leaves) if it has one.
   SmallVector<Value> reduce(OpBuilder &b, Location loc, ArrayRef<Value> ivs,
                             int64_t pairs, int64_t vectors, Value col,
                             ArrayRef<Value> acc);
@@ -77,6 +78,10 @@ private:
   /// sums take every tap) all of them.
   std::pair<Value, Value> tapBounds(OpBuilder &b, Location loc,
                                     ArrayRef<Value> ivs, unsigned l) const;
+  /// The dimension of A with a zero border that tap `l` moves and the rows
+  /// do not (tapBounds skips its border taps per tile), if any.
+  std::optional<unsigned> borderDim(unsigned l) const;
+
   /// One reduction step: taps `taps` (flattened `tapFlat`), group `g`.
   SmallVector<Value> step(OpBuilder &b, Location loc, ArrayRef<Value> ivs,
                           int64_t pairs, int64_t vectors, Value col,
@@ -115,8 +120,9 @@ private:
   Value panel, paired;
   /// Per accumulator of the current tile: the packed input's mask.
   SmallVector<Value> bMasks;
-  /// The group loops of the current tile, unrolled once it is stored.
-  SmallVector<scf::ForOp> groupLoops;
+  /// The group loops of the current tile and their most trips, unrolled
+  /// once it is stored.
+  SmallVector<std::pair<scf::ForOp, int64_t>> groupLoops;
 };
 
 } // namespace tisa

@@ -102,6 +102,8 @@ private:
   int64_t rows() const { return extent[rowLoop]; }
   /// Vector registers a register tile may use on `target`.
   int64_t registerBudget(const Target &target) const;
+  /// Sets fusableTap where the pairing allows it.
+  void readFusedTap();
   /// Units of 64 bits of A paired once per call (pairDim).
   int64_t pairedUnits() const;
 
@@ -128,6 +130,13 @@ private:
   /// column, ow * stride + kw). None: a panel per row block.
   std::optional<unsigned> pairDim;
   int64_t pairStride = 0;
+  /// The tap (a conv2d's kw) whose steps can run in one loop with the
+  /// groups': with A paired, the last of B's taps when it moves A's last
+  /// dimension before the groups' alone, with coefficient 1. Its value
+  /// t * groups + g is then one index into both, so the group loop can run
+  /// extent * groups steps (3 taps of 8 groups: a loop of 24 instead of 3
+  /// of 8), those of a tile's taps inside A's border a range of them.
+  std::optional<unsigned> fusableTap;
   llvm::SmallVector<int64_t> extent;
   /// B's other loops (its parallel ones, then the reduction ones); the
   /// parallel loops besides the columns (program order, the row loop
