@@ -42,6 +42,21 @@ private:
   /// Every position of A and its partner `pairStride` further along the
   /// pair dimension, interleaved: paired[A's dims...][k / g][2][g].
   void packPairs(OpBuilder &b, Location loc);
+  /// Position `iv` of A's program extents and its partner, paired.
+  void pairPosition(OpBuilder &b, Location loc, ValueRange iv) const;
+  /// The input with its last position dimension and the groups' collapsed
+  /// into one, when a position's groups are whole and contiguous; null
+  /// otherwise.
+  Value positionRows(OpBuilder &b, Location loc) const;
+  /// The positions [first, end) along the last dimension of the row at
+  /// `rowIv` (the other positions' indices in A's program extents) that
+  /// lie inside the input with their partners: empty on a border row.
+  std::pair<Value, Value> streamRange(OpBuilder &b, Location loc,
+                                      ValueRange rowIv) const;
+  /// Positions [first, end) of the row at `rowIv` paired as one stream of
+  /// `rows` (positionRows): no bounds per position.
+  void streamRow(OpBuilder &b, Location loc, Value rows, ValueRange rowIv,
+                 Value first, Value end) const;
   /// Elements [c0, c0 + one vector) of A at `idx` (A's operand indices, the
   /// last one c0) as 64-bit units: zeros past the group loop's extent,
   /// outside a zero border, or where `valid` is false.

@@ -182,44 +182,195 @@ void ScalableMatrixKernel::Compute::packPairs(OpBuilder &b, Location loc) {
       b, loc, MemRefType::get({m.pairedUnits()}, b.getI64Type()),
       b.getI64IntegerAttr(64));
   SmallVector<int64_t> extents(shape.drop_back());
+  Value rows = positionRows(b, loc);
+  if (!rows)
+    return loopNest(b, loc, extents,
+                    [&](OpBuilder &b, Location loc, ValueRange iv) {
+                      pairPosition(b, loc, iv);
+                    });
+  // Per row of positions: those whose pair lies inside the input as one
+  // stream of bytes, the others (a border, a partner past the end) one by
+  // one.
+  int64_t width = extents.back();
+  loopNest(b, loc, ArrayRef<int64_t>(extents).drop_back(),
+           [&](OpBuilder &b, Location loc, ValueRange rowIv) {
+             auto [first, end] = streamRange(b, loc, rowIv);
+             auto each = [&](Value lo, Value hi) {
+               scf::ForOp::create(
+                   b, loc, lo, hi, cIndex(b, loc, 1), ValueRange{},
+                   [&](OpBuilder &b, Location loc, Value w, ValueRange) {
+                     SmallVector<Value> iv(rowIv);
+                     iv.push_back(w);
+                     pairPosition(b, loc, iv);
+                     scf::YieldOp::create(b, loc);
+                   });
+             };
+             each(cIndex(b, loc, 0), first);
+             streamRow(b, loc, rows, rowIv, first, end);
+             each(end, cIndex(b, loc, width));
+           });
+}
+
+void ScalableMatrixKernel::Compute::pairPosition(OpBuilder &b, Location loc,
+                                                 ValueRange iv) const {
+  ArrayRef<int64_t> shape = m.c.operands[m.aInput].shape;
   int64_t groups = m.groups();
-  loopNest(b, loc, extents, [&](OpBuilder &b, Location loc, ValueRange iv) {
-    Value flat = cIndex(b, loc, 0);
-    for (auto [d, v] : llvm::enumerate(iv))
-      flat = affine::makeComposedAffineApply(
-                 b, loc,
-                 getAffineDimExpr(0, b.getContext()) * extents[d] +
-                     getAffineDimExpr(1, b.getContext()),
-                 {flat, v})
-                 .getResult();
-    Value base = arith::MulIOp::create(b, loc, flat,
-                                       cIndex(b, loc, groups * 2));
-    Value first = arith::ConstantOp::create(b, loc, b.getBoolAttr(true));
-    // The partner: inside A's program extent (a border beyond is zeros).
-    Value partnerAt = arith::AddIOp::create(b, loc, iv[*m.pairDim],
-                                            cIndex(b, loc, m.pairStride));
-    Value second = arith::CmpIOp::create(
-        b, loc, arith::CmpIPredicate::slt, partnerAt,
-        cIndex(b, loc, shape[*m.pairDim]));
-    forEachChunk(
-        b, loc, vscale, aType.getDimSize(0), m.extent[m.groupLoop], m.group,
-        groups,
-        [&](OpBuilder &b, Location loc, Value c0, Value step0, Value left) {
-          SmallVector<Value> idx(iv);
-          idx.push_back(c0);
-          SmallVector<Value> partner(idx);
-          partner[*m.pairDim] = partnerAt;
-          Value unit =
-              affine::makeComposedAffineApply(
-                  b, loc,
-                  getAffineDimExpr(0, b.getContext()) +
-                      getAffineDimExpr(1, b.getContext()) * 2,
-                  {base, step0})
-                  .getResult();
-          storePair(b, loc, chunkAt(b, loc, idx, first),
-                    chunkAt(b, loc, partner, second), paired, unit, left);
-        });
-  });
+  Value flat = cIndex(b, loc, 0);
+  for (auto [d, v] : llvm::enumerate(iv))
+    flat = affine::makeComposedAffineApply(
+               b, loc,
+               getAffineDimExpr(0, b.getContext()) * shape[d] +
+                   getAffineDimExpr(1, b.getContext()),
+               {flat, v})
+               .getResult();
+  Value base =
+      arith::MulIOp::create(b, loc, flat, cIndex(b, loc, groups * 2));
+  Value first = arith::ConstantOp::create(b, loc, b.getBoolAttr(true));
+  // The partner: inside A's program extent (a border beyond is zeros).
+  Value partnerAt = arith::AddIOp::create(b, loc, iv[*m.pairDim],
+                                          cIndex(b, loc, m.pairStride));
+  Value second =
+      arith::CmpIOp::create(b, loc, arith::CmpIPredicate::slt, partnerAt,
+                            cIndex(b, loc, shape[*m.pairDim]));
+  forEachChunk(
+      b, loc, vscale, aType.getDimSize(0), m.extent[m.groupLoop], m.group,
+      groups,
+      [&](OpBuilder &b, Location loc, Value c0, Value step0, Value left) {
+        SmallVector<Value> idx(iv);
+        idx.push_back(c0);
+        SmallVector<Value> partner(idx);
+        partner[*m.pairDim] = partnerAt;
+        Value unit = affine::makeComposedAffineApply(
+                         b, loc,
+                         getAffineDimExpr(0, b.getContext()) +
+                             getAffineDimExpr(1, b.getContext()) * 2,
+                         {base, step0})
+                         .getResult();
+        storePair(b, loc, chunkAt(b, loc, idx, first),
+                  chunkAt(b, loc, partner, second), paired, unit, left);
+      });
+}
+
+Value ScalableMatrixKernel::Compute::positionRows(OpBuilder &b,
+                                                  Location loc) const {
+  // The input with its last position dimension and the groups' as one,
+  // when a position's groups are whole and follow the last position's.
+  auto type = cast<MemRefType>(input.getType());
+  unsigned rank = type.getRank();
+  int64_t k = m.extent[m.groupLoop];
+  if (rank < 2 || k % m.group || type.getDimSize(rank - 1) != k ||
+      m.c.operands[m.aInput].shape.back() != k)
+    return {};
+  SmallVector<ReassociationIndices> dims;
+  for (unsigned d = 0; d + 2 < rank; ++d)
+    dims.push_back({int64_t(d)});
+  dims.push_back({int64_t(rank - 2), int64_t(rank - 1)});
+  if (!memref::CollapseShapeOp::isGuaranteedCollapsible(type, dims))
+    return {};
+  return memref::CollapseShapeOp::create(b, loc, input, dims);
+}
+
+std::pair<Value, Value>
+ScalableMatrixKernel::Compute::streamRange(OpBuilder &b, Location loc,
+                                           ValueRange rowIv) const {
+  // Positions along the last dimension inside the input, their partners
+  // too (with the pair along it, the partners s further; else the row's
+  // partner row inside the input); none where the row is on a border.
+  auto type = cast<MemRefType>(input.getType());
+  ArrayRef<int64_t> shape = m.c.operands[m.aInput].shape;
+  unsigned last = shape.size() - 2;
+  auto padOf = [&](unsigned d) { return padding.empty() ? 0 : padding[d]; };
+  int64_t first = padOf(last), end = padOf(last) + type.getDimSize(last);
+  if (*m.pairDim == last)
+    end = std::min(end, shape[last]) - m.pairStride;
+  if (end <= first)
+    return {cIndex(b, loc, 0), cIndex(b, loc, 0)};
+  Value inside = arith::ConstantOp::create(b, loc, b.getBoolAttr(true));
+  auto within = [&](Value v, int64_t lo, int64_t hi) {
+    Value ge = arith::CmpIOp::create(b, loc, arith::CmpIPredicate::sge, v,
+                                     cIndex(b, loc, lo));
+    Value lt = arith::CmpIOp::create(b, loc, arith::CmpIPredicate::slt, v,
+                                     cIndex(b, loc, hi));
+    return arith::AndIOp::create(b, loc, ge, lt).getResult();
+  };
+  for (unsigned d = 0; d < last; ++d) {
+    int64_t lo = padOf(d), hi = padOf(d) + type.getDimSize(d);
+    inside = arith::AndIOp::create(b, loc, inside, within(rowIv[d], lo, hi));
+    if (d == *m.pairDim)
+      inside = arith::AndIOp::create(
+          b, loc, inside,
+          within(arith::AddIOp::create(b, loc, rowIv[d],
+                                       cIndex(b, loc, m.pairStride)),
+                 lo, std::min(hi, shape[d])));
+  }
+  Value zero = cIndex(b, loc, 0);
+  return {arith::SelectOp::create(b, loc, inside, cIndex(b, loc, first), zero),
+          arith::SelectOp::create(b, loc, inside, cIndex(b, loc, end), zero)};
+}
+
+void ScalableMatrixKernel::Compute::streamRow(OpBuilder &b, Location loc,
+                                              Value rows, ValueRange rowIv,
+                                              Value first, Value end) const {
+  ArrayRef<int64_t> shape = m.c.operands[m.aInput].shape;
+  unsigned last = shape.size() - 2;
+  int64_t k = m.extent[m.groupLoop], groups = m.groups();
+  auto padOf = [&](unsigned d) { return padding.empty() ? 0 : padding[d]; };
+  // The row's and its partner row's indices in the input, and the stream's
+  // first element in each.
+  SmallVector<Value> at, partnerAt;
+  for (unsigned d = 0; d < last; ++d) {
+    at.push_back(arith::SubIOp::create(b, loc, rowIv[d],
+                                       cIndex(b, loc, padOf(d))));
+    partnerAt.push_back(d == *m.pairDim
+                            ? arith::AddIOp::create(
+                                  b, loc, at.back(),
+                                  cIndex(b, loc, m.pairStride))
+                                  .getResult()
+                            : at.back());
+  }
+  AffineExpr d0 = getAffineDimExpr(0, b.getContext());
+  Value x0 = affine::makeComposedAffineApply(b, loc, (d0 - padOf(last)) * k,
+                                             {first});
+  Value partnerX0 = x0;
+  if (*m.pairDim == last)
+    partnerX0 = arith::AddIOp::create(b, loc, x0,
+                                      cIndex(b, loc, m.pairStride * k));
+  Value len = affine::makeComposedAffineApply(
+      b, loc,
+      (getAffineDimExpr(1, b.getContext()) - d0) * k, {first, end});
+  // The first unit: (row's flat position * width + first) * groups * 2.
+  Value flat = cIndex(b, loc, 0);
+  for (unsigned d = 0; d <= last; ++d)
+    flat = affine::makeComposedAffineApply(
+        b, loc, d0 * shape[d] + getAffineDimExpr(1, b.getContext()),
+        {flat, d < last ? rowIv[d] : first});
+  Value unit0 = arith::MulIOp::create(b, loc, flat, cIndex(b, loc, groups * 2));
+  Value chunk =
+      arith::MulIOp::create(b, loc, vscale, cIndex(b, loc, aType.getDimSize(0)));
+  Value zeros = arith::ConstantOp::create(b, loc, aType, b.getZeroAttr(aType));
+  scf::ForOp::create(
+      b, loc, cIndex(b, loc, 0), len, chunk, ValueRange{},
+      [&](OpBuilder &b, Location loc, Value o, ValueRange) {
+        Value count = arith::SubIOp::create(b, loc, len, o);
+        Value mask = scalable::maskOf(b, loc, count, aType);
+        auto load = [&](SmallVector<Value> idx, Value x) {
+          idx.push_back(arith::AddIOp::create(b, loc, x, o));
+          Value v = vector::MaskedLoadOp::create(b, loc, aType, rows, idx,
+                                                 mask, zeros);
+          if (m.sumFactor)
+            v = codegen::flipSignBits(b, loc, v);
+          return vector::BitCastOp::create(b, loc, units, v).getResult();
+        };
+        // Elements o on are units o / g on, two per unit of the pairing
+        // (o and count are whole units: unsigned divisions, shifts).
+        Value perUnit = cIndex(b, loc, m.group / 2);
+        Value unit = arith::AddIOp::create(
+            b, loc, unit0, arith::DivUIOp::create(b, loc, o, perUnit));
+        Value left = arith::DivUIOp::create(b, loc, count, perUnit);
+        storePair(b, loc, load(at, x0), load(partnerAt, partnerX0), paired,
+                  unit, left);
+        scf::YieldOp::create(b, loc);
+      });
 }
 
 Value ScalableMatrixKernel::Compute::replicated(OpBuilder &b, Location loc,

@@ -63,21 +63,32 @@ func.func @gemm_s8(%a: memref<9x45xi8>, %b: memref<45x20xi8>, %c: memref<9x20xi3
 // A convolution: its taps would make a panel the row block's im2col, so A
 // is paired once per call instead: every input position with the one a row
 // (an output column: stride 1) further, interleaved ([6][6][C/8 = 1][2][8]:
-// 72 units), each read through the input with its bounds. The reduction is
-// the taps (kh, kw), then the channel groups (one here, unrolled away); each
-// step reads the pair at its tap from the paired input, and the filter's
-// packed steps follow the taps in the same order ([KH][KW][C/8][F][8]).
+// 72 units). Each row of positions is a stream of the input row's bytes
+// (the input viewed as [1][6][48]) where the pair lies inside the input
+// (columns 0 to 4), and the rest one position at a time through the input
+// with its bounds (column 5: its partner is past the end, zeros). The
+// reduction is kh, then kw and the channel groups in one loop (3 x 1
+// steps: kw moves the position next to the channels in both the pairing
+// and the filter's packed steps, [KH][KW][C/8][F][8]); each step reads the
+// pair at its tap from the paired input.
 // CHECK-LABEL: func.func @conv_s8
 // CHECK:         memref.alloc() {alignment = 64 : i64} : memref<1152xi8>
 // CHECK:         %[[PAIRED:.*]] = memref.alloc() {alignment = 64 : i64} : memref<72xi64>
-// CHECK:         scf.for %{{.*}} = %c0 to %c6 step %c1 {
-// CHECK:           scf.for %{{.*}} = %c0 to %c6 step %c1 {
+// CHECK:         %[[ROWS:.*]] = memref.collapse_shape %arg0 {{\[\[}}0], [1], [2, 3]] : memref<1x6x6x8xi8> into memref<1x6x48xi8>
+// CHECK:         scf.for %[[ROW:.*]] = %c0 to %c6 step %c1 {
+// CHECK:           %[[END:.*]] = arith.select %{{.*}}, %c5, %c0 : index
+// CHECK:           scf.for %{{.*}} = %c0 to %{{.*}} step %c16_vscale {
+// CHECK:             vector.maskedload %[[ROWS]][%c0, %[[ROW]], {{.*}}], {{.*}} : memref<1x6x48xi8>, vector<[16]xi1>, vector<[16]xi8> into vector<[16]xi8>
+// CHECK:             vector.maskedload %[[ROWS]][%c0, %[[ROW]], {{.*}}], {{.*}} : memref<1x6x48xi8>, vector<[16]xi1>, vector<[16]xi8> into vector<[16]xi8>
+// CHECK:             vector.interleave
+// CHECK:             vector.maskedstore %[[PAIRED]]
+// CHECK:           scf.for %{{.*}} = %[[END]] to %c6 step %c1 {
 // CHECK:             vector.maskedload %arg0[%c0, {{.*}}], {{.*}} : memref<1x6x6x8xi8>, vector<[16]xi1>, vector<[16]xi8> into vector<[16]xi8>
 // CHECK:             vector.maskedload %arg0[%c0, {{.*}}], {{.*}} : memref<1x6x6x8xi8>, vector<[16]xi1>, vector<[16]xi8> into vector<[16]xi8>
 // CHECK:             vector.interleave
 // CHECK:             vector.maskedstore %[[PAIRED]]
 // CHECK:         scf.for %{{.*}} iter_args(
-// CHECK:           scf.for %{{.*}} iter_args(
+// CHECK:           scf.for %{{.*}} = %c0 to %c3 step %c1 iter_args(
 // CHECK:             vector.load %[[PAIRED]][%{{.*}}] : memref<72xi64>, vector<2xi64>
 // CHECK:             arm_sve.dupq_lane
 // CHECK:             tisa.apply "sve.smmla"
