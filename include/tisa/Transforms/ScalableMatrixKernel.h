@@ -20,15 +20,19 @@
 //     one dimension of A alone, A is paired once per call instead: every
 //     position with its partner a row further (the input column `stride`
 //     on), paired[A's dims...][k / g][2][g], so a pair at any tap is one
-//     segment. Either way a zero border and the rows past the last are
-//     zeros: the steps need no bounds (taps of a dimension the rows do not
-//     move that read only the border, a conv2d's kh, are skipped per tile).
+//     segment (each input row's positions whose pair lies inside it paired
+//     as streams of the row's bytes, the others one by one). Either way a
+//     zero border and the rows past the last are zeros: the steps need no
+//     bounds (taps of a dimension the rows do not move that read only the
+//     border, a conv2d's kh or kw, are skipped per tile).
 //   - The computation, per tile of the range (row blocks of the other
 //     parallel loops): the panel (GEMMs), then for the columns in steps of tn
 //     vectors (VL read at run time; a narrower tile at the end):
 //       C = 0 or C (rows interleaved into 2x2 blocks, masked)
 //       for the taps, the groups: B[j] = load (masked), A[p] = ld1rq,
 //         C[p][j] = mma
+//     (a paired A's last tap, a conv2d's kw, runs in the group loop: its
+//     steps follow the groups' in both the pairing and B; fusableTap)
 //       two accumulators of a row pair de-interleaved into its two rows,
 //       stored (masked), or through the epilogue.
 //   - A signedness repair on A (s8 x u8 on ummla, u8 x s8 on smmla): the
