@@ -222,23 +222,15 @@ void ScalableDotKernel::Compute::fuseTapWithGroups(OpBuilder &b,
     return;
   auto type = cast<MemRefType>(a.getType());
   unsigned rank = type.getRank();
-  AffineMap map = m.c.operands[m.aInput].map;
   if (rank < 2 || type.getDimSize(rank - 1) != m.extent[m.groupLoop] ||
       !scalable::movesLastPosition(m.c, m.aInput, tap))
     return;
-  SmallVector<int64_t> strides;
-  int64_t offset;
-  if (failed(type.getStridesAndOffset(strides, offset)) ||
-      strides[rank - 1] != 1 || strides[rank - 2] != type.getDimSize(rank - 1))
+  aFlat = scalable::collapseLastTwo(b, loc, a);
+  if (!aFlat)
     return;
-  SmallVector<ReassociationIndices> groups;
-  for (unsigned d = 0; d + 2 < rank; ++d)
-    groups.push_back({int64_t(d)});
-  groups.push_back({int64_t(rank - 2), int64_t(rank - 1)});
   fusedTap = tap;
   flatDim = rank - 2;
   flatRow = type.getDimSize(rank - 1);
-  aFlat = memref::CollapseShapeOp::create(b, loc, a, groups);
 }
 
 SmallVector<unsigned> ScalableDotKernel::Compute::reductionLoops() const {

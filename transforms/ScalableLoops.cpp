@@ -204,6 +204,21 @@ bool movesLastPosition(const Contraction &c, unsigned in, unsigned tap) {
   return true;
 }
 
+Value collapseLastTwo(OpBuilder &b, Location loc, Value v) {
+  auto type = cast<MemRefType>(v.getType());
+  unsigned rank = type.getRank();
+  SmallVector<int64_t> strides;
+  int64_t offset;
+  if (rank < 2 || failed(type.getStridesAndOffset(strides, offset)) ||
+      strides[rank - 1] != 1 || strides[rank - 2] != type.getDimSize(rank - 1))
+    return {};
+  SmallVector<ReassociationIndices> dims;
+  for (unsigned d = 0; d + 2 < rank; ++d)
+    dims.push_back({int64_t(d)});
+  dims.push_back({int64_t(rank - 2), int64_t(rank - 1)});
+  return memref::CollapseShapeOp::create(b, loc, v, dims);
+}
+
 LogicalResult checkRegisterTile(int64_t tm, int64_t tn, int64_t accumulators,
                                 int64_t budget, const Target &target,
                                 std::string &why) {

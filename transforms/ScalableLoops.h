@@ -90,6 +90,11 @@ void packWithSums(OpBuilder &b, Location loc, const Contraction &c,
 /// channels) in that operand.
 bool movesLastPosition(const Contraction &c, unsigned in, unsigned tap);
 
+/// The memref `v` with its last two dimensions as one, when they are
+/// contiguous (the last one's stride 1, the one before's that extent);
+/// null otherwise.
+Value collapseLastTwo(OpBuilder &b, Location loc, Value v);
+
 /// Whether a `tm` x `tn` register tile of `accumulators` accumulators and
 /// `tn` packed vectors per step fits the `budget` of `target`'s vector
 /// registers; else why.

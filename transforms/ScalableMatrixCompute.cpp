@@ -230,8 +230,7 @@ ScalableMatrixKernel::Compute::borderDim(unsigned l) const {
         linearCoefficients(map.getResult(d), loops);
     if (!coef || (*coef)[l] <= 0 || (*coef)[m.rowLoop] != 0)
       continue;
-    int64_t pad = padding.empty() ? 0 : padding[d];
-    if (pad == 0 && type.getDimSize(d) >= shape[d])
+    if (padOf(d) == 0 && type.getDimSize(d) >= shape[d])
       continue; // no border on this dimension
     // The tile's other loops in the dimension must be parallel (each tap
     // loop but `l` must leave it alone).
@@ -266,7 +265,7 @@ ScalableMatrixKernel::Compute::tapBounds(OpBuilder &b, Location loc,
   }
   // The taps with pad <= p + c * tap < pad + size.
   int64_t c = coef[l], size = type.getDimSize(*d);
-  int64_t pad = padding.empty() ? 0 : padding[*d];
+  int64_t pad = padOf(*d);
   Value at = affine::makeComposedAffineApply(
                  b, loc, AffineMap::get(operands.size(), 0, p), operands)
                  .getResult();

@@ -42,6 +42,11 @@ private:
   /// Every position of A and its partner `pairStride` further along the
   /// pair dimension, interleaved: paired[A's dims...][k / g][2][g].
   void packPairs(OpBuilder &b, Location loc);
+  /// The zero border before A's dimension `d` (none without padding).
+  int64_t padOf(unsigned d) const { return padding.empty() ? 0 : padding[d]; }
+  /// The first 64-bit unit of `position` (in A's program extents) in the
+  /// pairing.
+  Value pairedUnit(OpBuilder &b, Location loc, ValueRange position) const;
   /// Position `iv` of A's program extents and its partner, paired.
   void pairPosition(OpBuilder &b, Location loc, ValueRange iv) const;
   /// The input with its last position dimension and the groups' collapsed
@@ -96,7 +101,6 @@ private:
   /// The dimension of A with a zero border that tap `l` moves and the rows
   /// do not (tapBounds skips its border taps per tile), if any.
   std::optional<unsigned> borderDim(unsigned l) const;
-
   /// One reduction step: taps `taps` (flattened `tapFlat`), group `g`.
   SmallVector<Value> step(OpBuilder &b, Location loc, ArrayRef<Value> ivs,
                           int64_t pairs, int64_t vectors, Value col,

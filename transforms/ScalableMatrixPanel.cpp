@@ -215,16 +215,7 @@ void ScalableMatrixKernel::Compute::pairPosition(OpBuilder &b, Location loc,
                                                  ValueRange iv) const {
   ArrayRef<int64_t> shape = m.c.operands[m.aInput].shape;
   int64_t groups = m.groups();
-  Value flat = cIndex(b, loc, 0);
-  for (auto [d, v] : llvm::enumerate(iv))
-    flat = affine::makeComposedAffineApply(
-               b, loc,
-               getAffineDimExpr(0, b.getContext()) * shape[d] +
-                   getAffineDimExpr(1, b.getContext()),
-               {flat, v})
-               .getResult();
-  Value base =
-      arith::MulIOp::create(b, loc, flat, cIndex(b, loc, groups * 2));
+  Value base = pairedUnit(b, loc, iv);
   Value first = arith::ConstantOp::create(b, loc, b.getBoolAttr(true));
   // The partner: inside A's program extent (a border beyond is zeros).
   Value partnerAt = arith::AddIOp::create(b, loc, iv[*m.pairDim],
@@ -251,23 +242,32 @@ void ScalableMatrixKernel::Compute::pairPosition(OpBuilder &b, Location loc,
       });
 }
 
+Value ScalableMatrixKernel::Compute::pairedUnit(OpBuilder &b, Location loc,
+                                               ValueRange position) const {
+  // (position flattened over A's program extents) * groups * 2.
+  ArrayRef<int64_t> shape = m.c.operands[m.aInput].shape;
+  Value flat = cIndex(b, loc, 0);
+  for (auto [d, v] : llvm::enumerate(position))
+    flat = affine::makeComposedAffineApply(
+               b, loc,
+               getAffineDimExpr(0, b.getContext()) * shape[d] +
+                   getAffineDimExpr(1, b.getContext()),
+               {flat, v})
+               .getResult();
+  return arith::MulIOp::create(b, loc, flat, cIndex(b, loc, m.groups() * 2));
+}
+
 Value ScalableMatrixKernel::Compute::positionRows(OpBuilder &b,
                                                   Location loc) const {
   // The input with its last position dimension and the groups' as one,
   // when a position's groups are whole and follow the last position's.
   auto type = cast<MemRefType>(input.getType());
-  unsigned rank = type.getRank();
   int64_t k = m.extent[m.groupLoop];
-  if (rank < 2 || k % m.group || type.getDimSize(rank - 1) != k ||
+  if (type.getRank() < 2 || k % m.group ||
+      type.getDimSize(type.getRank() - 1) != k ||
       m.c.operands[m.aInput].shape.back() != k)
     return {};
-  SmallVector<ReassociationIndices> dims;
-  for (unsigned d = 0; d + 2 < rank; ++d)
-    dims.push_back({int64_t(d)});
-  dims.push_back({int64_t(rank - 2), int64_t(rank - 1)});
-  if (!memref::CollapseShapeOp::isGuaranteedCollapsible(type, dims))
-    return {};
-  return memref::CollapseShapeOp::create(b, loc, input, dims);
+  return scalable::collapseLastTwo(b, loc, input);
 }
 
 std::pair<Value, Value>
@@ -279,7 +279,6 @@ ScalableMatrixKernel::Compute::streamRange(OpBuilder &b, Location loc,
   auto type = cast<MemRefType>(input.getType());
   ArrayRef<int64_t> shape = m.c.operands[m.aInput].shape;
   unsigned last = shape.size() - 2;
-  auto padOf = [&](unsigned d) { return padding.empty() ? 0 : padding[d]; };
   int64_t first = padOf(last), end = padOf(last) + type.getDimSize(last);
   if (*m.pairDim == last)
     end = std::min(end, shape[last]) - m.pairStride;
@@ -313,8 +312,7 @@ void ScalableMatrixKernel::Compute::streamRow(OpBuilder &b, Location loc,
                                               Value first, Value end) const {
   ArrayRef<int64_t> shape = m.c.operands[m.aInput].shape;
   unsigned last = shape.size() - 2;
-  int64_t k = m.extent[m.groupLoop], groups = m.groups();
-  auto padOf = [&](unsigned d) { return padding.empty() ? 0 : padding[d]; };
+  int64_t k = m.extent[m.groupLoop];
   // The row's and its partner row's indices in the input, and the stream's
   // first element in each.
   SmallVector<Value> at, partnerAt;
@@ -338,13 +336,9 @@ void ScalableMatrixKernel::Compute::streamRow(OpBuilder &b, Location loc,
   Value len = affine::makeComposedAffineApply(
       b, loc,
       (getAffineDimExpr(1, b.getContext()) - d0) * k, {first, end});
-  // The first unit: (row's flat position * width + first) * groups * 2.
-  Value flat = cIndex(b, loc, 0);
-  for (unsigned d = 0; d <= last; ++d)
-    flat = affine::makeComposedAffineApply(
-        b, loc, d0 * shape[d] + getAffineDimExpr(1, b.getContext()),
-        {flat, d < last ? rowIv[d] : first});
-  Value unit0 = arith::MulIOp::create(b, loc, flat, cIndex(b, loc, groups * 2));
+  SmallVector<Value> start(rowIv);
+  start.push_back(first);
+  Value unit0 = pairedUnit(b, loc, start);
   Value chunk =
       arith::MulIOp::create(b, loc, vscale, cIndex(b, loc, aType.getDimSize(0)));
   Value zeros = arith::ConstantOp::create(b, loc, aType, b.getZeroAttr(aType));
