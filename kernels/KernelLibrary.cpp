@@ -28,6 +28,7 @@
 #include "mlir/Pass/PassManager.h"
 #include "mlir/Transforms/Passes.h"
 #include "llvm/ADT/StringExtras.h"
+#include "llvm/Support/FormatVariadic.h"
 
 using namespace mlir;
 
@@ -158,6 +159,8 @@ llvm::Error LibraryBuilder::plan(ArrayRef<const Description *> descriptions,
   FailureOr<PlannedKernel> planned =
       planKernel(program, candidates, target, /*schedule=*/"", why);
   if (succeeded(planned)) {
+    // With the loops it runs in blocks (a convolution's filters).
+    contraction = planned->contraction;
     kernel = std::move(planned->kernel);
   } else {
     std::string msg =
@@ -270,13 +273,22 @@ llvm::Error LibraryBuilder::chooseSchedule() {
   llvm::raw_string_ostream os(out.plan);
   printPlanSummary(contraction, kernel->plan(), os);
   out.packedLayout = kernel->packedLayoutText(schedule);
+  // Filters blocked for L2 (filterBlock): each block packed on its own.
+  for (const ProgramLoop &l : contraction.loops)
+    if (l.extent != kDynamic && l.runsInBlocks())
+      out.packedLayout =
+          llvm::formatv("{0} blocks of {1} {2}{3}, each {4}",
+                        llvm::divideCeil(l.extent, l.block), l.block,
+                        gemm ? "columns" : "filters",
+                        l.extent % l.block ? " (the last zero-padded)" : "",
+                        out.packedLayout)
+              .str();
   // With n or k at run time the buffer holds a block's bytes per block: a
   // call's are NAME_packed_bytes(n, k), and packedBytes is 0.
-  bool runTimeWeights = spec.runTimeN || spec.runTimeK;
-  out.packedBytes = runTimeWeights ? 0 : kernel->packedBytes(schedule);
-  bufferType = runTimeWeights
-                   ? MemRefType::get({ShapedType::kDynamic}, mb.getI8Type())
-                   : kernel->packedBufferType(&ctx, schedule);
+  // Filters in blocks hold a block's bytes per block too.
+  int64_t bytes = packedBufferBytes(contraction, *kernel, schedule);
+  out.packedBytes = bytes == kDynamic ? 0 : bytes;
+  bufferType = MemRefType::get({bytes}, mb.getI8Type());
   return llvm::Error::success();
 }
 

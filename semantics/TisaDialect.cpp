@@ -219,6 +219,21 @@ LogicalResult TisaDialect::verifyOperationAttribute(Operation *op,
                              << attr.getValue();
     return success();
   }
+  if (attr.getName() == kLoopBlocksAttr) {
+    auto pairs = dyn_cast<DenseI64ArrayAttr>(attr.getValue());
+    auto linalgOp = dyn_cast<linalg::LinalgOp>(op);
+    bool valid = pairs && linalgOp && pairs.size() % 2 == 0;
+    for (size_t i = 0; valid && i < size_t(pairs.size()); i += 2)
+      valid = pairs[i] >= 0 && pairs[i] < int64_t(linalgOp.getNumLoops()) &&
+              pairs[i + 1] > 0;
+    if (!valid)
+      return op->emitError() << "'" << kLoopBlocksAttr
+                             << "' must be pairs of a loop number and a "
+                                "positive block size (array<i64>) on a "
+                                "linalg op, not "
+                             << attr.getValue();
+    return success();
+  }
   if (attr.getName() == kPlanAttr || attr.getName() == kScheduleAttr) {
     if (!isa<StringAttr>(attr.getValue()))
       return op->emitError() << "'" << attr.getName().getValue()

@@ -51,15 +51,15 @@ bool indexedBy(const ProgramOperand &o, unsigned d,
   return false;
 }
 
-/// `c` with runTimeBlock's extent for every dynamic extent of a loop, and in
+/// `c` with runTimeBlock's extent for every loop that runs in blocks, and in
 /// the operand dimensions such loops index (a window: the extent of its
 /// loops' static ones).
 Contraction withNominalExtents(const Contraction &c, const TensorizePlan &plan) {
   Contraction nominal = c;
   for (auto [l, loop] : llvm::enumerate(nominal.loops))
-    if (loop.extent == kDynamic)
+    if (c.loops[l].runsInBlocks())
       loop.extent = runTimeBlock(c, plan, l);
-  auto dynamicLoop = [&](unsigned l) { return c.loops[l].extent == kDynamic; };
+  auto dynamicLoop = [&](unsigned l) { return c.loops[l].runsInBlocks(); };
   for (ProgramOperand &o : nominal.operands)
     for (auto [d, x] : llvm::enumerate(o.shape)) {
       if (!indexedBy(o, d, dynamicLoop))
@@ -113,6 +113,8 @@ generatorFor(const Contraction &c, const TensorizePlan &plan,
 
 int64_t runTimeBlock(const Contraction &c, const TensorizePlan &plan,
                      unsigned loop) {
+  if (int64_t block = c.loops[loop].block)
+    return block;
   auto mapped = [&](unsigned l) {
     return llvm::any_of(plan.loops, [&](const LoopAssignment &a) {
       return llvm::is_contained(a.programLoops, l);
@@ -134,6 +136,52 @@ int64_t runTimeBlock(const Contraction &c, const TensorizePlan &plan,
     if (!c.loops[l].reduction && !mapped(l))
       return l == loop ? kNominalExtent : 1;
   return 1;
+}
+
+std::optional<LoopBlock> filterBlock(const Contraction &c,
+                                     unsigned packedInput,
+                                     const Target &target) {
+  const ProgramOperand &packed = c.operands[packedInput],
+                       &other = c.operands[1 - packedInput],
+                       &output = c.operands[2];
+  // Only where run time gives a window loop (a convolution's output rows
+  // or columns): its blocks each read the whole packed input.
+  bool window = false;
+  for (auto [l, loop] : llvm::enumerate(c.loops))
+    window |= loop.extent == kDynamic && !other.dimOf(l) &&
+              llvm::any_of(other.map.getResults(), [&, l = l](AffineExpr e) {
+                return e.isFunctionOfDim(l);
+              });
+  if (!window)
+    return std::nullopt;
+  // The one static parallel loop the packed input and the output share.
+  std::optional<unsigned> shared;
+  for (auto [l, loop] : llvm::enumerate(c.loops)) {
+    if (loop.reduction || !packed.dimOf(l) || !output.dimOf(l))
+      continue;
+    if (shared || loop.extent == kDynamic || loop.block)
+      return std::nullopt;
+    shared = l;
+  }
+  if (!shared)
+    return std::nullopt;
+  // Packed bytes per iteration of it: the packed input's other dimensions.
+  int64_t bytes = packed.elementBytes();
+  for (auto [d, x] : llvm::enumerate(packed.shape)) {
+    if (d == *packed.dimOf(*shared))
+      continue;
+    if (x == kDynamic)
+      return std::nullopt;
+    bytes *= x;
+  }
+  auto budget = int64_t(double(target.l2BytesOrAssumed()) *
+                        target.cost.l2BlockFraction);
+  int64_t extent = c.loops[*shared].extent, block = kNominalExtent;
+  while (block > kMinFilterBlock && block * bytes > budget)
+    block /= 2;
+  if (extent * bytes <= budget || block >= extent)
+    return std::nullopt;
+  return LoopBlock{*shared, block};
 }
 
 Contraction withRunTimeExtents(const Contraction &c, ArrayRef<int64_t> loops) {
@@ -213,8 +261,8 @@ FailureOr<std::unique_ptr<KernelGenerator>>
 getKernelGenerator(const Contraction &c, const TensorizePlan &plan,
                    std::string &why) {
   SmallVector<unsigned> runTime;
-  for (auto [l, loop] : llvm::enumerate(c.loops))
-    if (loop.extent == kDynamic)
+  for (unsigned l = 0; l < c.loops.size(); ++l)
+    if (c.loops[l].runsInBlocks())
       runTime.push_back(l);
   if (runTime.empty())
     return generatorFor(c, plan, why);

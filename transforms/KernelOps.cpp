@@ -66,7 +66,7 @@ SmallVector<unsigned> runTimePackedLoops(const Contraction &c,
   const ProgramOperand &packed = c.operands[kernel.packedInput()];
   SmallVector<unsigned> loops;
   for (auto [l, loop] : llvm::enumerate(c.loops))
-    if (loop.extent == kDynamic && packed.dimOf(l))
+    if (loop.runsInBlocks() && packed.dimOf(l))
       loops.push_back(l);
   return loops;
 }
@@ -79,6 +79,18 @@ Value loopExtent(OpBuilder &b, Location loc, const Contraction &c,
   llvm_unreachable("no operand has the loop as a dimension");
 }
 
+int64_t packedBufferBytes(const Contraction &c, const KernelGenerator &kernel,
+                          const Schedule &s) {
+  int64_t bytes = kernel.packedBytes(s);
+  for (unsigned l : runTimePackedLoops(c, kernel)) {
+    if (c.loops[l].extent == kDynamic)
+      return kDynamic;
+    bytes *= llvm::divideCeil(c.loops[l].extent,
+                              runTimeBlock(c, kernel.plan(), l));
+  }
+  return bytes;
+}
+
 Value packedBufferBytes(OpBuilder &b, Location loc, const Contraction &c,
                         const KernelGenerator &kernel, const Schedule &s,
                         function_ref<Value(unsigned)> extent) {
@@ -87,8 +99,13 @@ Value packedBufferBytes(OpBuilder &b, Location loc, const Contraction &c,
     int64_t block = runTimeBlock(c, kernel.plan(), l);
     // Folded: a loop whose extent is one block (a block of
     // -tisa-split-dynamic) keeps the bytes static.
-    Value blocks = b.createOrFold<arith::CeilDivUIOp>(loc, extent(l),
-                                                      cIndex(b, loc, block));
+    // A static extent (a loop run in static blocks) as a constant, so
+    // that the bytes fold.
+    Value e = extent(l);
+    if (!getConstantIntValue(e) && c.loops[l].extent != kDynamic)
+      e = cIndex(b, loc, c.loops[l].extent);
+    Value blocks =
+        b.createOrFold<arith::CeilDivUIOp>(loc, e, cIndex(b, loc, block));
     bytes = b.createOrFold<arith::MulIOp>(loc, bytes, blocks);
   }
   return bytes;

@@ -65,6 +65,56 @@ FailureOr<std::unique_ptr<KernelGenerator>> kernelNamed(const MatchResult &resul
 
 } // namespace
 
+namespace {
+
+/// The loops of `op`'s tisa.loop_blocks in `c`'s (ProgramLoop::block);
+/// whether it has them.
+bool readLoopBlocks(linalg::LinalgOp op, Contraction &c) {
+  auto pairs = op->getAttrOfType<DenseI64ArrayAttr>(kLoopBlocksAttr);
+  if (!pairs)
+    return false;
+  for (size_t i = 0; i + 1 < size_t(pairs.size()); i += 2)
+    c.loops[pairs[i]].block = pairs[i + 1];
+  return true;
+}
+
+/// The kernel of `c` (`op` read, with its blocks) that `op`'s tisa.plan
+/// names, else the best supported one. A loop of run-time extent in the
+/// program (tisa.run_time_loops) or run in blocks is matched as one of
+/// run-time extent, so every block finds the program's plan. Failure with
+/// why; "error" after an error on `op`.
+FailureOr<std::unique_ptr<KernelGenerator>>
+kernelFor(linalg::LinalgOp op, const Contraction &c,
+          ArrayRef<const Description *> descriptions, const Target &target,
+          ArrayRef<int64_t> inputShape, ArrayRef<int64_t> inputPadding,
+          std::string &why) {
+  SmallVector<int64_t> runTime;
+  if (auto given = op->getAttrOfType<DenseI64ArrayAttr>(kRunTimeLoopsAttr))
+    llvm::append_range(runTime, given.asArrayRef());
+  for (auto [l, loop] : llvm::enumerate(c.loops))
+    if (loop.block && !llvm::is_contained(runTime, int64_t(l)))
+      runTime.push_back(l);
+  MatchOptions options;
+  options.target = &target;
+  MatchResult result =
+      match(runTime.empty() ? c : withRunTimeExtents(c, runTime),
+            descriptions, options);
+  rankPlans(result, target, inputShape, inputPadding);
+  result.contraction = c;
+  auto key = op->getAttrOfType<StringAttr>(kPlanAttr);
+  if (!key)
+    return selectKernel(result, why, &target);
+  FailureOr<std::unique_ptr<KernelGenerator>> kernel =
+      kernelNamed(result, key, why);
+  if (failed(kernel)) {
+    op->emitError("tisa.plan: " + why);
+    why = "error";
+  }
+  return kernel;
+}
+
+} // namespace
+
 FailureOr<PlannedKernel> planKernel(linalg::LinalgOp op,
                                     ArrayRef<const Description *> descriptions,
                                     const Target &target,
@@ -81,29 +131,21 @@ FailureOr<PlannedKernel> planKernel(linalg::LinalgOp op,
     why = "the operands are tensors; bufferize first (one-shot-bufferize)";
     return failure();
   }
-  MatchOptions options;
-  options.target = &target;
-  // A static block of a program with run-time extents is planned as that
-  // program: the same plan (an AMX tile keeps its 16 rows on a block of 1).
-  auto runTime = op->getAttrOfType<DenseI64ArrayAttr>(kRunTimeLoopsAttr);
-  MatchResult result =
-      match(runTime ? withRunTimeExtents(*c, runTime.asArrayRef()) : *c,
-            descriptions, options);
-  rankPlans(result, target, inputShape, inputPadding);
-  result.contraction = *c;
-  auto error = [&](const Twine &msg) -> FailureOr<PlannedKernel> {
-    op->emitError(msg);
-    why = "error";
-    return failure();
-  };
-  auto key = op->getAttrOfType<StringAttr>(kPlanAttr);
-  FailureOr<std::unique_ptr<KernelGenerator>> kernel =
-      key ? kernelNamed(result, key, why)
-          : selectKernel(result, why, &target);
-  if (failed(kernel) && key)
-    return error("tisa.plan: " + why);
+  bool blocksGiven = readLoopBlocks(op, *c);
+  auto kernel = kernelFor(op, *c, descriptions, target, inputShape,
+                          inputPadding, why);
   if (failed(kernel))
     return failure();
+  // A first plan says which input is packed; blocks of it are planned anew.
+  if (std::optional<LoopBlock> blocks =
+          blocksGiven ? std::nullopt
+                      : filterBlock(*c, (*kernel)->packedInput(), target)) {
+    c->loops[blocks->loop].block = blocks->size;
+    kernel = kernelFor(op, *c, descriptions, target, inputShape, inputPadding,
+                       why);
+    if (failed(kernel))
+      return failure();
+  }
   PlannedKernel out{*c, std::move(*kernel), {}};
   if (auto text = op->getAttrOfType<StringAttr>(kScheduleAttr))
     scheduleText = text.getValue();
@@ -113,8 +155,11 @@ FailureOr<PlannedKernel> planKernel(linalg::LinalgOp op,
     return out;
   }
   FailureOr<Schedule> s = Schedule::parse(scheduleText, why);
-  if (failed(s) || failed(out.kernel->verify(*s, target, why)))
-    return error("schedule '" + scheduleText + "': " + why);
+  if (failed(s) || failed(out.kernel->verify(*s, target, why))) {
+    op->emitError("schedule '" + scheduleText + "': " + why);
+    why = "error";
+    return failure();
+  }
   out.schedule = *s;
   return out;
 }
@@ -124,6 +169,12 @@ void recordPlan(linalg::LinalgOp op, const Contraction &c,
   Builder b(op->getContext());
   op->setAttr(kPlanAttr, b.getStringAttr(planKey(c, plan)));
   op->setAttr(kScheduleAttr, b.getStringAttr(schedule.text()));
+  SmallVector<int64_t> blocks;
+  for (auto [l, loop] : llvm::enumerate(c.loops))
+    if (loop.block)
+      blocks.append({int64_t(l), loop.block});
+  if (!blocks.empty())
+    op->setAttr(kLoopBlocksAttr, b.getDenseI64ArrayAttr(blocks));
 }
 
 LogicalResult

@@ -118,14 +118,37 @@ struct SplitDynamicPass
     }
   }
 
+  /// The loop `planned` splits next: one run in static blocks with more
+  /// than one (outermost: every block of the others then reads one block
+  /// of the packed input), else the first of run-time extent; for a pack,
+  /// only those its packed input depends on.
+  static std::optional<unsigned> loopToSplit(const PlannedKernel &planned,
+                                             bool compute) {
+    const Contraction &c = planned.contraction;
+    SmallVector<unsigned> loops;
+    if (compute)
+      loops = llvm::to_vector(llvm::seq<unsigned>(0, c.loops.size()));
+    else
+      loops = runTimePackedLoops(planned);
+    for (unsigned l : loops)
+      if (c.loops[l].extent != kDynamic && c.loops[l].runsInBlocks())
+        return l;
+    for (unsigned l : loops)
+      if (c.loops[l].extent == kDynamic)
+        return l;
+    return std::nullopt;
+  }
+
   /// Splits `op` (tisa.pack or tisa.compute) along its first loop of
   /// run-time extent that it runs in blocks (a pack: one its packed input
   /// depends on); whether it did.
   FailureOr<bool> splitOnce(Operation *op) const {
     Block &program = op->getRegion(0).front();
-    if (llvm::all_of(program.getArgumentTypes(), [](Type t) {
-          return cast<ShapedType>(t).hasStaticShape();
-        }))
+    if (llvm::all_of(program.getArgumentTypes(),
+                     [](Type t) {
+                       return cast<ShapedType>(t).hasStaticShape();
+                     }) &&
+        !program.front().hasAttr(kLoopBlocksAttr))
       return false;
     auto compute = dyn_cast<ComputeOp>(op);
     if (compute && !compute.getRange().empty())
@@ -141,18 +164,10 @@ struct SplitDynamicPass
         return failure();
       return op->emitOpError() << "its contraction has no plan: " << why;
     }
-    const Contraction &c = planned->contraction;
-    std::optional<unsigned> loop;
-    if (compute) {
-      auto it = llvm::find_if(
-          c.loops, [](const ProgramLoop &l) { return l.extent == kDynamic; });
-      loop = it - c.loops.begin();
-    } else if (SmallVector<unsigned> packed = runTimePackedLoops(*planned);
-               !packed.empty()) {
-      loop = packed.front();
-    }
+    std::optional<unsigned> loop = loopToSplit(*planned, bool(compute));
     if (!loop)
       return false;
+    const Contraction &c = planned->contraction;
     FailureOr<RunTimeLoop> blocks =
         runTimeLoopBlocks(c, planned->kernel->packedInput(), *loop, why);
     if (failed(blocks))

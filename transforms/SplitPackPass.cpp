@@ -43,6 +43,10 @@ struct SplitPackPass
     Value bytes = packedBufferBytes(b, loc, planned, [&](unsigned l) {
       return loopExtent(b, loc, planned.contraction, operands, l);
     });
+    // Static loops in blocks (filters blocked for L2): a static size.
+    if (std::optional<int64_t> known = getConstantIntValue(bytes))
+      return memref::AllocOp::create(
+          b, loc, MemRefType::get({*known}, b.getI8Type()), align);
     auto type = MemRefType::get({ShapedType::kDynamic}, b.getI8Type());
     return memref::AllocOp::create(b, loc, type, ValueRange{bytes}, align);
   }

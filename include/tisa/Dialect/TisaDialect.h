@@ -40,6 +40,11 @@ inline constexpr llvm::StringLiteral kScheduleAttr = "tisa.schedule";
 /// block is planned as that program was (its plan is looked up with those
 /// extents dynamic), and generated with its own static extents.
 inline constexpr llvm::StringLiteral kRunTimeLoopsAttr = "tisa.run_time_loops";
+/// On a linalg contraction: pairs of a loop number and a block size. Each
+/// such loop runs in static blocks of that many iterations, planned as a
+/// loop of run-time extent (planKernel sets it: a convolution of run-time
+/// image extents blocks its filters to fit the target's L2).
+inline constexpr llvm::StringLiteral kLoopBlocksAttr = "tisa.loop_blocks";
 } // namespace tisa
 
 #endif // TISA_DIALECT_TISADIALECT_H

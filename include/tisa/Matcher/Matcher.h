@@ -49,6 +49,17 @@ struct ProgramLoop {
   std::string name; ///< "m", "k", "oh", ... for named ops; "d0", ... otherwise
   bool reduction = false;
   int64_t extent = kDynamic;
+  /// When not 0: the loop runs in static blocks of this many iterations
+  /// (-tisa-split-dynamic, each block on its own part of the packed
+  /// buffer) and is planned as a loop of run-time extent in such blocks
+  /// (tisa.loop_blocks).
+  int64_t block = 0;
+  /// Whether the loop runs in blocks: of run-time extent, or of a static
+  /// extent over its block (a block of it, or a smaller remainder, is
+  /// generated as the static loop it is).
+  bool runsInBlocks() const {
+    return extent == kDynamic || (block && extent > block);
+  }
 };
 
 struct ProgramOperand {

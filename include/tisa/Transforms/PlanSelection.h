@@ -141,7 +141,9 @@ forEachPlanned(mlir::func::FuncOp func, const TensorizeInputs &in,
                    apply);
 
 /// The loops of run-time extent the packed input depends on (a GEMM's N
-/// and K), in order: each runs in blocks of runTimeBlock iterations, and
+/// and K), and those run in static blocks (ProgramLoop::block: a
+/// convolution's filters), in order: each runs in blocks of runTimeBlock
+/// iterations, and
 /// the packed buffer holds one static kernel's packed bytes per block
 /// (row-major over these loops' blocks; -tisa-split-dynamic).
 llvm::SmallVector<unsigned> runTimePackedLoops(const Contraction &c,
@@ -150,6 +152,10 @@ inline llvm::SmallVector<unsigned>
 runTimePackedLoops(const PlannedKernel &planned) {
   return runTimePackedLoops(planned.contraction, *planned.kernel);
 }
+/// The packed buffer's bytes when every loop runTimePackedLoops gives has
+/// a static extent (blocks of it: ProgramLoop::block), else kDynamic.
+int64_t packedBufferBytes(const Contraction &c, const KernelGenerator &kernel,
+                          const Schedule &s);
 /// The packed buffer's bytes as an index value: the static kernel's (of
 /// schedule `s`), times the blocks of each of runTimePackedLoops, whose
 /// extents `extent` gives.

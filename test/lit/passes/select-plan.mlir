@@ -74,3 +74,23 @@ func.func @negative_type(%a: memref<8x64xi8>, %b: memref<64x32xi8>, %c: memref<8
       ins(%a, %b : memref<8x64xi8>, memref<64x32xi8>) outs(%c : memref<8x32xi32>)
   return
 }
+
+// -----
+
+// tisa.loop_blocks pairs a loop with a positive block size (planKernel writes it for filters
+// blocked to fit L2; test/lit/passes/split-dynamic.mlir's @filter_blocks).
+func.func @negative_blocks(%a: memref<8x64xi8>, %b: memref<64x32xi8>, %c: memref<8x32xi32>) {
+  // expected-error @below {{'tisa.loop_blocks' must be pairs of a loop number and a positive block size (array<i64>) on a linalg op, not array<i64: 1, 0>}}
+  linalg.matmul {tisa.loop_blocks = array<i64: 1, 0>}
+      ins(%a, %b : memref<8x64xi8>, memref<64x32xi8>) outs(%c : memref<8x32xi32>)
+  return
+}
+
+// -----
+
+func.func @negative_block_loop(%a: memref<8x64xi8>, %b: memref<64x32xi8>, %c: memref<8x32xi32>) {
+  // expected-error @below {{'tisa.loop_blocks' must be pairs of a loop number and a positive block size (array<i64>) on a linalg op, not array<i64: 3, 16>}}
+  linalg.matmul {tisa.loop_blocks = array<i64: 3, 16>}
+      ins(%a, %b : memref<8x64xi8>, memref<64x32xi8>) outs(%c : memref<8x32xi32>)
+  return
+}

@@ -4,7 +4,8 @@
 // then the remainder's binary digits (128, ..., 1), each block's contraction marked with the
 // loops that were dynamic (it is planned as the program was). The packed buffer is shared.
 // N and K (the packed input's loops) run in whole blocks, the last one zero-padded (see
-// @dynamic_nk). Loops that cannot run in blocks are refused at planning with the reason;
+// @dynamic_nk), as do a convolution's filters when its image is given at run time and they
+// outgrow L2 (@filter_blocks). Loops that cannot run in blocks are refused at planning with the reason;
 // -tisa-tensorize refuses a computation still dynamic.
 // RUN: tisa-opt %s --split-input-file --tisa-split-pack=target=znver4 --tisa-fuse-epilogue --tisa-split-dynamic=target=znver4 -verify-diagnostics | FileCheck %s
 // RUN: tisa-opt %s --split-input-file --tisa-split-pack=target=znver4 --tisa-fuse-epilogue --tisa-split-dynamic=target=znver4 --tisa-tensorize=target=znver4 -verify-diagnostics | FileCheck %s --check-prefix=LOWERED
@@ -252,6 +253,40 @@ func.func @epilogue_k(%a: memref<16x?xi8>, %b: memref<?x48xi8>, %bias: memref<48
 func.func @dynamic_image(%i: memref<1x?x?x16xi8>, %f: memref<3x3x16x32xi8>, %o: memref<1x?x?x32xi32>) {
   linalg.conv_2d_nhwc_hwcf {dilations = dense<1> : tensor<2xi64>, strides = dense<2> : tensor<2xi64>}
     ins(%i, %f : memref<1x?x?x16xi8>, memref<3x3x16x32xi8>) outs(%o : memref<1x?x?x32xi32>)
+  return
+}
+
+// -----
+
+// The same with filters larger than znver4's L2 block budget (512 KiB: 120 filters of 3x3x512
+// bytes are 540 KiB): planning blocks them (tisa.loop_blocks: loop 3, f, in blocks of 64, the
+// largest power of two within the budget), the pack and the computation split along f first,
+// each block on its part of the packed buffer (295168 bytes), the last on zero-padded staging
+// copies; inside each block of filters the rows and columns as above, so every block of output
+// rows reads one block of filters, which stays in L2.
+// CHECK-LABEL: func.func @filter_blocks
+// CHECK:         %[[BUF:.*]] = memref.alloc() {alignment = 64 : i64} : memref<590336xi8>
+// CHECK:         scf.for
+// CHECK:           memref.view %[[BUF]][%{{.*}}][] : memref<590336xi8> to memref<295168xi8>
+// CHECK:           memref.subview %{{.*}}[0, 0, 0, %{{.*}}] [3, 3, 512, 64] [1, 1, 1, 1] : memref<3x3x512x120xi8>
+// CHECK:           tisa.pack %{{.*}} : memref<3x3x512x64xi8, {{.*}}>, memref<295168xi8>
+// CHECK:             linalg.conv_2d_nhwc_hwcf {{.*}}tisa.loop_blocks = array<i64: 3, 64>
+// CHECK:         scf.for %[[F:.*]] = %{{.*}} to %{{.*}} step
+// CHECK:           memref.view %[[BUF]]
+// CHECK:           scf.for
+// CHECK:             scf.for
+// CHECK:               tisa.compute {{.*}} : memref<1x3x258x512xi8, {{.*}}>, memref<295168xi8>, memref<1x1x256x64xi32, {{.*}}>
+// CHECK:           scf.if
+// CHECK:             linalg.copy {{.*}} memref<1x?x?x?xi32, strided<[?, ?, 120, 1], offset: ?>>)
+// LOWERED-LABEL: func.func @filter_blocks
+// LOWERED-NOT:   tisa.compute
+// LOWERED:       tisa.apply "vpdpbusd.zmm"
+// AMX-LABEL: func.func @filter_blocks
+// AMX-NOT:   tisa.compute
+// AMX:       tisa.apply "tdpbssd"
+func.func @filter_blocks(%i: memref<1x?x?x512xi8>, %f: memref<3x3x512x120xi8>, %o: memref<1x?x?x120xi32>) {
+  linalg.conv_2d_nhwc_hwcf {dilations = dense<1> : tensor<2xi64>, strides = dense<1> : tensor<2xi64>}
+    ins(%i, %f : memref<1x?x?x512xi8>, memref<3x3x512x120xi8>) outs(%o : memref<1x?x?x120xi32>)
   return
 }
 
