@@ -303,10 +303,11 @@ void writeReport(const Settings &settings, const std::vector<Row> &rows,
   writeRunTime(os, settings, rows,
                {kRunTimeImage, "batch, height and width", "Convolutions",
                 "the kernel generated with `--n ? --h ? --w ?` (one library "
-                "for every image of the filter; output rows one at a time, "
-                "columns in blocks of 256 and the remainder's binary digits, "
-                "each on its window of the input, copied with its zero "
-                "border)"});
+                "for every image of the filter; filters that outgrow the "
+                "L2 budget in blocks that fit it, and within each block "
+                "output rows one at a time, columns in blocks of 256 and the "
+                "remainder's binary digits, each on its window of the input, "
+                "copied with its zero border)"});
   writeEveryImplementation(os, rows);
   writeReportFiles("tisa-bench", settings.reportDir,
                    {{"results.md", md},

@@ -86,6 +86,7 @@ const CostKey kCostKeys[] = {
     {"overhead_bytes_per_cycle", &CostModel::overheadBytesPerCycle},
     {"max_tile_registers", nullptr, &CostModel::maxTileRegisters},
     {"max_tile_rows", nullptr, &CostModel::maxTileRows},
+    {"min_filter_block", nullptr, &CostModel::minFilterBlock},
     {"reduction_unroll", nullptr, &CostModel::reductionUnroll},
     {"spare_registers_with_broadcasts", nullptr,
      &CostModel::spareRegistersWithBroadcasts},

@@ -177,7 +177,7 @@ std::optional<LoopBlock> filterBlock(const Contraction &c,
   auto budget = int64_t(double(target.l2BytesOrAssumed()) *
                         target.cost.l2BlockFraction);
   int64_t extent = c.loops[*shared].extent, block = kNominalExtent;
-  while (block > kMinFilterBlock && block * bytes > budget)
+  while (block > target.cost.minFilterBlock && block * bytes > budget)
     block /= 2;
   if (extent * bytes <= budget || block >= extent)
     return std::nullopt;

@@ -285,7 +285,9 @@ int targetShow(const Options &o) {
                       "tiles up to {1}x{2}, {3}/{4} spare registers, "
                       "{5:f2} cycles loop overhead, x{6:f2} per step beyond L1, "
                       "{7:f0}% tie window, {8:f0}% border columns for edge "
-                      "tiles first, {9:f0}% of L2 per lane block{10}\n",
+                      "tiles first, {9:f0}% of L2 per lane block (and per "
+                      "block of a dynamic image's filters, at least {11}){10}"
+                      "\n",
                       c.accumulatorChains, c.maxTileRows, c.maxTileRegisters,
                       c.spareRegistersWithPacked,
                       c.spareRegistersWithBroadcasts, c.loopOverheadCycles,
@@ -296,7 +298,8 @@ int targetShow(const Options &o) {
                                           "L2 at {0:f0} bytes per cycle",
                                           c.l2BytesPerCycle)
                                 .str()
-                          : std::string());
+                          : std::string(),
+                      c.minFilterBlock);
   return 0;
 }
 

@@ -56,6 +56,11 @@ struct CostModel {
   double edgeFirstFraction = 0.05;
   /// Fraction of L2 a lane block's packed panel may fill.
   double l2BlockFraction = 0.5;
+  /// The fewest filters a convolution of run-time image extents is blocked
+  /// in for L2 (filterBlock), over the budget if need be: fewer leave a
+  /// register tile too few lanes (7x7x512 -> 512 bf16 3x3 on Zen 5 ran at
+  /// 167 GFLOPS in blocks of 32 filters, 285 in blocks of 64).
+  int64_t minFilterBlock = 64;
   /// Bytes per cycle a core streams from L2 into its loads, effectively: a
   /// register tile whose packed panel (its registers of lanes over the whole
   /// reduction) outgrows L1 reads it from L2 at every row tile, so a step

@@ -276,16 +276,12 @@ struct LoopBlock {
   int64_t size;
 };
 
-/// The smallest block filterBlock gives: fewer filters than this would run
-/// partial registers of every register class.
-inline constexpr int64_t kMinFilterBlock = 16;
-
 /// When some window loop of `c` (a convolution's output rows or columns)
 /// has a run-time extent and the packed input is larger than the target's
 /// L2 block budget (l2BlockFraction of L2): its static parallel loop that
 /// the output shares (the filters), in blocks of the largest power of two
-/// up to kNominalExtent whose packed bytes fit the budget (at least
-/// kMinFilterBlock). The blocks of output rows then each read one block of
+/// up to kNominalExtent whose packed bytes fit the budget (at least the
+/// cost model's minFilterBlock). The blocks of output rows then each read one block of
 /// filters, which stays in L2, where each would otherwise stream all of
 /// them (a 7x7 image of 512 filters of 3x3x512 ran at 0.42x the static
 /// kernel).
