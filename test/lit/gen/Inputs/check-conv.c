@@ -15,7 +15,18 @@
 #ifndef W
 #define W 13
 #endif
-enum { C = 19, KH = 3, KW = 3, F = 21, S = 2 };
+/* Channels, filters and stride may be given too (-DCH= -DFILTERS=
+ * -DSTRIDE=). */
+#ifndef CH
+#define CH 19
+#endif
+#ifndef FILTERS
+#define FILTERS 21
+#endif
+#ifndef STRIDE
+#define STRIDE 2
+#endif
+enum { C = CH, KH = 3, KW = 3, F = FILTERS, S = STRIDE };
 #define OH ((H - KH) / S + 1)
 #define OW ((W - KW) / S + 1)
 
