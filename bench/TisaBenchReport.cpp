@@ -304,10 +304,10 @@ void writeReport(const Settings &settings, const std::vector<Row> &rows,
                {kRunTimeImage, "batch, height and width", "Convolutions",
                 "the kernel generated with `--n ? --h ? --w ?` (one library "
                 "for every image of the filter; filters that outgrow the "
-                "L2 budget in blocks that fit it, and within each block "
-                "output rows one at a time, columns in blocks of 256 and the "
-                "remainder's binary digits, each on its window of the input, "
-                "copied with its zero border)"});
+                "L2 budget in blocks of at least 64, and within each block "
+                "output rows in blocks of 4 and columns in blocks of 64 (and "
+                "the remainders' binary digits), each on its window of the "
+                "input, copied with its zero border)"});
   writeEveryImplementation(os, rows);
   writeReportFiles("tisa-bench", settings.reportDir,
                    {{"results.md", md},

@@ -51,14 +51,29 @@ bool indexedBy(const ProgramOperand &o, unsigned d,
   return false;
 }
 
+/// Whether loop `l` indexes an input through a window (with other loops, as
+/// a convolution's output rows and columns do).
+bool isWindowLoop(const Contraction &c, unsigned l) {
+  return llvm::any_of(ArrayRef(c.operands).take_front(2),
+                      [&](const ProgramOperand &o) {
+                        return !o.dimOf(l) &&
+                               llvm::any_of(o.map.getResults(),
+                                            [&](AffineExpr e) {
+                                              return e.isFunctionOfDim(l);
+                                            });
+                      });
+}
+
 /// `c` with runTimeBlock's extent for every loop that runs in blocks, and in
 /// the operand dimensions such loops index (a window: the extent of its
 /// loops' static ones).
 Contraction withNominalExtents(const Contraction &c, const TensorizePlan &plan) {
   Contraction nominal = c;
+  // The generator sees which loops run in blocks (their block is their
+  // extent): its blocks may be smaller, down to one iteration.
   for (auto [l, loop] : llvm::enumerate(nominal.loops))
     if (c.loops[l].runsInBlocks())
-      loop.extent = runTimeBlock(c, plan, l);
+      loop.extent = loop.block = runTimeBlock(c, plan, l);
   auto dynamicLoop = [&](unsigned l) { return c.loops[l].runsInBlocks(); };
   for (ProgramOperand &o : nominal.operands)
     for (auto [d, x] : llvm::enumerate(o.shape)) {
@@ -131,11 +146,26 @@ int64_t runTimeBlock(const Contraction &c, const TensorizePlan &plan,
   if (parallel > 1)
     return 1;
   // Else the rows of a register tile: the innermost parallel loop the
-  // instruction does not take.
-  for (unsigned l = c.loops.size(); l-- > 0;)
+  // instruction does not take (a GEMM's M, a convolution's output columns).
+  std::optional<unsigned> rows;
+  for (unsigned l = c.loops.size(); l-- > 0 && !rows;)
     if (!c.loops[l].reduction && !mapped(l))
-      return l == loop ? kNominalExtent : 1;
-  return 1;
+      rows = l;
+  if (!rows)
+    return 1;
+  // A convolution's output rows around its columns (both windows) run in
+  // blocks of kNominalWindowRows and the columns in blocks of
+  // kNominalExtent / kNominalWindowRows: a block keeps kNominalExtent
+  // outputs, and a small image's blocks (7 = 4 + 2 + 1 columns) still fill
+  // register tiles of fused rows and columns.
+  std::optional<unsigned> around;
+  for (unsigned l = *rows; l-- > 0 && !around;)
+    if (!c.loops[l].reduction)
+      around = l;
+  bool image = around && isWindowLoop(c, *around) && isWindowLoop(c, *rows);
+  if (loop == *rows)
+    return image ? kNominalExtent / kNominalWindowRows : kNominalExtent;
+  return image && loop == *around ? kNominalWindowRows : 1;
 }
 
 std::optional<LoopBlock> filterBlock(const Contraction &c,

@@ -222,28 +222,34 @@ func.func @epilogue_k(%a: memref<16x?xi8>, %b: memref<?x48xi8>, %bias: memref<48
 
 // -----
 
-// A convolution's output rows and columns at run time: rows one at a time (an outer loop), each
-// on the window of input rows its taps read (stride 2: from 2 x oh, 3 rows); then the columns in
-// blocks of 256 and the remainder's digits, each on its window of input columns (2 x 255 + 3 =
-// 513). Every block is a static convolution planned as the program was.
+// A convolution's output rows and columns at run time: rows in blocks of 4 (then the
+// remainder's digits), each on the window of input rows its taps read (stride 2: from 2 x oh,
+// 2 x 3 + 3 = 9 rows); inside, the columns in blocks of 64 (a block keeps 256 outputs) and the
+// remainder's digits, each on its window of input columns (2 x 63 + 3 = 129). Every block is a
+// static convolution planned as the program was, with fused rows and columns (fuse=1: a small
+// image's blocks still fill register tiles).
 // CHECK-LABEL: func.func @dynamic_image
 // CHECK-SAME:    (%[[I:.*]]: memref<1x?x?x16xi8>, %{{.*}}: memref<3x3x16x32xi8>, %[[O:.*]]: memref<1x?x?x32xi32>)
 // CHECK:         %[[OH:.*]] = memref.dim %[[O]], %{{.*}} : memref<1x?x?x32xi32>
-// CHECK:         scf.for %[[R:.*]] = %{{.*}} to %{{.*}} step %[[ONE:.*]] {
+// CHECK:         scf.for %[[R:.*]] = %{{.*}} to %{{.*}} step %[[FOUR:.*]] {
 // CHECK:           %[[IR:.*]] = arith.muli %[[R]], %[[TWO:.*]] : index
-// CHECK:           %[[ROWS:.*]] = memref.subview %[[I]][0, %[[IR]], 0, 0] [1, 3, %{{.*}}, 16] [1, 1, 1, 1]
-// CHECK:           %[[OROW:.*]] = memref.subview %[[O]][0, %[[R]], 0, 0] [1, 1, %{{.*}}, 32] [1, 1, 1, 1]
-// CHECK:           scf.for %[[X:.*]] = %{{.*}} to %{{.*}} step %[[C256:.*]] {
+// CHECK:           %[[ROWS:.*]] = memref.subview %[[I]][0, %[[IR]], 0, 0] [1, 9, %{{.*}}, 16] [1, 1, 1, 1]
+// CHECK:           %[[OROW:.*]] = memref.subview %[[O]][0, %[[R]], 0, 0] [1, 4, %{{.*}}, 32] [1, 1, 1, 1]
+// CHECK:           scf.for %[[X:.*]] = %{{.*}} to %{{.*}} step %[[C64:.*]] {
 // CHECK:             %[[IX:.*]] = arith.muli %[[X]], %{{.*}} : index
-// CHECK:             %[[VI:.*]] = memref.subview %[[ROWS]][0, 0, %[[IX]], 0] [1, 3, 513, 16] [1, 1, 1, 1]
-// CHECK:             %[[VO:.*]] = memref.subview %[[OROW]][0, 0, %[[X]], 0] [1, 1, 256, 32] [1, 1, 1, 1]
-// CHECK:             tisa.compute %[[VI]], %{{.*}} -> %[[VO]] : memref<1x3x513x16xi8, {{.*}}>, memref<{{[0-9]+}}xi8>, memref<1x1x256x32xi32, {{.*}}> {
-// CHECK:               linalg.conv_2d_nhwc_hwcf {{.*}}tisa.run_time_loops = array<i64: 1, 2>
+// CHECK:             %[[VI:.*]] = memref.subview %[[ROWS]][0, 0, %[[IX]], 0] [1, 9, 129, 16] [1, 1, 1, 1]
+// CHECK:             %[[VO:.*]] = memref.subview %[[OROW]][0, 0, %[[X]], 0] [1, 4, 64, 32] [1, 1, 1, 1]
+// CHECK:             tisa.compute %[[VI]], %{{.*}} -> %[[VO]] : memref<1x9x129x16xi8, {{.*}}>, memref<{{[0-9]+}}xi8>, memref<1x4x64x32xi32, {{.*}}> {
+// CHECK:               linalg.conv_2d_nhwc_hwcf {{.*}}tisa.run_time_loops = array<i64: 1, 2>, tisa.schedule = "{{.*}}fuse=1
 // CHECK:           scf.if
-// CHECK:             memref.subview %[[ROWS]][0, 0, %{{.*}}, 0] [1, 3, 257, 16] [1, 1, 1, 1]
-// CHECK:             tisa.compute {{.*}} : memref<1x3x257x16xi8, {{.*}}>, memref<{{[0-9]+}}xi8>, memref<1x1x128x32xi32, {{.*}}>
-// CHECK:             memref.subview %[[ROWS]][0, 0, %{{.*}}, 0] [1, 3, 3, 16] [1, 1, 1, 1]
-// CHECK:             tisa.compute {{.*}} : memref<1x3x3x16xi8, {{.*}}>, memref<{{[0-9]+}}xi8>, memref<1x1x1x32xi32, {{.*}}>
+// CHECK:             memref.subview %[[ROWS]][0, 0, %{{.*}}, 0] [1, 9, 65, 16] [1, 1, 1, 1]
+// CHECK:             tisa.compute {{.*}} : memref<1x9x65x16xi8, {{.*}}>, memref<{{[0-9]+}}xi8>, memref<1x4x32x32xi32, {{.*}}>
+// CHECK:             memref.subview %[[ROWS]][0, 0, %{{.*}}, 0] [1, 9, 3, 16] [1, 1, 1, 1]
+// CHECK:             tisa.compute {{.*}} : memref<1x9x3x16xi8, {{.*}}>, memref<{{[0-9]+}}xi8>, memref<1x4x1x32xi32, {{.*}}>
+// CHECK:         scf.if
+// CHECK:           memref.subview %[[I]][0, %{{.*}}, 0, 0] [1, 5, %{{.*}}, 16] [1, 1, 1, 1]
+// CHECK:         scf.if
+// CHECK:           memref.subview %[[I]][0, %{{.*}}, 0, 0] [1, 3, %{{.*}}, 16] [1, 1, 1, 1]
 // LOWERED-LABEL: func.func @dynamic_image
 // LOWERED-NOT:   tisa.compute
 // LOWERED:       tisa.apply "vpdpbusd.zmm"
@@ -275,7 +281,7 @@ func.func @dynamic_image(%i: memref<1x?x?x16xi8>, %f: memref<3x3x16x32xi8>, %o: 
 // CHECK:           memref.view %[[BUF]]
 // CHECK:           scf.for
 // CHECK:             scf.for
-// CHECK:               tisa.compute {{.*}} : memref<1x3x258x512xi8, {{.*}}>, memref<295168xi8>, memref<1x1x256x64xi32, {{.*}}>
+// CHECK:               tisa.compute {{.*}} : memref<1x6x66x512xi8, {{.*}}>, memref<295168xi8>, memref<1x4x64x64xi32, {{.*}}>
 // CHECK:           scf.if
 // CHECK:             linalg.copy {{.*}} memref<1x?x?x?xi32, strided<[?, ?, 120, 1], offset: ?>>)
 // LOWERED-LABEL: func.func @filter_blocks
