@@ -172,17 +172,12 @@ std::optional<LoopBlock> filterBlock(const Contraction &c,
                                      unsigned packedInput,
                                      const Target &target) {
   const ProgramOperand &packed = c.operands[packedInput],
-                       &other = c.operands[1 - packedInput],
                        &output = c.operands[2];
   // Only where run time gives a window loop (a convolution's output rows
   // or columns): its blocks each read the whole packed input.
-  bool window = false;
-  for (auto [l, loop] : llvm::enumerate(c.loops))
-    window |= loop.extent == kDynamic && !other.dimOf(l) &&
-              llvm::any_of(other.map.getResults(), [&, l = l](AffineExpr e) {
-                return e.isFunctionOfDim(l);
-              });
-  if (!window)
+  if (llvm::none_of(llvm::seq<unsigned>(0, c.loops.size()), [&](unsigned l) {
+        return c.loops[l].extent == kDynamic && isWindowLoop(c, l);
+      }))
     return std::nullopt;
   // The one static parallel loop the packed input and the output share.
   std::optional<unsigned> shared;

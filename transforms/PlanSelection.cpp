@@ -63,10 +63,6 @@ FailureOr<std::unique_ptr<KernelGenerator>> kernelNamed(const MatchResult &resul
   return failure();
 }
 
-} // namespace
-
-namespace {
-
 /// The loops of `op`'s tisa.loop_blocks in `c`'s (ProgramLoop::block);
 /// whether it has them.
 bool readLoopBlocks(linalg::LinalgOp op, Contraction &c) {
