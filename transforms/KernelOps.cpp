@@ -75,7 +75,7 @@ Value loopExtent(OpBuilder &b, Location loc, const Contraction &c,
                  ArrayRef<Value> operands, unsigned loop) {
   for (auto [o, v] : llvm::zip(c.operands, operands))
     if (std::optional<unsigned> d = o.dimOf(loop); d && v)
-      return memref::DimOp::create(b, loc, v, *d);
+      return b.createOrFold<memref::DimOp>(loc, v, *d); // static: a constant
   llvm_unreachable("no operand has the loop as a dimension");
 }
 
@@ -98,14 +98,10 @@ Value packedBufferBytes(OpBuilder &b, Location loc, const Contraction &c,
   for (unsigned l : runTimePackedLoops(c, kernel)) {
     int64_t block = runTimeBlock(c, kernel.plan(), l);
     // Folded: a loop whose extent is one block (a block of
-    // -tisa-split-dynamic) keeps the bytes static.
-    // A static extent (a loop run in static blocks) as a constant, so
-    // that the bytes fold.
-    Value e = extent(l);
-    if (!getConstantIntValue(e) && c.loops[l].extent != kDynamic)
-      e = cIndex(b, loc, c.loops[l].extent);
-    Value blocks =
-        b.createOrFold<arith::CeilDivUIOp>(loc, e, cIndex(b, loc, block));
+    // -tisa-split-dynamic) or static (a loop run in static blocks) keeps
+    // the bytes static.
+    Value blocks = b.createOrFold<arith::CeilDivUIOp>(loc, extent(l),
+                                                      cIndex(b, loc, block));
     bytes = b.createOrFold<arith::MulIOp>(loc, bytes, blocks);
   }
   return bytes;

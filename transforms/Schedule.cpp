@@ -489,7 +489,7 @@ ScheduleEstimate LaneDotKernel::Impl::TileSearch::run() {
                    cm.edgeFirstFraction * m.extent[inner] - 1e-9;
   // Rows and columns that run time gives run in blocks down to one row or
   // column (-tisa-split-dynamic): fused, a block's outputs still fill
-  // register tiles (7x7x512 u8 at run-time h and w on Zen 5: 832 GOPS
+  // register tiles (7x7x512 u8 at run-time h and w on Zen 5: 757 GOPS
   // against 498 in tiles of one row's columns).
   bool runTimeImage =
       pair && m.c.loops[outer].block && m.c.loops[inner].block;

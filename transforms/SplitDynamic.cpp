@@ -118,6 +118,25 @@ struct SplitDynamicPass
     }
   }
 
+  /// Whether a program may still have a loop to split (without planning
+  /// it): an argument of run-time extent, or a loop longer than its
+  /// tisa.loop_blocks block. A block's static copy has neither.
+  static bool mayNeedSplit(Block &program) {
+    if (llvm::any_of(program.getArgumentTypes(), [](Type t) {
+          return !cast<ShapedType>(t).hasStaticShape();
+        }))
+      return true;
+    auto contraction = cast<linalg::LinalgOp>(program.front());
+    auto pairs = contraction->getAttrOfType<DenseI64ArrayAttr>(kLoopBlocksAttr);
+    if (!pairs)
+      return false;
+    SmallVector<int64_t> ranges = contraction.getStaticLoopRanges();
+    for (size_t i = 0; i + 1 < size_t(pairs.size()); i += 2)
+      if (ranges[pairs[i]] > pairs[i + 1])
+        return true;
+    return false;
+  }
+
   /// The loop `planned` splits next: one run in static blocks with more
   /// than one (outermost: every block of the others then reads one block
   /// of the packed input), else the first of run-time extent; for a pack,
@@ -144,11 +163,7 @@ struct SplitDynamicPass
   /// depends on); whether it did.
   FailureOr<bool> splitOnce(Operation *op) const {
     Block &program = op->getRegion(0).front();
-    if (llvm::all_of(program.getArgumentTypes(),
-                     [](Type t) {
-                       return cast<ShapedType>(t).hasStaticShape();
-                     }) &&
-        !program.front().hasAttr(kLoopBlocksAttr))
+    if (!mayNeedSplit(program))
       return false;
     auto compute = dyn_cast<ComputeOp>(op);
     if (compute && !compute.getRange().empty())
