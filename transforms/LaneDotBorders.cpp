@@ -27,12 +27,20 @@ LaneDotKernel::Impl::rangeRows(OpBuilder &b, Location loc, const Schedule &s,
                                Value end) const {
   if (s.fuse)
     return std::nullopt;
+  // Over two levels, the range's blocks of the major one (tiles are
+  // numbered major first).
+  SmallVector<BlockLevel> levels = blockLevels(s);
   std::optional<BlockLevel> part;
-  for (const BlockLevel &bl : blockLevels(s))
-    if (bl.partitioned)
+  for (const BlockLevel &bl : levels)
+    if (bl.partitioned && (!bl.partner || bl.major))
       part = bl;
   if (!part || part->loop == laneLoop)
     return std::nullopt;
+  if (part->partner) {
+    Value minor = cIndex(b, loc, levels[*part->partner].blocks);
+    begin = arith::DivSIOp::create(b, loc, begin, minor);
+    end = arith::CeilDivSIOp::create(b, loc, end, minor);
+  }
   const ProgramOperand &bc = c.operands[bcInput];
   unsigned numLoops = c.loops.size();
   std::optional<RowRange> rows;

@@ -52,7 +52,8 @@ private:
                    const Schedule &sch);
   void blockLoop(OpBuilder &b, Location loc, unsigned l, int64_t size,
                  int64_t whole, Value base, Value lo, Value hi,
-                 function_ref<void(OpBuilder &, Location)> body);
+                 function_ref<void(OpBuilder &, Location, Value)> body);
+  std::pair<Value, Value> rangeOf(OpBuilder &b, Location loc, unsigned i);
   void emitBorderTiles(OpBuilder &b, Location loc, const BlockLevel &bl,
                        int64_t whole);
   void emitBlocks(OpBuilder &b, Location loc, unsigned i);
@@ -125,6 +126,7 @@ private:
   enum class Columns { All, Interior, Border };
   Columns which = Columns::All;
   SmallVector<BlockLevel> blocks;
+  SmallVector<Value> blockIndex; // the current block of each level
 };
 
 LaneDotKernel::Impl::Compute::Compute(const Impl &m, OpBuilder &b,
@@ -146,7 +148,8 @@ LaneDotKernel::Impl::Compute::Compute(const Impl &m, OpBuilder &b,
       tapLow(numLoops), tapHigh(numLoops), edgeSchedule(s), cur(&s),
       panel(m.panelLanes(s)), ivs(numLoops), offset(numLoops),
       span(numLoops), order(m.parallelOrder(s)), fusedPair(m.fused(s)),
-      tileStart(numLoops), tileLength(numLoops), blocks(m.blockLevels(s)) {
+      tileStart(numLoops), tileLength(numLoops), blocks(m.blockLevels(s)),
+      blockIndex(blocks.size()) {
   assert(s.unroll.size() == m.c.loops.size() && "schedule for another kernel");
   for (unsigned l = 0; l < numLoops; ++l)
     span[l] = m.whole(l, s);
@@ -620,11 +623,12 @@ void LaneDotKernel::Impl::Compute::columns(OpBuilder &b, Location loc) {
 
 /// Loop `l` in blocks of `size` of its `whole` iterations (after `base`):
 /// full blocks in a loop, the partial last block once, so every loop inside
-/// keeps constant bounds; with `lo`/`hi`, only the blocks [lo, hi).
+/// keeps constant bounds; with `lo`/`hi`, only the blocks [lo, hi). `body`
+/// gets the block's number.
 void LaneDotKernel::Impl::Compute::blockLoop(
     OpBuilder &b, Location loc, unsigned l, int64_t size, int64_t whole,
     Value base, Value lo, Value hi,
-    function_ref<void(OpBuilder &, Location)> body) {
+    function_ref<void(OpBuilder &, Location, Value)> body) {
   int64_t full = whole / size, tail = whole % size;
   auto at = [&](OpBuilder &b, Location loc, Value block) -> Value {
     Value o = arith::MulIOp::create(b, loc, block, cIndex(b, loc, size));
@@ -640,16 +644,17 @@ void LaneDotKernel::Impl::Compute::blockLoop(
         [&](OpBuilder &b, Location loc, Value iv, ValueRange) {
           offset[l] = at(b, loc, iv);
           span[l] = size;
-          body(b, loc);
+          body(b, loc, iv);
           scf::YieldOp::create(b, loc);
         });
     loop->setAttr(kLoopAttr, b.getStringAttr("parallel"));
   }
   if (tail) {
     auto emitTail = [&](OpBuilder &b, Location loc) {
-      offset[l] = at(b, loc, cIndex(b, loc, full));
+      Value block = cIndex(b, loc, full);
+      offset[l] = at(b, loc, block);
       span[l] = tail;
-      body(b, loc);
+      body(b, loc, block);
     };
     if (!lo) {
       emitTail(b, loc);
@@ -685,12 +690,12 @@ void LaneDotKernel::Impl::Compute::emitBorderTiles(OpBuilder &b, Location loc,
   which = Columns::Border;
   blockLoop(b, loc, bl.loop, s.edge, whole, Value(), firstTile(begin),
             firstTile(end),
-            [&](OpBuilder &b, Location loc) { columns(b, loc); });
+            [&](OpBuilder &b, Location loc, Value) { columns(b, loc); });
   which = Columns::All;
 }
 
-/// The block levels from `i` in, around the columns. The partitioned level
-/// runs over the tiles [begin, end) only.
+/// The block levels from `i` in, around the columns. The partition's levels
+/// run over the blocks the range [begin, end) owns (rangeOf).
 void LaneDotKernel::Impl::Compute::emitBlocks(OpBuilder &b, Location loc,
                                               unsigned i) {
   if (i == blocks.size())
@@ -703,7 +708,7 @@ void LaneDotKernel::Impl::Compute::emitBlocks(OpBuilder &b, Location loc,
   unsigned l = bl.loop;
   int64_t whole = span[l];
   Value saved = offset[l];
-  bool dynamic = bl.partitioned && begin;
+  bool dynamic = bl.partitioned && begin && !bl.partner;
   // A range over the rows that edge tiles run along: its blocks (one
   // register tile of rows) hold the interior columns only, and the border
   // columns run after them in tiles of `edge` rows, each range taking the
@@ -714,11 +719,50 @@ void LaneDotKernel::Impl::Compute::emitBlocks(OpBuilder &b, Location loc,
       m.parallelLoops.size() >= 2 &&
       l == m.parallelLoops[m.parallelLoops.size() - 2])
     which = Columns::Interior;
-  blockLoop(b, loc, l, bl.size, whole, saved, dynamic ? begin : Value(),
-            dynamic ? end : Value(),
-            [&](OpBuilder &b, Location loc) { emitBlocks(b, loc, i + 1); });
+  auto [lo, hi] = rangeOf(b, loc, i);
+  blockLoop(b, loc, l, bl.size, whole, saved, lo, hi,
+            [&](OpBuilder &b, Location loc, Value block) {
+              blockIndex[i] = block;
+              emitBlocks(b, loc, i + 1);
+            });
   if (which == Columns::Interior)
     emitBorderTiles(b, loc, bl, whole);
+}
+
+/// The blocks [lo, hi) of level `i` that the range [begin, end) owns (null
+/// for all of them). Over two levels, tile t = major * minorBlocks + minor:
+/// the outer level in the nest bounds the inner one through its block.
+std::pair<Value, Value>
+LaneDotKernel::Impl::Compute::rangeOf(OpBuilder &b, Location loc, unsigned i) {
+  const BlockLevel &bl = blocks[i];
+  if (!bl.partitioned || !begin)
+    return {};
+  if (!bl.partner)
+    return {begin, end};
+  const BlockLevel &other = blocks[*bl.partner];
+  bool outer = i < *bl.partner;
+  if (outer && !bl.major)
+    return {};
+  auto c = [&](int64_t v) { return cIndex(b, loc, v); };
+  auto atLeast0 = [&](Value v) {
+    return arith::MaxSIOp::create(b, loc, v, c(0)).getResult();
+  };
+  if (outer) // the major blocks with a tile in the range
+    return {arith::DivSIOp::create(b, loc, begin, c(other.blocks)),
+            arith::CeilDivSIOp::create(b, loc, end, c(other.blocks))};
+  Value enclosing = blockIndex[*bl.partner];
+  if (bl.major) { // begin <= major * minorBlocks + enclosing < end
+    auto bound = [&](Value v) {
+      return atLeast0(arith::CeilDivSIOp::create(
+          b, loc, arith::SubIOp::create(b, loc, v, enclosing),
+          c(other.blocks)));
+    };
+    return {bound(begin), bound(end)};
+  }
+  // begin <= enclosing * blocks + minor < end
+  Value first = arith::MulIOp::create(b, loc, enclosing, c(bl.blocks));
+  return {atLeast0(arith::SubIOp::create(b, loc, begin, first)),
+          atLeast0(arith::SubIOp::create(b, loc, end, first))};
 }
 
 void LaneDotKernel::emitCompute(OpBuilder &b, Location loc,

@@ -2,9 +2,10 @@
 //
 // Private to transforms/: the state LaneDotKernel::get computes from a plan
 // (layouts, loops, repair, signature) and the helpers its emission files
-// share (LaneDotKernel.cpp: the plan; LaneDotBorders.cpp: zero borders, sums
+// share (Tensorize.cpp: the plan; LaneDotBorders.cpp: zero borders, sums
 // and range rows; LaneDotPack.cpp: the packed operand; LaneDotCompute.cpp:
-// the computation; Schedule.cpp: schedules and their cost). Every file that
+// the computation; LaneDotPartition.cpp: cache blocks and the partition
+// into ranges; Schedule.cpp: schedules and their cost). Every file that
 // includes it works in MLIR's namespace.
 //
 //===----------------------------------------------------------------------===//
@@ -269,51 +270,19 @@ struct LaneDotKernel::Impl {
     int64_t size;
     bool partitioned;
     bool cache; ///< a cache block (else only there for the partition)
+    /// A partition over two levels numbers their blocks major first (the
+    /// major level's block times the minor's count, plus the minor's
+    /// block): the other level's index among the block levels, whether
+    /// this one is major, and its number of blocks.
+    std::optional<unsigned> partner;
+    bool major = false;
+    int64_t blocks = 0;
   };
   int64_t step(unsigned l) const { return l == laneLoop ? lanes : 1; }
   /// The block levels for `s`, outer to inner, and the number of tiles of
-  /// the partitioned one.
+  /// the partition (LaneDotPartition.cpp).
   SmallVector<BlockLevel> blockLevels(const Schedule &s,
-                                      int64_t *partitionTiles = nullptr) const {
-    bool laneBlocked = s.laneBlock > 0 && s.laneBlock < lanesPadded;
-    struct Candidate {
-      BlockLevel level;
-      int64_t tiles;
-    };
-    SmallVector<Candidate> candidates;
-    if (laneBlocked)
-      candidates.push_back({{laneLoop, s.laneBlock, true, true},
-                            int64_t(llvm::divideCeil(lanesPadded, s.laneBlock))});
-    for (unsigned l : parallelOrder(s)) {
-      if (laneBlocked && l == laneLoop)
-        continue;
-      int64_t size = unrollOf(l, s) * step(l);
-      candidates.push_back({{l, size, true, false},
-                            int64_t(llvm::divideCeil(whole(l, s), size))});
-    }
-    // The partition: the outermost level whose tiles share out evenly
-    // between 2 or 4 threads (a multiple of 4, or at least 16), else the
-    // one with the most. (5 row tiles of a 28x28 conv2d on 2 threads run
-    // 3:2, capping the speedup at 1.67x; its 28 column tiles run 14:14.)
-    unsigned best = 0;
-    for (unsigned i = 0; i < candidates.size(); ++i) {
-      int64_t t = candidates[i].tiles;
-      if (t >= 16 || (t >= 4 && t % 4 == 0)) {
-        best = i;
-        break;
-      }
-      if (t > candidates[best].tiles)
-        best = i;
-    }
-    if (partitionTiles)
-      *partitionTiles = candidates[best].tiles;
-    SmallVector<BlockLevel> levels;
-    if (laneBlocked)
-      levels.push_back({laneLoop, s.laneBlock, best == 0, true});
-    if (!laneBlocked || best != 0)
-      levels.push_back(candidates[best].level);
-    return levels;
-  }
+                                      int64_t *partitionTiles = nullptr) const;
   // LaneDotKernel::get's steps, in order (Tensorize.cpp): each reads part of
   // the plan into this state, or says why the generator cannot apply it.
   LogicalResult readInstruction(std::string &why);
