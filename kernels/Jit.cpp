@@ -162,6 +162,129 @@ llvm::Error storeTunedSchedule(llvm::StringRef cacheDir,
   return llvm::Error::success();
 }
 
+std::pair<std::string, std::string>
+CompiledKernel::readMetadata(llvm::StringRef fields) {
+  std::string key, object;
+  llvm::SmallVector<llvm::StringRef> lines;
+  fields.split(lines, '\n', -1, false);
+  for (llvm::StringRef line : lines) {
+    auto [k, v] = line.split('=');
+    if (k == "key")
+      key = v.str();
+    else if (k == "object")
+      object = v.str();
+    else if (k == "name")
+      name_ = v.str();
+    else if (k == "instruction")
+      instruction_ = v.str();
+    else if (k == "mnemonic")
+      mnemonic_ = v.str();
+    else if (k == "plan")
+      plan_ = v.str();
+    else if (k == "packed_operand")
+      packedOperand_ = v.str();
+    else if (k == "packed_bytes")
+      v.getAsInteger(10, packedBytes_);
+    else if (k == "schedule")
+      schedule_ = v.str();
+    else if (k == "space")
+      scheduleSpace_ = v.str();
+    else if (k == "tiles")
+      v.getAsInteger(10, tiles_);
+    else if (k == "denormals_are_zero" && v.size() == 2)
+      denormalsAreZero_ = {v[0] == '1', v[1] == '1'};
+    else if (k == "warning")
+      warnings_.push_back(v.str());
+  }
+  return {key, object};
+}
+
+void CompiledKernel::adopt(GeneratedKernel &generated) {
+  name_ = generated.name;
+  instruction_ = generated.instruction;
+  mnemonic_ = generated.mnemonic;
+  denormalsAreZero_ = generated.denormalsAreZero;
+  plan_ = generated.plan;
+  header_ = generated.header;
+  packedOperand_ = generated.packedOperand;
+  packedBytes_ = generated.packedBytes;
+  schedule_ = generated.schedule;
+  tiles_ = generated.tiles;
+  scheduleSpace_ = generated.scheduleSpace;
+  warnings_ = generated.warnings;
+}
+
+llvm::Error CompiledKernel::load(std::unique_ptr<llvm::MemoryBuffer> object) {
+  auto jit = JitObject::load(std::move(object));
+  if (!jit)
+    return jit.takeError();
+  jit_ = std::move(*jit);
+  std::string pack = "_pack_" + packedOperand_;
+  for (llvm::StringRef suffix : {llvm::StringRef(""), llvm::StringRef(pack),
+                                 llvm::StringRef("_packed"),
+                                 llvm::StringRef("_packed_range"),
+                                 llvm::StringRef("_packed_bytes"),
+                                 llvm::StringRef("_tiles")}) {
+    auto address = jit_->lookup(name_ + suffix.str());
+    if (!address)
+      return address.takeError();
+    addresses_[suffix] = *address;
+  }
+  return llvm::Error::success();
+}
+
+std::unique_ptr<llvm::MemoryBuffer>
+CompiledKernel::readCache(llvm::StringRef objectPath, llvm::StringRef metaPath,
+                          llvm::StringRef key, llvm::raw_ostream *warnings) {
+  auto obj = llvm::MemoryBuffer::getFile(objectPath);
+  auto meta = llvm::MemoryBuffer::getFile(metaPath);
+  if (!obj || !meta)
+    return nullptr;
+  auto [fields, header] = (*meta)->getBuffer().split("header:\n");
+  auto [storedKey, digest] = readMetadata(fields);
+  if (storedKey != key)
+    return nullptr;
+  if (digest != objectDigest((*obj)->getBuffer())) {
+    if (warnings)
+      *warnings << "tisa: warning: the cached object " << objectPath
+                << " does not match its metadata (damaged or truncated); "
+                   "compiling it again\n";
+    return nullptr;
+  }
+  header_ = header.str();
+  fromCache_ = true;
+  return std::move(*obj);
+}
+
+namespace {
+
+/// Generates `spec`'s object with the descriptions of `options` for
+/// `target`.
+llvm::Expected<GeneratedKernel> generate(const KernelSpec &spec,
+                                         const JitOptions &options,
+                                         const Target &target,
+                                         const std::string &schedule) {
+  mlir::DialectRegistry registry;
+  registerDescriptionDialects(registry);
+  mlir::MLIRContext ctx(registry);
+  std::string loadErrors;
+  llvm::raw_string_ostream errs(loadErrors);
+  DescriptionSet set(ctx, errs);
+  for (const std::string &dir : isaSearchPath(options.isaDirs))
+    if (failed(set.loadDirectory(dir)))
+      return llvm::createStringError("bad instruction descriptions:\n" +
+                                     loadErrors);
+  std::vector<const Description *> descriptions;
+  for (const auto &d : set.descriptions())
+    descriptions.push_back(d.get());
+  GenerateOptions generate;
+  generate.isa = options.isa;
+  generate.schedule = schedule;
+  return generateKernel(ctx, spec, descriptions, target, generate);
+}
+
+} // namespace
+
 llvm::Expected<std::unique_ptr<CompiledKernel>>
 compileKernel(const KernelSpec &spec, const JitOptions &options) {
   if (auto e = spec.validate())
@@ -180,11 +303,14 @@ compileKernel(const KernelSpec &spec, const JitOptions &options) {
   }
   std::string key = llvm::utohexstr(
       llvm::xxh3_64bits(*baseKey + "|schedule=" + schedule));
-  std::vector<std::string> searchPath = isaSearchPath(options.isaDirs);
 
-  auto kernel = std::unique_ptr<CompiledKernel>(new CompiledKernel);
-  kernel->spec_ = spec;
-  kernel->tuned_ = tuned;
+  auto makeKernel = [&] {
+    auto kernel = std::unique_ptr<CompiledKernel>(new CompiledKernel);
+    kernel->spec_ = spec;
+    kernel->tuned_ = tuned;
+    return kernel;
+  };
+  std::unique_ptr<CompiledKernel> kernel = makeKernel();
   std::unique_ptr<llvm::MemoryBuffer> object;
   llvm::SmallString<256> objPath, metaPath;
   if (!options.cacheDir.empty()) {
@@ -192,86 +318,14 @@ compileKernel(const KernelSpec &spec, const JitOptions &options) {
     llvm::sys::path::append(objPath, spec.symbol() + "-" + key + ".o");
     metaPath = objPath;
     llvm::sys::path::replace_extension(metaPath, "meta");
-    auto obj = llvm::MemoryBuffer::getFile(objPath);
-    auto meta = llvm::MemoryBuffer::getFile(metaPath);
-    if (obj && meta) {
-      llvm::StringRef text = (*meta)->getBuffer();
-      auto [fields, header] = text.split("header:\n");
-      bool keyMatches = false, objectMatches = false;
-      llvm::SmallVector<llvm::StringRef> lines;
-      fields.split(lines, '\n', -1, false);
-      for (llvm::StringRef line : lines) {
-        auto [k, v] = line.split('=');
-        if (k == "key")
-          keyMatches = v == key;
-        else if (k == "object")
-          objectMatches = v == objectDigest((*obj)->getBuffer());
-        else if (k == "name")
-          kernel->name_ = v.str();
-        else if (k == "instruction")
-          kernel->instruction_ = v.str();
-        else if (k == "mnemonic")
-          kernel->mnemonic_ = v.str();
-        else if (k == "plan")
-          kernel->plan_ = v.str();
-        else if (k == "packed_operand")
-          kernel->packedOperand_ = v.str();
-        else if (k == "packed_bytes")
-          v.getAsInteger(10, kernel->packedBytes_);
-        else if (k == "schedule")
-          kernel->schedule_ = v.str();
-        else if (k == "space")
-          kernel->scheduleSpace_ = v.str();
-        else if (k == "tiles")
-          v.getAsInteger(10, kernel->tiles_);
-        else if (k == "denormals_are_zero" && v.size() == 2)
-          kernel->denormalsAreZero_ = {v[0] == '1', v[1] == '1'};
-        else if (k == "warning")
-          kernel->warnings_.push_back(v.str());
-      }
-      if (keyMatches && objectMatches) {
-        kernel->header_ = header.str();
-        kernel->fromCache_ = true;
-        object = std::move(*obj);
-      } else if (keyMatches && options.warnings) {
-        *options.warnings << "tisa: warning: the cached object " << objPath
-                          << " does not match its metadata (damaged or "
-                             "truncated); compiling it again\n";
-      }
-    }
+    object = kernel->readCache(objPath, metaPath, key, options.warnings);
   }
   if (!object) {
-    mlir::DialectRegistry registry;
-    registerDescriptionDialects(registry);
-    mlir::MLIRContext ctx(registry);
-    std::string loadErrors;
-    llvm::raw_string_ostream errs(loadErrors);
-    DescriptionSet set(ctx, errs);
-    for (const std::string &dir : searchPath)
-      if (failed(set.loadDirectory(dir)))
-        return llvm::createStringError("bad instruction descriptions:\n" +
-                                       loadErrors);
-    std::vector<const Description *> descriptions;
-    for (const auto &d : set.descriptions())
-      descriptions.push_back(d.get());
-    GenerateOptions generate;
-    generate.isa = options.isa;
-    generate.schedule = schedule;
-    auto generated = generateKernel(ctx, spec, descriptions, *target, generate);
+    kernel = makeKernel(); // without what stale metadata set
+    auto generated = generate(spec, options, *target, schedule);
     if (!generated)
       return generated.takeError();
-    kernel->name_ = generated->name;
-    kernel->instruction_ = generated->instruction;
-    kernel->mnemonic_ = generated->mnemonic;
-    kernel->denormalsAreZero_ = generated->denormalsAreZero;
-    kernel->plan_ = generated->plan;
-    kernel->header_ = generated->header;
-    kernel->packedOperand_ = generated->packedOperand;
-    kernel->packedBytes_ = generated->packedBytes;
-    kernel->schedule_ = generated->schedule;
-    kernel->tiles_ = generated->tiles;
-    kernel->scheduleSpace_ = generated->scheduleSpace;
-    kernel->warnings_ = generated->warnings;
+    kernel->adopt(*generated);
     object = std::move(generated->object);
     if (!options.cacheDir.empty()) {
       // Best effort: a cache that cannot be written only costs time.
@@ -283,21 +337,8 @@ compileKernel(const KernelSpec &spec, const JitOptions &options) {
   if (options.warnings)
     for (const std::string &w : kernel->warnings_)
       *options.warnings << "tisa: warning: " << w << "\n";
-  auto jit = JitObject::load(std::move(object));
-  if (!jit)
-    return jit.takeError();
-  kernel->jit_ = std::move(*jit);
-  std::string pack = "_pack_" + kernel->packedOperand_;
-  for (llvm::StringRef suffix : {llvm::StringRef(""), llvm::StringRef(pack),
-                                 llvm::StringRef("_packed"),
-                                 llvm::StringRef("_packed_range"),
-                                 llvm::StringRef("_packed_bytes"),
-                                 llvm::StringRef("_tiles")}) {
-    auto address = kernel->jit_->lookup(kernel->name_ + suffix.str());
-    if (!address)
-      return address.takeError();
-    kernel->addresses_[suffix] = *address;
-  }
+  if (llvm::Error e = kernel->load(std::move(object)))
+    return std::move(e);
   return kernel;
 }
 

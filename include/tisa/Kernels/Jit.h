@@ -106,6 +106,20 @@ public:
 private:
   friend llvm::Expected<std::unique_ptr<CompiledKernel>>
   compileKernel(const KernelSpec &, const JitOptions &);
+  /// The object cached at `objectPath` with its metadata at `metaPath`,
+  /// which the fields are read from; null when absent, of another key, or
+  /// damaged (which `warnings` is told).
+  std::unique_ptr<llvm::MemoryBuffer> readCache(llvm::StringRef objectPath,
+                                                llvm::StringRef metaPath,
+                                                llvm::StringRef key,
+                                                llvm::raw_ostream *warnings);
+  /// Reads the cache's metadata lines (key=value) into the fields; returns
+  /// the stored key and object digest.
+  std::pair<std::string, std::string> readMetadata(llvm::StringRef fields);
+  /// Takes what generation produced, but the object.
+  void adopt(GeneratedKernel &generated);
+  /// Loads `object` and looks up every entry.
+  llvm::Error load(std::unique_ptr<llvm::MemoryBuffer> object);
   KernelSpec spec_;
   std::string name_, instruction_, mnemonic_, plan_, header_, packedOperand_;
   int64_t packedBytes_ = 0, tiles_ = 1;
