@@ -163,6 +163,18 @@ LogicalResult ComputeOp::verify() {
   if (!getRange().empty() && getRange().size() != 2)
     return emitOpError() << "range takes two values (begin, end), not "
                          << getRange().size();
+  ArrayRef<int64_t> activeLoops =
+      getActiveLoops() ? *getActiveLoops() : ArrayRef<int64_t>();
+  if (activeLoops.size() != getActive().size())
+    return emitOpError() << "active has " << getActive().size()
+                         << " values but active_loops names "
+                         << activeLoops.size() << " loops";
+  int64_t loops = getContraction().getNumLoops();
+  for (int64_t l : activeLoops)
+    if (l < 0 || l >= loops)
+      return emitOpError() << "active_loops entry " << l
+                           << " is not a loop of the contraction (it has "
+                           << loops << ")";
   auto input = cast<MemRefType>(getInput().getType());
   std::optional<ArrayRef<int64_t>> padding = getInputPadding();
   if (!padding) {

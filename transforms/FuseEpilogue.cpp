@@ -179,7 +179,8 @@ void fuse(ComputeOp compute, linalg::GenericOp generic, unsigned accIndex,
   auto fused = ComputeOp::create(
       b, compute.getLoc(), compute.getInput(), compute.getBuffer(),
       generic.getDpsInits()[0], compute.getRange(), operands,
-      /*overwrite=*/true, compute.getInputPaddingAttr());
+      compute.getActive(), /*overwrite=*/true, compute.getInputPaddingAttr(),
+      compute.getActiveLoopsAttr());
   fused.getProgram().takeBody(compute.getProgram());
   cloneIntoEpilogue(b, fused.getEpilogue(), generic, accIndex);
   generic->erase();

@@ -54,9 +54,11 @@ ComputeOp buildCompute(OpBuilder &b, Location loc,
   if (begin)
     range = {begin, end};
   auto op = ComputeOp::create(
-      b, loc, input, buffer, output, range, ValueRange{}, overwrite,
+      b, loc, input, buffer, output, range, ValueRange{}, ValueRange{},
+      overwrite,
       inputPadding.empty() ? DenseI64ArrayAttr()
-                           : b.getDenseI64ArrayAttr(inputPadding));
+                           : b.getDenseI64ArrayAttr(inputPadding),
+      DenseI64ArrayAttr());
   cloneInto(b, op.getProgram(), contraction);
   return op;
 }

@@ -29,6 +29,8 @@ private:
   void prepareZeroRow(OpBuilder &b, Location loc);
   void prepareEdges();
   void prepareOperands(OpBuilder &b, Location loc);
+  void prepareActive(OpBuilder &b, Location loc,
+                     ArrayRef<std::pair<unsigned, Value>> active);
 
   VectorType laneVec(Type t) const { return VectorType::get({m.lanes}, t); }
   Value column(OpBuilder &b, Location loc, Value p) const;
@@ -47,6 +49,7 @@ private:
                 SmallVectorImpl<Value> &hi);
   void points(OpBuilder &b, Location loc, unsigned level);
   void parallel(OpBuilder &b, Location loc, unsigned level);
+  Value activeInSpan(OpBuilder &b, Location loc, unsigned l) const;
   void columns(OpBuilder &b, Location loc);
   void columnPiece(OpBuilder &b, Location loc, int64_t from, int64_t to,
                    const Schedule &sch);
@@ -105,6 +108,9 @@ private:
   // index p stands for column p below edgeLow, p + edgeHigh - edgeLow above.
   bool borderColumns = false;
   Value bcSums, data, pkSums;
+  // tisa.compute's `active`: the lanes and the groups of the group loop that
+  // matter (null: all); the tile loops stop after them.
+  Value activeLanes, activeGroups;
   int64_t panel;
 
   SmallVector<Value> ivs;
@@ -158,6 +164,7 @@ LaneDotKernel::Impl::Compute::Compute(const Impl &m, OpBuilder &b,
   tapDims = m.tapDimsOf(border);
   prepareEdges();
   prepareOperands(b, loc);
+  prepareActive(b, loc, operands.active);
 }
 
 void LaneDotKernel::Impl::Compute::emit(OpBuilder &b, Location loc) {
@@ -261,6 +268,21 @@ void LaneDotKernel::Impl::Compute::prepareOperands(OpBuilder &b,
                                     ValueRange{});
 }
 
+void LaneDotKernel::Impl::Compute::prepareActive(
+    OpBuilder &b, Location loc, ArrayRef<std::pair<unsigned, Value>> active) {
+  for (auto [l, v] : active) {
+    if (l == m.laneLoop)
+      activeLanes = v;
+    else if (l == m.groupLoop)
+      // The group loop's bound, made once: a bound each register's copy
+      // made for itself would keep -tisa-register-tile from jamming them.
+      activeGroups = arith::MinSIOp::create(
+          b, loc,
+          arith::CeilDivSIOp::create(b, loc, v, cIndex(b, loc, m.group)),
+          cIndex(b, loc, m.groupTiles - (maskLastGroup ? 1 : 0)));
+  }
+}
+
 Value LaneDotKernel::Impl::Compute::column(OpBuilder &b, Location loc,
                                            Value p) const {
   if (!borderColumns || edgeHigh == m.extent[m.parallelLoops.back()])
@@ -362,11 +384,15 @@ Value LaneDotKernel::Impl::Compute::reduce(OpBuilder &b, Location loc,
   bool peel = l == m.groupLoop && maskLastGroup;
   if (peel)
     --trips;
+  bool activeBound = l == m.groupLoop && activeGroups;
   byElementLoop = l == m.groupLoop && m.broadcastByElement() &&
-                  !tapLow[l] && !tapHigh[l] && trips % m.lanes == 0;
+                  !tapLow[l] && !tapHigh[l] && !activeBound &&
+                  trips % m.lanes == 0;
   if (trips > 0) {
     Value lb = tapLow[l] ? tapLow[l] : cIndex(b, loc, 0);
     Value ub = tapHigh[l] ? tapHigh[l] : cIndex(b, loc, trips);
+    if (activeBound)
+      ub = activeGroups;
     auto loop = scf::ForOp::create(
         b, loc, lb, ub, cIndex(b, loc, 1), ValueRange{acc},
         [&](OpBuilder &b, Location loc, Value iv, ValueRange args) {
@@ -569,10 +595,20 @@ void LaneDotKernel::Impl::Compute::parallel(OpBuilder &b, Location loc,
   auto at = [&](OpBuilder &b, Location loc, Value i) {
     return offset[l] ? Value(arith::AddIOp::create(b, loc, offset[l], i)) : i;
   };
+  // Past the active lanes only padding: whole tiles up to them, the partial
+  // last tile if they reach it.
+  Value active = activeInSpan(b, loc, l);
   if (full) {
+    Value ub = cIndex(b, loc, full * size);
+    if (active) {
+      Value tiles = arith::CeilDivSIOp::create(b, loc, active,
+                                               cIndex(b, loc, size));
+      ub = arith::MinSIOp::create(
+          b, loc, ub,
+          arith::MulIOp::create(b, loc, tiles, cIndex(b, loc, size)));
+    }
     auto loop = scf::ForOp::create(
-        b, loc, cIndex(b, loc, 0), cIndex(b, loc, full * size),
-        cIndex(b, loc, size), ValueRange{},
+        b, loc, cIndex(b, loc, 0), ub, cIndex(b, loc, size), ValueRange{},
         [&](OpBuilder &b, Location loc, Value iv, ValueRange) {
           tileStart[l] = at(b, loc, iv);
           tileLength[l] = size;
@@ -581,11 +617,32 @@ void LaneDotKernel::Impl::Compute::parallel(OpBuilder &b, Location loc,
         });
     loop->setAttr(kLoopAttr, kindOf(b, l));
   }
-  if (tail) {
+  if (!tail)
+    return;
+  auto emitTail = [&](OpBuilder &b, Location loc) {
     tileStart[l] = at(b, loc, cIndex(b, loc, full * size));
     tileLength[l] = tail;
     parallel(b, loc, level + 1);
-  }
+  };
+  if (!active)
+    return emitTail(b, loc);
+  Value reached = arith::CmpIOp::create(b, loc, arith::CmpIPredicate::sgt,
+                                        active, cIndex(b, loc, full * size));
+  scf::IfOp::create(b, loc, reached, [&](OpBuilder &b, Location loc) {
+    emitTail(b, loc);
+    scf::YieldOp::create(b, loc);
+  });
+}
+
+/// The active lanes of the current span of loop `l` (from its first), or
+/// null when every iteration matters.
+Value LaneDotKernel::Impl::Compute::activeInSpan(OpBuilder &b, Location loc,
+                                                 unsigned l) const {
+  if (l != m.laneLoop || !activeLanes)
+    return Value();
+  if (!offset[l])
+    return activeLanes;
+  return arith::SubIOp::create(b, loc, activeLanes, offset[l]);
 }
 
 /// Columns [from, to) of the innermost parallel loop besides the lanes

@@ -51,6 +51,18 @@ unsigned bufferOperand(Operation *op) {
   return cast<ComputeOp>(op).getBufferMutable().getOperandNumber();
 }
 
+/// `compute` needs only the first `size` iterations of `loop` (the rest of
+/// its block is padding): tisa.compute's `active`.
+void setActive(OpBuilder &b, ComputeOp compute, unsigned loop, Value size) {
+  SmallVector<int64_t> loops(compute.getActiveLoops().value_or(
+      ArrayRef<int64_t>()));
+  SmallVector<Value> values(compute.getActive());
+  loops.push_back(loop);
+  values.push_back(size);
+  compute.getActiveMutable().assign(values);
+  compute.setActiveLoops(b.getDenseI64ArrayAttr(loops));
+}
+
 class PaddedLoop {
 public:
   PaddedLoop(Operation *op, const PlannedKernel &planned, unsigned loop,
@@ -201,8 +213,11 @@ void PaddedLoop::block(OpBuilder &b, Location loc, Operation *op, Value start,
     copy->setOperand(v.number, value);
   if (slicesBuffer)
     copy->setOperand(bufferOperand(copy), bufferAt);
-  if (auto compute = dyn_cast<ComputeOp>(copy); compute && accumulates)
-    compute.setOverwrite(false);
+  if (auto compute = dyn_cast<ComputeOp>(copy)) {
+    if (accumulates)
+      compute.setOverwrite(false);
+    setActive(b, compute, loop, size);
+  }
   linalg::LinalgOp contraction =
       cast<linalg::LinalgOp>(copy->getRegion(0).front().front());
   markRunTime(b, contraction, loop);

@@ -160,6 +160,9 @@ LogicalResult TensorizePass::lower(ComputeOp op) const {
     operands.end = op.getRange()[1];
   }
   operands.inputPadding = padding;
+  if (std::optional<ArrayRef<int64_t>> loops = op.getActiveLoops())
+    for (auto [l, v] : llvm::zip(*loops, op.getActive()))
+      operands.active.push_back({unsigned(l), v});
   std::optional<Epilogue> epilogue;
   if (linalg::GenericOp generic = op.getEpilogueOp()) {
     SmallVector<Value> values(op.getEpilogueOperands());

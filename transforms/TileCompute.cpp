@@ -114,7 +114,9 @@ bool needsCopy(Value v, ArrayRef<int64_t> shape, ArrayRef<int64_t> offsets) {
 void TileKernel::emitCompute(OpBuilder &b, Location loc,
                              const ComputeOperands &operands,
                              const Schedule &s) const {
-  auto [input, buffer, output, overwrite, begin, end, inputPadding,
+  // Tiles have the description's whole shape: `active` is not used (the
+  // padding computes zeros).
+  auto [input, buffer, output, overwrite, begin, end, inputPadding, active,
         epilogue] = operands;
   assert((!epilogue || overwrite) && "an epilogue starts from zero");
   SmallVector<int64_t> padded = paddedExtents(s);

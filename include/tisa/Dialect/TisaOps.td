@@ -108,6 +108,11 @@ def Tisa_ComputeOp : Tisa_KernelOp<"compute", [AttrSizedOperandSegments]> {
     of `input`), `input` is the program's input without a zero border: dimension d of the
     program operand is input_padding[d] zeros, `input`'s elements, then zeros up to the
     operand's extent (conv2d's padding), which the kernel never reads from memory.
+    With `active` (one index per entry of `active_loops`, which names loops of the
+    contraction by number), only the first active[i] iterations of loop active_loops[i] matter:
+    past them the inputs and the packed operand hold values that contribute nothing, and the
+    output is not read afterwards (a padded last block of `-tisa-split-dynamic`). A generator may
+    skip that work; computing it is correct too.
 
     The region holds the contraction, as in `tisa.pack`. `-tisa-tensorize` replaces the op by the
     register class's loops around the instruction.
@@ -150,12 +155,15 @@ def Tisa_ComputeOp : Tisa_KernelOp<"compute", [AttrSizedOperandSegments]> {
   }];
   let arguments = (ins AnyMemRef:$input, MemRefRankOf<[I8], [1]>:$buffer,
                        AnyMemRef:$output, Variadic<Index>:$range,
-                       Variadic<AnyType>:$epilogue_operands, UnitAttr:$overwrite,
-                       OptionalAttr<DenseI64ArrayAttr>:$input_padding);
+                       Variadic<AnyType>:$epilogue_operands, Variadic<Index>:$active,
+                       UnitAttr:$overwrite,
+                       OptionalAttr<DenseI64ArrayAttr>:$input_padding,
+                       OptionalAttr<DenseI64ArrayAttr>:$active_loops);
   let regions = (region SizedRegion<1>:$program, MaxSizedRegion<1>:$epilogue);
   let assemblyFormat = [{
     $input `,` $buffer `->` $output (`range` `(` $range^ `)`)?
-    (`epilogue` `(` $epilogue_operands^ `:` type($epilogue_operands) `)`)? attr-dict `:`
+    (`epilogue` `(` $epilogue_operands^ `:` type($epilogue_operands) `)`)?
+    (`active` `(` $active^ `)`)? attr-dict `:`
     type($input) `,` type($buffer) `,` type($output) $program (`epilogue` $epilogue^)?
   }];
   let extraClassDeclaration = contractionAccessor # [{

@@ -120,6 +120,9 @@ struct ComputeOperands {
   bool overwrite = false;
   mlir::Value begin, end;
   llvm::ArrayRef<int64_t> inputPadding;
+  /// tisa.compute's `active`: (program loop, iterations that matter); a
+  /// generator may skip the iterations past them (padding).
+  llvm::SmallVector<std::pair<unsigned, mlir::Value>> active;
   /// Applied to the accumulators before they are stored (canFuse must have
   /// accepted it); `output` is then the epilogue's output.
   const Epilogue *epilogue = nullptr;

@@ -76,3 +76,25 @@ func.func @padding_rank(%a: memref<8x64xi8>, %buf: memref<2048xi8>, %c: memref<8
   }
   return
 }
+
+// -----
+
+func.func @active_without_loops(%a: memref<8x64xi8>, %buf: memref<2048xi8>, %c: memref<8x32xi32>, %n: index) {
+  // expected-error @+1 {{'tisa.compute' op active has 1 values but active_loops names 0 loops}}
+  tisa.compute %a, %buf -> %c active(%n) : memref<8x64xi8>, memref<2048xi8>, memref<8x32xi32> {
+  ^bb0(%x: memref<8x64xi8>, %y: memref<64x32xi8>, %z: memref<8x32xi32>):
+    linalg.matmul ins(%x, %y : memref<8x64xi8>, memref<64x32xi8>) outs(%z : memref<8x32xi32>)
+  }
+  return
+}
+
+// -----
+
+func.func @active_loop_out_of_range(%a: memref<8x64xi8>, %buf: memref<2048xi8>, %c: memref<8x32xi32>, %n: index) {
+  // expected-error @+1 {{'tisa.compute' op active_loops entry 3 is not a loop of the contraction (it has 3)}}
+  tisa.compute %a, %buf -> %c active(%n) {active_loops = array<i64: 3>} : memref<8x64xi8>, memref<2048xi8>, memref<8x32xi32> {
+  ^bb0(%x: memref<8x64xi8>, %y: memref<64x32xi8>, %z: memref<8x32xi32>):
+    linalg.matmul ins(%x, %y : memref<8x64xi8>, memref<64x32xi8>) outs(%z : memref<8x32xi32>)
+  }
+  return
+}

@@ -160,7 +160,8 @@ func.func @batched(%a: memref<?x?x64xi8>, %b: memref<64x48xi8>, %c: memref<?x?x4
 // CHECK:               linalg.fill ins(%c0_i8 : i8)
 // CHECK:               linalg.copy
 // CHECK:             }
-// CHECK:             tisa.compute %[[AK]], %{{.*}} -> %[[CN]] : memref<32x256xi8, strided<[?, 1], offset: ?>>, memref<65536xi8>, memref<32x256xi32, strided<[?, 1], offset: ?>> {
+// Each block's computation needs only its size of n and k (`active`): past them, padding.
+// CHECK:             tisa.compute %[[AK]], %{{.*}} -> %[[CN]] active(%{{.*}}, %{{.*}}) {active_loops = array<i64: 1, 2>} : memref<32x256xi8, strided<[?, 1], offset: ?>>, memref<65536xi8>, memref<32x256xi32, strided<[?, 1], offset: ?>> {
 // CHECK:               linalg.matmul {{{.*}}tisa.run_time_loops = array<i64: 1, 2>
 // CHECK:           scf.if
 // CHECK:             linalg.copy ins(%{{.*}} : memref<32x?xi32, strided<[256, 1]>>) outs(%{{.*}} : memref<32x?xi32, strided<[?, 1], offset: ?>>)
@@ -186,7 +187,7 @@ func.func @dynamic_nk(%a: memref<32x?xi8>, %b: memref<?x?xi8>, %c: memref<32x?xi
 #col = affine_map<(m, n) -> (n)>
 // CHECK-LABEL: func.func @epilogue_n
 // CHECK:         scf.for
-// CHECK:           tisa.compute {{.*}} epilogue(%{{.*}} : memref<256xi32, strided<[1], offset: ?>>) {overwrite}
+// CHECK:           tisa.compute {{.*}} epilogue(%{{.*}} : memref<256xi32, strided<[1], offset: ?>>) active(%{{.*}}) {active_loops = array<i64: 1>, overwrite}
 func.func @epilogue_n(%a: memref<16x64xi8>, %b: memref<64x?xi8>, %bias: memref<?xi32>, %d: memref<16x?xi32>) {
   %c1 = arith.constant 1 : index
   %n = memref.dim %b, %c1 : memref<64x?xi8>

@@ -105,3 +105,26 @@ func.func @negative_padded_input(%a: memref<8x60xi8>, %buf: memref<2048xi8>, %c:
   }
   return
 }
+
+// -----
+
+// `active` (a padded last block of -tisa-split-dynamic): the tile loop over lanes stops at the
+// tile that holds the last active lane, and the group loop after the last active group; both
+// bounds are made once, above the register tile (so -tisa-register-tile still jams it).
+// CHECK-LABEL: func.func @active
+// CHECK-SAME:    (%[[A:.*]]: memref<8x64xi8>, %[[BUF:.*]]: memref<4096xi8>, %[[C:.*]]: memref<8x64xi32>, %[[N:.*]]: index, %[[K:.*]]: index)
+// CHECK:         %[[KG:.*]] = arith.ceildivsi %[[K]], %c4 : index
+// CHECK:         %[[GROUPS:.*]] = arith.minsi %[[KG]], %c16 : index
+// CHECK:         %[[NT:.*]] = arith.ceildivsi %[[N]], %c32 : index
+// CHECK:         %[[NL:.*]] = arith.muli %[[NT]], %c32{{.*}} : index
+// CHECK:         %[[LANES:.*]] = arith.minsi %c64, %[[NL]] : index
+// CHECK:         scf.for %{{.*}} = %c0{{.*}} to %[[LANES]] step %c32{{.*}}
+// CHECK:           scf.for %{{.*}} = %c0{{.*}} to %[[GROUPS]] step %c1
+// CHECK:             tisa.apply "vpdpbusd.zmm"
+func.func @active(%a: memref<8x64xi8>, %buf: memref<4096xi8>, %c: memref<8x64xi32>, %n: index, %k: index) {
+  tisa.compute %a, %buf -> %c active(%n, %k) {active_loops = array<i64: 1, 2>, overwrite} : memref<8x64xi8>, memref<4096xi8>, memref<8x64xi32> {
+  ^bb0(%x: memref<8x64xi8>, %y: memref<64x64xi8>, %z: memref<8x64xi32>):
+    linalg.matmul {tisa.plan = "vpdpbusd.zmm n<-n(16) k<-k(4) | B pack [K/4][N][4], A broadcast 4B, C direct", tisa.schedule = "unroll=8x2x1,block=0,order=lanes-inner"} ins(%x, %y : memref<8x64xi8>, memref<64x64xi8>) outs(%z : memref<8x64xi32>)
+  }
+  return
+}
