@@ -5,11 +5,12 @@
 // (`_packed_range(begin, end)`) shares out: tiles [begin, end) of
 // `partitionTiles`, which callers split between threads as tiles
 // [n p / parts, n (p + 1) / parts). The partition is one level, or two
-// levels numbered as one when no single level shares out evenly.
+// levels numbered as one when no single level shares out evenly; and the
+// loops of those blocks around emitCompute's register nest.
 //
 //===----------------------------------------------------------------------===//
 
-#include "LaneDotKernelImpl.h"
+#include "LaneDotCompute.h"
 
 namespace tisa {
 
@@ -148,6 +149,150 @@ LaneDotKernel::Impl::blockLevels(const Schedule &s,
       *partitionTiles *= candidates[i].sizes.size();
   }
   return levels;
+}
+
+/// Loop `l` in blocks of `size` of its `whole` iterations (after `base`):
+/// full blocks in a loop, the partial last block once, so every loop inside
+/// keeps constant bounds; with `lo`/`hi`, only the blocks [lo, hi). `body`
+/// gets the block's number.
+void LaneDotKernel::Impl::Compute::blockLoop(
+    OpBuilder &b, Location loc, unsigned l, int64_t size, int64_t whole,
+    Value base, Value lo, Value hi,
+    function_ref<void(OpBuilder &, Location, Value)> body) {
+  int64_t full = whole / size, tail = whole % size;
+  auto at = [&](OpBuilder &b, Location loc, Value block) -> Value {
+    Value o = arith::MulIOp::create(b, loc, block, cIndex(b, loc, size));
+    return base ? Value(arith::AddIOp::create(b, loc, base, o)) : o;
+  };
+  if (full) {
+    Value from = lo ? lo : cIndex(b, loc, 0);
+    Value to =
+        hi ? Value(arith::MinSIOp::create(b, loc, hi, cIndex(b, loc, full)))
+           : cIndex(b, loc, full);
+    auto loop = scf::ForOp::create(
+        b, loc, from, to, cIndex(b, loc, 1), ValueRange{},
+        [&](OpBuilder &b, Location loc, Value iv, ValueRange) {
+          offset[l] = at(b, loc, iv);
+          span[l] = size;
+          body(b, loc, iv);
+          scf::YieldOp::create(b, loc);
+        });
+    loop->setAttr(kLoopAttr, b.getStringAttr("parallel"));
+  }
+  if (tail) {
+    auto emitTail = [&](OpBuilder &b, Location loc) {
+      Value block = cIndex(b, loc, full);
+      offset[l] = at(b, loc, block);
+      span[l] = tail;
+      body(b, loc, block);
+    };
+    if (!lo) {
+      emitTail(b, loc);
+    } else {
+      Value fullV = cIndex(b, loc, full);
+      Value owned = arith::AndIOp::create(
+          b, loc,
+          arith::CmpIOp::create(b, loc, arith::CmpIPredicate::sle, lo, fullV),
+          arith::CmpIOp::create(b, loc, arith::CmpIPredicate::sgt, hi, fullV));
+      scf::IfOp::create(b, loc, owned, [&](OpBuilder &b, Location loc) {
+        emitTail(b, loc);
+        scf::YieldOp::create(b, loc);
+      });
+    }
+  }
+  offset[l] = base;
+  span[l] = whole;
+}
+
+/// The border columns of the rows [begin, end) of the partitioned level
+/// `bl` (of `whole` rows), in tiles of `edge` rows: the tiles whose first
+/// row lies in the range.
+void LaneDotKernel::Impl::Compute::emitBorderTiles(OpBuilder &b, Location loc,
+                                                   const BlockLevel &bl,
+                                                   int64_t whole) {
+  auto firstTile = [&](Value block) -> Value {
+    // ceil(min(block * size, whole) / edge)
+    Value row = arith::MinSIOp::create(
+        b, loc, arith::MulIOp::create(b, loc, block, cIndex(b, loc, bl.size)),
+        cIndex(b, loc, whole));
+    return arith::CeilDivSIOp::create(b, loc, row, cIndex(b, loc, s.edge));
+  };
+  which = Columns::Border;
+  blockLoop(b, loc, bl.loop, s.edge, whole, Value(), firstTile(begin),
+            firstTile(end),
+            [&](OpBuilder &b, Location loc, Value) { columns(b, loc); });
+  which = Columns::All;
+}
+
+/// The block levels from `i` in, around the columns. The partition's levels
+/// run over the blocks the range [begin, end) owns (rangeOf).
+void LaneDotKernel::Impl::Compute::emitBlocks(OpBuilder &b, Location loc,
+                                              unsigned i) {
+  if (i == blocks.size())
+    return columns(b, loc);
+  const BlockLevel &bl = blocks[i];
+  // Without a range, a level that is only there for the partition would
+  // split what the register tile splits anyway.
+  if (!bl.cache && !begin)
+    return emitBlocks(b, loc, i + 1);
+  unsigned l = bl.loop;
+  int64_t whole = span[l];
+  Value saved = offset[l];
+  bool dynamic = bl.partitioned && begin && !bl.partner;
+  // A range over the rows that edge tiles run along: its blocks (one
+  // register tile of rows) hold the interior columns only, and the border
+  // columns run after them in tiles of `edge` rows, each range taking the
+  // tiles whose first row is among its rows. (In the blocks, edge tiles
+  // would shrink to the block's rows: 14x14x256 3x3 pad 1 on 2 threads at
+  // 1.75x.)
+  if (dynamic && edges && i + 1 == blocks.size() && !saved &&
+      m.parallelLoops.size() >= 2 &&
+      l == m.parallelLoops[m.parallelLoops.size() - 2])
+    which = Columns::Interior;
+  auto [lo, hi] = rangeOf(b, loc, i);
+  blockLoop(b, loc, l, bl.size, whole, saved, lo, hi,
+            [&](OpBuilder &b, Location loc, Value block) {
+              blockIndex[i] = block;
+              emitBlocks(b, loc, i + 1);
+            });
+  if (which == Columns::Interior)
+    emitBorderTiles(b, loc, bl, whole);
+}
+
+/// The blocks [lo, hi) of level `i` that the range [begin, end) owns (null
+/// for all of them). Over two levels, tile t = major * minorBlocks + minor:
+/// the outer level in the nest bounds the inner one through its block.
+std::pair<Value, Value>
+LaneDotKernel::Impl::Compute::rangeOf(OpBuilder &b, Location loc, unsigned i) {
+  const BlockLevel &bl = blocks[i];
+  if (!bl.partitioned || !begin)
+    return {};
+  if (!bl.partner)
+    return {begin, end};
+  const BlockLevel &other = blocks[*bl.partner];
+  bool outer = i < *bl.partner;
+  if (outer && !bl.major)
+    return {};
+  auto c = [&](int64_t v) { return cIndex(b, loc, v); };
+  auto atLeast0 = [&](Value v) {
+    return arith::MaxSIOp::create(b, loc, v, c(0)).getResult();
+  };
+  if (outer) // the major blocks with a tile in the range
+    return {arith::DivSIOp::create(b, loc, begin, c(other.blocks)),
+            arith::CeilDivSIOp::create(b, loc, end, c(other.blocks))};
+  Value enclosing = blockIndex[*bl.partner];
+  if (bl.major) { // begin <= major * minorBlocks + enclosing < end
+    auto bound = [&](Value v) {
+      return atLeast0(arith::CeilDivSIOp::create(
+          b, loc, arith::SubIOp::create(b, loc, v, enclosing),
+          c(other.blocks)));
+    };
+    return {bound(begin), bound(end)};
+  }
+  // begin <= enclosing * blocks + minor < end
+  Value first = arith::MulIOp::create(b, loc, enclosing, c(bl.blocks));
+  return {atLeast0(arith::SubIOp::create(b, loc, begin, first)),
+          atLeast0(arith::SubIOp::create(b, loc, end, first))};
 }
 
 } // namespace tisa
