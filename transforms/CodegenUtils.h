@@ -68,12 +68,15 @@ Value widen(OpBuilder &b, Location loc, Value v, bool isSigned);
 /// its input `in` (read from `src` at its map, widened as the program does;
 /// 0 where `inside`, given the indices it may clamp, says false), for each
 /// value of the loops `loops` (of extents `extent[l]`). A repair's
-/// compensation.
+/// compensation. A reduction loop alone on `src`'s contiguous last
+/// dimension is read in vectors, unless `insideAlongLast` (what `inside`
+/// says may change along that dimension).
 void emitReductionSums(
     OpBuilder &b, Location loc, const Contraction &c, ArrayRef<int64_t> extent,
     unsigned in, Value src, ArrayRef<unsigned> loops, int64_t factor,
     Value out,
-    function_ref<Value(OpBuilder &, MutableArrayRef<Value>)> inside = nullptr);
+    function_ref<Value(OpBuilder &, MutableArrayRef<Value>)> inside = nullptr,
+    bool insideAlongLast = true);
 /// The digits of `t` in the mixed radix `radices` (the first the least
 /// significant; the last digit takes what is left).
 SmallVector<Value> splitIndex(OpBuilder &b, Location loc, Value t,

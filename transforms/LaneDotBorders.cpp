@@ -15,10 +15,12 @@ void LaneDotKernel::Impl::emitSums(OpBuilder &b, Location loc, unsigned in,
   auto inside = [&](OpBuilder &b, MutableArrayRef<Value> at) {
     return border->clamp(b, loc, at);
   };
+  size_t lastDim = cast<MemRefType>(src.getType()).getRank() - 1;
   emitReductionSums(
       b, loc, c, extent, in, src, loops, factor, out,
       border ? function_ref<Value(OpBuilder &, MutableArrayRef<Value>)>(inside)
-             : nullptr);
+             : nullptr,
+      border && lastDim < border->low.size() && border->padded(lastDim));
 }
 
 std::optional<RowRange>

@@ -76,13 +76,17 @@ func.func @gemm_u8s8s32(%a: memref<8x64xi8>, %b: memref<64x32xi8>, %c: memref<8x
 // CHECK:         %[[RB:.*]] = vector.transfer_read %arg1[{{.*}}], %[[PADB]]{{.*}} : memref<6x40xi8>, vector<16xi8>
 // CHECK:         %[[BIAS:.*]] = arith.constant dense<-128> : vector<16xi8>
 // CHECK:         arith.xori %[[RB]], %[[BIAS]] : vector<16xi8>
-// The compensation: per row of A, 128 x its sum, kept in a temporary.
+// The compensation: per row of A, 128 x its sum, kept in a temporary. The
+// row is contiguous: read a vector at a time (here one, masked past K),
+// widened, added, and reduced.
 // CHECK:         %[[SUMS:.*]] = memref.alloc() {{.*}} : memref<5xi32>
 // CHECK:         scf.for %[[SM:.*]] = %{{.*}} to %c5
-// CHECK:           %[[SUM:.*]] = scf.for %[[SK:.*]] = %{{.*}} to %c6 {{.*}} iter_args(%[[S:.*]] = %{{.*}}) -> (i32)
-// CHECK:             %[[X:.*]] = memref.load %arg0[%[[SM]], %[[SK]]] : memref<5x6xi8>
-// CHECK:             %[[XW:.*]] = arith.extsi %[[X]] : i8 to i32
-// CHECK:             arith.addi %[[S]], %[[XW]] : i32
+// CHECK:           %[[Z:.*]] = arith.constant dense<0> : vector<8xi32>
+// CHECK:           %[[K:.*]] = vector.create_mask %c6 : vector<8xi1>
+// CHECK:           %[[X:.*]] = vector.maskedload %arg0[%[[SM]], %{{.*}}], %[[K]], %{{.*}} : memref<5x6xi8>, vector<8xi1>, vector<8xi8> into vector<8xi8>
+// CHECK:           %[[XW:.*]] = arith.extsi %[[X]] : vector<8xi8> to vector<8xi32>
+// CHECK:           %[[XS:.*]] = arith.addi %[[Z]], %[[XW]] : vector<8xi32>
+// CHECK:           %[[SUM:.*]] = vector.reduction <add>, %[[XS]] : vector<8xi32> into i32
 // CHECK:           %[[C128:.*]] = arith.constant 128 : i32
 // CHECK:           %[[COMP:.*]] = arith.muli %[[SUM]], %[[C128]] : i32
 // CHECK:           memref.store %[[COMP]], %[[SUMS]][%[[SM]]] : memref<5xi32>
