@@ -82,6 +82,7 @@ const CostKey kCostKeys[] = {
     {"l1_overflow_factor", &CostModel::l1OverflowFactor},
     {"l2_block_fraction", &CostModel::l2BlockFraction},
     {"l2_bytes_per_cycle", &CostModel::l2BytesPerCycle},
+    {"l3_bytes_per_cycle", &CostModel::l3BytesPerCycle},
     {"loop_overhead_cycles", &CostModel::loopOverheadCycles},
     {"overhead_bytes_per_cycle", &CostModel::overheadBytesPerCycle},
     {"max_tile_registers", nullptr, &CostModel::maxTileRegisters},

@@ -194,6 +194,7 @@ private:
   void rowCandidates();
   void fusedCandidates();
   void blockLanes();
+  bool streamsFromL3() const;
 
   const Impl &m;
   const CostModel &cm;
@@ -463,15 +464,27 @@ void LaneDotKernel::Impl::TileSearch::fusedCandidates() {
   }
 }
 
+/// Whether the chosen tile keeps up reading all of the packed operand from
+/// L3: its packed bytes per step within what L3 streams in the step's
+/// cycles (the instructions' issue, as tileCycles counts it).
+bool LaneDotKernel::Impl::TileSearch::streamsFromL3() const {
+  if (cm.l3BytesPerCycle <= 0)
+    return false;
+  int64_t a = rowsPerTile, b = s.unroll[m.laneLoop];
+  double step = std::max({double(a * b), chains, double(a + b)}) / issue;
+  return double(b) * packedRegisterBytes <= step * cm.l3BytesPerCycle;
+}
+
 /// Panels as wide as the tile; when the packed operand does not fit in the
-/// target's share of L2 and is reused by more than one row tile, the lane
-/// loop is blocked so that one block's panels do.
+/// target's share of L2, is reused by more than one row tile and the tile
+/// would wait for it streamed from L3, the lane loop is blocked so that one
+/// block's panels do.
 void LaneDotKernel::Impl::TileSearch::blockLanes() {
   int64_t tile = m.lanes * s.unroll[m.laneLoop];
   // One panel per register tile of lanes: its reduction is contiguous.
   if (tile < m.lanesPadded)
     s.panel = tile;
-  if (volume > rowsPerTile && m.dataBytes > l2Budget) {
+  if (volume > rowsPerTile && m.dataBytes > l2Budget && !streamsFromL3()) {
     int64_t perLane = m.dataBytes / m.lanesPadded;
     int64_t block = std::max<int64_t>(1, l2Budget / perLane / tile) * tile;
     if (block < m.lanesPadded)

@@ -287,7 +287,7 @@ int targetShow(const Options &o) {
                       "{7:f0}% tie window, {8:f0}% border columns for edge "
                       "tiles first, {9:f0}% of L2 per lane block (and per "
                       "block of a dynamic image's filters, at least {11}){10}"
-                      "\n",
+                      "{12}\n",
                       c.accumulatorChains, c.maxTileRows, c.maxTileRegisters,
                       c.spareRegistersWithPacked,
                       c.spareRegistersWithBroadcasts, c.loopOverheadCycles,
@@ -299,7 +299,14 @@ int targetShow(const Options &o) {
                                           c.l2BytesPerCycle)
                                 .str()
                           : std::string(),
-                      c.minFilterBlock);
+                      c.minFilterBlock,
+                      c.l3BytesPerCycle > 0
+                          ? llvm::formatv("; lane blocks only where a tile "
+                                          "outruns L3's {0:f0} bytes per "
+                                          "cycle",
+                                          c.l3BytesPerCycle)
+                                .str()
+                          : std::string());
   return 0;
 }
 

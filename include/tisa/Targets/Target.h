@@ -66,6 +66,14 @@ struct CostModel {
   /// reduction) outgrows L1 reads it from L2 at every row tile, so a step
   /// costs at least its packed bytes over this. 0: not modelled.
   double l2BytesPerCycle = 0;
+  /// Bytes per cycle one core streams from L3. A packed operand larger
+  /// than the L2 block budget is read in lane blocks that stay in L2 only
+  /// when a register tile streaming all of it from L3 would wait for it: its
+  /// packed bytes per step over this exceed the step's cycles. (Blocks cost
+  /// A's rows once per block, through L2: square 2048 u8 x s8 on Zen 4 ran
+  /// 3-4% slower in blocks of 256 lanes than unblocked.) 0: not modelled,
+  /// always blocked over the budget.
+  double l3BytesPerCycle = 0;
   /// Bytes a relayout (a pack) writes, or elements a signedness repair's
   /// compensation sums, per cycle: the matcher's overhead of a plan.
   double overheadBytesPerCycle = 32;
