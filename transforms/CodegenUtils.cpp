@@ -205,6 +205,117 @@ Value addChunk(OpBuilder &b, Location loc, const Contraction &c, unsigned in,
             b, loc, wide, DenseElementsAttr::get(wide, b.getI32IntegerAttr(0))));
   return arith::AddIOp::create(b, loc, sum, v);
 }
+
+/// Whether the sums run across the last of `loops` in vectors: it is alone
+/// on `src`'s contiguous last dimension, as on `out`'s (a GEMM's weights
+/// [K][N]: the column sums of 16 columns at a time).
+bool sumsAcrossLast(const Contraction &c, unsigned in, Value src,
+                    ArrayRef<unsigned> loops, Value out) {
+  auto type = dyn_cast<MemRefType>(src.getType());
+  auto outType = dyn_cast<MemRefType>(out.getType());
+  AffineMap map = c.operands[in].map;
+  if (loops.empty() || !type || !outType || !type.isLastDimUnitStride() ||
+      !outType.isLastDimUnitStride() || map.getNumResults() == 0 ||
+      type.getRank() != int64_t(map.getNumResults()) ||
+      outType.getRank() != int64_t(loops.size()))
+    return false;
+  auto last = dyn_cast<AffineDimExpr>(map.getResults().back());
+  if (!last || last.getPosition() != loops.back())
+    return false;
+  for (AffineExpr e : map.getResults().drop_back())
+    if (e.isFunctionOfDim(last.getPosition()))
+      return false;
+  return true;
+}
+
+/// out[outer..., j : j + count] = factor * the sums of `width` consecutive
+/// values of the last loop from `ivs`, over every reduction loop.
+void storeSumsAcross(OpBuilder &b, Location loc, const Contraction &c,
+                     ArrayRef<int64_t> extent, unsigned in, Value src,
+                     SmallVectorImpl<Value> &ivs, unsigned lane, int64_t width,
+                     int64_t count, int64_t factor, Value out,
+                     ValueRange outer) {
+  Type elt = cast<MemRefType>(src.getType()).getElementType();
+  auto vec = VectorType::get({width}, elt);
+  auto wide = VectorType::get({width}, b.getI32Type());
+  auto splat = [&](Type t, int64_t v) -> Value {
+    auto vt = VectorType::get({width}, t);
+    return arith::ConstantOp::create(
+        b, loc, vt, DenseElementsAttr::get(vt, b.getIntegerAttr(t, v)));
+  };
+  Value mask;
+  if (count < width)
+    mask = vector::CreateMaskOp::create(
+        b, loc, VectorType::get({width}, b.getI1Type()),
+        ValueRange{cIndex(b, loc, count)});
+  SmallVector<unsigned> reductions;
+  for (auto [l, loop] : llvm::enumerate(c.loops))
+    if (loop.reduction)
+      reductions.push_back(l);
+  std::function<Value(OpBuilder &, unsigned, Value)> reduce =
+      [&](OpBuilder &b, unsigned level, Value sum) -> Value {
+    if (level == reductions.size()) {
+      SmallVector<Value> at = applyMap(b, loc, c.operands[in].map, ivs);
+      Value v = mask ? Value(vector::MaskedLoadOp::create(
+                           b, loc, vec, src, at, mask, splat(elt, 0)))
+                     : Value(vector::LoadOp::create(b, loc, vec, src, at));
+      v = c.arith.factorSigned[in]
+              ? Value(arith::ExtSIOp::create(b, loc, wide, v))
+              : Value(arith::ExtUIOp::create(b, loc, wide, v));
+      return arith::AddIOp::create(b, loc, sum, v);
+    }
+    auto loop = scf::ForOp::create(
+        b, loc, cIndex(b, loc, 0), cIndex(b, loc, extent[reductions[level]]),
+        cIndex(b, loc, 1), ValueRange{sum},
+        [&](OpBuilder &b, Location loc, Value iv, ValueRange args) {
+          ivs[reductions[level]] = iv;
+          scf::YieldOp::create(b, loc, reduce(b, level + 1, args[0]));
+        });
+    return loop.getResult(0);
+  };
+  Value sum = reduce(b, 0, splat(b.getI32Type(), 0));
+  sum = arith::MulIOp::create(b, loc, sum, splat(b.getI32Type(), factor));
+  SmallVector<Value> at(outer);
+  at.push_back(ivs[lane]);
+  if (mask)
+    vector::MaskedStoreOp::create(b, loc, out, at, mask, sum);
+  else
+    vector::StoreOp::create(b, loc, sum, out, at);
+}
+
+/// The sums across the last of `loops` (sumsAcrossLast), the other loops
+/// one at a time.
+void emitSumsAcross(OpBuilder &b, Location loc, const Contraction &c,
+                    ArrayRef<int64_t> extent, unsigned in, Value src,
+                    ArrayRef<unsigned> loops, int64_t factor, Value out) {
+  unsigned lane = loops.back();
+  int64_t width =
+      std::min<int64_t>(kSumLanes, llvm::PowerOf2Ceil(extent[lane]));
+  int64_t full = extent[lane] / width * width;
+  SmallVector<int64_t> extents;
+  for (unsigned l : loops.drop_back())
+    extents.push_back(extent[l]);
+  loopNest(b, loc, extents, [&](OpBuilder &b, Location loc, ValueRange outer) {
+    SmallVector<Value> ivs(c.loops.size(), cIndex(b, loc, 0));
+    for (auto [l, iv] : llvm::zip(loops.drop_back(), outer))
+      ivs[l] = iv;
+    if (full)
+      scf::ForOp::create(
+          b, loc, cIndex(b, loc, 0), cIndex(b, loc, full),
+          cIndex(b, loc, width), ValueRange{},
+          [&](OpBuilder &b, Location loc, Value j, ValueRange) {
+            ivs[lane] = j;
+            storeSumsAcross(b, loc, c, extent, in, src, ivs, lane, width,
+                            width, factor, out, outer);
+            scf::YieldOp::create(b, loc);
+          });
+    if (full < extent[lane]) {
+      ivs[lane] = cIndex(b, loc, full);
+      storeSumsAcross(b, loc, c, extent, in, src, ivs, lane, width,
+                      extent[lane] - full, factor, out, outer);
+    }
+  });
+}
 } // namespace
 
 void emitReductionSums(
@@ -216,6 +327,8 @@ void emitReductionSums(
   Type i32 = b.getI32Type();
   Value zero = cInt(b, loc, i32, 0);
   linalg::FillOp::create(b, loc, ValueRange{zero}, ValueRange{out});
+  if (!inside && sumsAcrossLast(c, in, src, loops, out))
+    return emitSumsAcross(b, loc, c, extent, in, src, loops, factor, out);
   SmallVector<int64_t> extents;
   for (unsigned l : loops)
     extents.push_back(extent[l]);

@@ -70,7 +70,9 @@ Value widen(OpBuilder &b, Location loc, Value v, bool isSigned);
 /// value of the loops `loops` (of extents `extent[l]`). A repair's
 /// compensation. A reduction loop alone on `src`'s contiguous last
 /// dimension is read in vectors, unless `insideAlongLast` (what `inside`
-/// says may change along that dimension).
+/// says may change along that dimension); without `inside`, where the last
+/// of `loops` is alone on it (a GEMM's weights [K][N]), the sums of
+/// consecutive values of that loop are taken together, as vectors.
 void emitReductionSums(
     OpBuilder &b, Location loc, const Contraction &c, ArrayRef<int64_t> extent,
     unsigned in, Value src, ArrayRef<unsigned> loops, int64_t factor,

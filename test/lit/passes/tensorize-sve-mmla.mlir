@@ -111,7 +111,10 @@ func.func @conv_s8(%in: memref<1x6x6x8xi8>, %f: memref<3x3x8x16xi8>, %out: memre
 // CHECK:         %[[BUF:.*]] = memref.alloc() {alignment = 64 : i64} : memref<1040xi8>
 // CHECK:         %[[SUMS:.*]] = memref.view %[[BUF]][%c960][] : memref<1040xi8> to memref<20xi32>
 // CHECK:         linalg.fill ins(%c0_i32 : i32) outs(%[[SUMS]] : memref<20xi32>)
-// CHECK:         memref.store {{.*}}, %[[SUMS]][{{.*}}] : memref<20xi32>
+// The column sums 16 columns at a time (B's rows are contiguous), the last 4
+// under a mask.
+// CHECK:         vector.store {{.*}}, %[[SUMS]][%c0] : memref<20xi32>, vector<16xi32>
+// CHECK:         vector.maskedstore %[[SUMS]][%c16], {{.*}} : memref<20xi32>, vector<16xi1>, vector<16xi32>
 // CHECK:         vector.maskedload %arg0
 // CHECK-NEXT:    arith.xori %{{.*}}, %[[FLIP]] : vector<[16]xi8>
 // CHECK:         vector.maskedload %arg0

@@ -54,7 +54,10 @@ func.func @gemm_s8(%a: memref<9x45xi8>, %b: memref<45x20xi8>, %c: memref<9x20xi3
 // CHECK:         %[[BUF:.*]] = memref.alloc() {alignment = 64 : i64} : memref<1040xi8>
 // CHECK:         %[[SUMS:.*]] = memref.view %[[BUF]][%c960][] : memref<1040xi8> to memref<20xi32>
 // CHECK:         linalg.fill ins(%c0_i32 : i32) outs(%[[SUMS]] : memref<20xi32>)
-// CHECK:         memref.store {{.*}}, %[[SUMS]][{{.*}}] : memref<20xi32>
+// The column sums 16 columns at a time (B's rows are contiguous), the last 4
+// under a mask.
+// CHECK:         vector.store {{.*}}, %[[SUMS]][%c0] : memref<20xi32>, vector<16xi32>
+// CHECK:         vector.maskedstore %[[SUMS]][%c16], {{.*}} : memref<20xi32>, vector<16xi1>, vector<16xi32>
 // CHECK:         scf.index_switch
 // CHECK:           %[[START:.*]] = vector.maskedload %[[SUMS]][%{{.*}}], {{.*}} : memref<20xi32>, vector<[4]xi1>, vector<[4]xi32> into vector<[4]xi32>
 // CHECK:           %[[C:.*]] = vector.maskedload %arg2
