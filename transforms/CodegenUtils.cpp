@@ -155,17 +155,16 @@ namespace {
 /// registers (one zmm of i32 on AVX-512, four q registers on NEON).
 constexpr int64_t kSumLanes = 16;
 
-/// The reduction loop a sum can read a vector of at a time: the only loop
-/// of the operand's last dimension (coefficient 1), contiguous in `src`,
-/// and in no other dimension. -1 if none.
-int vectorLoop(const Contraction &c, unsigned in, Value src) {
+/// The loop alone on `src`'s contiguous last dimension (coefficient 1, in
+/// no other dimension): consecutive values of it are one vector. -1 if none.
+int lastDimLoop(const Contraction &c, unsigned in, Value src) {
   auto type = dyn_cast<MemRefType>(src.getType());
   AffineMap map = c.operands[in].map;
   if (!type || !type.isLastDimUnitStride() || map.getNumResults() == 0 ||
       type.getRank() != int64_t(map.getNumResults()))
     return -1;
   auto last = dyn_cast<AffineDimExpr>(map.getResults().back());
-  if (!last || !c.loops[last.getPosition()].reduction)
+  if (!last)
     return -1;
   for (AffineExpr e : map.getResults().drop_back())
     if (e.isFunctionOfDim(last.getPosition()))
@@ -173,18 +172,19 @@ int vectorLoop(const Contraction &c, unsigned in, Value src) {
   return last.getPosition();
 }
 
-/// The chunk of `width` elements of loop `l` from `ivs[l]` (`count` of them
-/// inside the loop's extent, fewer than `width` only for the last chunk),
-/// widened to i32 and added to `sum`; 0 where `inside` says false.
-Value addChunk(OpBuilder &b, Location loc, const Contraction &c, unsigned in,
-               Value src, MutableArrayRef<Value> ivs, int64_t width,
-               int64_t count, Value sum,
-               function_ref<Value(OpBuilder &, MutableArrayRef<Value>)> inside) {
+/// The reduction loop a sum can read a vector of at a time (lastDimLoop).
+int vectorLoop(const Contraction &c, unsigned in, Value src) {
+  int l = lastDimLoop(c, in, src);
+  return l >= 0 && c.loops[l].reduction ? l : -1;
+}
+
+/// `width` elements of `src` from `at`, the first `count` of them (a mask
+/// past them, zeros there), widened to i32 as the program does.
+Value loadWidened(OpBuilder &b, Location loc, const Contraction &c,
+                  unsigned in, Value src, ValueRange at, int64_t width,
+                  int64_t count) {
   Type elt = cast<MemRefType>(src.getType()).getElementType();
   auto vec = VectorType::get({width}, elt);
-  auto wide = VectorType::get({width}, b.getI32Type());
-  SmallVector<Value> at = applyMap(b, loc, c.operands[in].map, ivs);
-  Value in_ = inside ? inside(b, at) : Value();
   Value v;
   if (count == width) {
     v = vector::LoadOp::create(b, loc, vec, src, at);
@@ -196,13 +196,31 @@ Value addChunk(OpBuilder &b, Location loc, const Contraction &c, unsigned in,
         b, loc, vec, DenseElementsAttr::get(vec, b.getZeroAttr(elt)));
     v = vector::MaskedLoadOp::create(b, loc, vec, src, at, mask, zeros);
   }
-  v = c.arith.factorSigned[in] ? Value(arith::ExtSIOp::create(b, loc, wide, v))
-                               : Value(arith::ExtUIOp::create(b, loc, wide, v));
+  auto wide = VectorType::get({width}, b.getI32Type());
+  return c.arith.factorSigned[in]
+             ? Value(arith::ExtSIOp::create(b, loc, wide, v))
+             : Value(arith::ExtUIOp::create(b, loc, wide, v));
+}
+
+/// A vector of `width` i32 `v`.
+Value splatI32(OpBuilder &b, Location loc, int64_t width, int64_t v) {
+  auto t = VectorType::get({width}, b.getI32Type());
+  return arith::ConstantOp::create(
+      b, loc, t, DenseElementsAttr::get(t, b.getI32IntegerAttr(int32_t(v))));
+}
+
+/// The chunk of `width` elements of loop `l` from `ivs[l]` (`count` of them
+/// inside the loop's extent, fewer than `width` only for the last chunk),
+/// widened to i32 and added to `sum`; 0 where `inside` says false.
+Value addChunk(OpBuilder &b, Location loc, const Contraction &c, unsigned in,
+               Value src, MutableArrayRef<Value> ivs, int64_t width,
+               int64_t count, Value sum,
+               function_ref<Value(OpBuilder &, MutableArrayRef<Value>)> inside) {
+  SmallVector<Value> at = applyMap(b, loc, c.operands[in].map, ivs);
+  Value in_ = inside ? inside(b, at) : Value();
+  Value v = loadWidened(b, loc, c, in, src, at, width, count);
   if (in_)
-    v = arith::SelectOp::create(
-        b, loc, in_, v,
-        arith::ConstantOp::create(
-            b, loc, wide, DenseElementsAttr::get(wide, b.getI32IntegerAttr(0))));
+    v = arith::SelectOp::create(b, loc, in_, v, splatI32(b, loc, width, 0));
   return arith::AddIOp::create(b, loc, sum, v);
 }
 
@@ -211,21 +229,10 @@ Value addChunk(OpBuilder &b, Location loc, const Contraction &c, unsigned in,
 /// [K][N]: the column sums of 16 columns at a time).
 bool sumsAcrossLast(const Contraction &c, unsigned in, Value src,
                     ArrayRef<unsigned> loops, Value out) {
-  auto type = dyn_cast<MemRefType>(src.getType());
   auto outType = dyn_cast<MemRefType>(out.getType());
-  AffineMap map = c.operands[in].map;
-  if (loops.empty() || !type || !outType || !type.isLastDimUnitStride() ||
-      !outType.isLastDimUnitStride() || map.getNumResults() == 0 ||
-      type.getRank() != int64_t(map.getNumResults()) ||
-      outType.getRank() != int64_t(loops.size()))
-    return false;
-  auto last = dyn_cast<AffineDimExpr>(map.getResults().back());
-  if (!last || last.getPosition() != loops.back())
-    return false;
-  for (AffineExpr e : map.getResults().drop_back())
-    if (e.isFunctionOfDim(last.getPosition()))
-      return false;
-  return true;
+  return !loops.empty() && outType && outType.isLastDimUnitStride() &&
+         outType.getRank() == int64_t(loops.size()) &&
+         lastDimLoop(c, in, src) == int(loops.back());
 }
 
 /// out[outer..., j : j + count] = factor * the sums of `width` consecutive
@@ -235,14 +242,6 @@ void storeSumsAcross(OpBuilder &b, Location loc, const Contraction &c,
                      SmallVectorImpl<Value> &ivs, unsigned lane, int64_t width,
                      int64_t count, int64_t factor, Value out,
                      ValueRange outer) {
-  Type elt = cast<MemRefType>(src.getType()).getElementType();
-  auto vec = VectorType::get({width}, elt);
-  auto wide = VectorType::get({width}, b.getI32Type());
-  auto splat = [&](Type t, int64_t v) -> Value {
-    auto vt = VectorType::get({width}, t);
-    return arith::ConstantOp::create(
-        b, loc, vt, DenseElementsAttr::get(vt, b.getIntegerAttr(t, v)));
-  };
   Value mask;
   if (count < width)
     mask = vector::CreateMaskOp::create(
@@ -256,13 +255,8 @@ void storeSumsAcross(OpBuilder &b, Location loc, const Contraction &c,
       [&](OpBuilder &b, unsigned level, Value sum) -> Value {
     if (level == reductions.size()) {
       SmallVector<Value> at = applyMap(b, loc, c.operands[in].map, ivs);
-      Value v = mask ? Value(vector::MaskedLoadOp::create(
-                           b, loc, vec, src, at, mask, splat(elt, 0)))
-                     : Value(vector::LoadOp::create(b, loc, vec, src, at));
-      v = c.arith.factorSigned[in]
-              ? Value(arith::ExtSIOp::create(b, loc, wide, v))
-              : Value(arith::ExtUIOp::create(b, loc, wide, v));
-      return arith::AddIOp::create(b, loc, sum, v);
+      return arith::AddIOp::create(
+          b, loc, sum, loadWidened(b, loc, c, in, src, at, width, count));
     }
     auto loop = scf::ForOp::create(
         b, loc, cIndex(b, loc, 0), cIndex(b, loc, extent[reductions[level]]),
@@ -273,8 +267,8 @@ void storeSumsAcross(OpBuilder &b, Location loc, const Contraction &c,
         });
     return loop.getResult(0);
   };
-  Value sum = reduce(b, 0, splat(b.getI32Type(), 0));
-  sum = arith::MulIOp::create(b, loc, sum, splat(b.getI32Type(), factor));
+  Value sum = reduce(b, 0, splatI32(b, loc, width, 0));
+  sum = arith::MulIOp::create(b, loc, sum, splatI32(b, loc, width, factor));
   SmallVector<Value> at(outer);
   at.push_back(ivs[lane]);
   if (mask)
@@ -347,7 +341,6 @@ void emitReductionSums(
   if (vl >= 0)
     reductions.push_back(vl);
   bool isSigned = c.arith.factorSigned[in];
-  auto wide = VectorType::get({width}, i32);
   loopNest(b, loc, extents, [&](OpBuilder &b, Location loc, ValueRange outer) {
     SmallVector<Value> ivs(c.loops.size(), cIndex(b, loc, 0));
     for (auto [l, iv] : llvm::zip(loops, outer))
@@ -393,10 +386,7 @@ void emitReductionSums(
       }
       return result;
     };
-    Value init = vl < 0 ? zero
-                        : arith::ConstantOp::create(
-                              b, loc, wide,
-                              DenseElementsAttr::get(wide, b.getI32IntegerAttr(0)));
+    Value init = vl < 0 ? zero : splatI32(b, loc, width, 0);
     Value sum = reduce(b, 0, init);
     if (vl >= 0)
       sum = vector::ReductionOp::create(b, loc, vector::CombiningKind::ADD, sum);
