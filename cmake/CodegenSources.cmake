@@ -4,10 +4,11 @@
 # use this one list.
 function(tisa_codegen_sources var root)
   file(GLOB_RECURSE found ${ARGN} LIST_DIRECTORIES false
-       ${root}/include/tisa/*.h ${root}/semantics/*.cpp ${root}/matcher/*.cpp
+       ${root}/include/tisa/*.h ${root}/include/tisa/*.td
+       ${root}/semantics/*.cpp ${root}/matcher/*.cpp
        ${root}/transforms/*.cpp ${root}/transforms/*.h ${root}/transforms/*.td
        ${root}/targets/*.cpp
-       ${root}/kernels/*.cpp)
+       ${root}/kernels/*.cpp ${root}/kernels/*.h)
   list(SORT found)
   set(${var} ${found} PARENT_SCOPE)
 endfunction()

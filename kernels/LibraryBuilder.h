@@ -122,6 +122,8 @@ private:
   /// A conv2d's input `src` into `padded` (its extents with the zero
   /// border), zeros around it.
   void copyPadded(Entry &e, Value src, Value padded);
+  /// The loop of copyPadded, in the function it calls.
+  void emitPaddedCopy(OpBuilder &b, Value src, Value padded);
   std::vector<std::string> params(std::initializer_list<unsigned> ops) const;
   SmallVector<Type> argTypes(unsigned operands, unsigned buffers) const;
   /// With an epilogue, its struct's pointer after the output.
@@ -229,6 +231,8 @@ private:
   bool inPlacePadding = false;
   SmallVector<int64_t> inputPadding;
   std::vector<std::string> prototypes;
+  /// copyPadded's functions, by source and padded type.
+  llvm::DenseMap<std::pair<Type, Type>, func::FuncOp> paddedCopies;
   GeneratedKernel out;
 };
 

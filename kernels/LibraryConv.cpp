@@ -77,11 +77,30 @@ Value basePointer(OpBuilder &b, Location loc, Value v) {
 } // namespace
 
 void LibraryBuilder::copyPadded(Entry &e, Value src, Value padded) {
+  // Out of line: the copy's memset and memcpy calls run in a loop, and LLVM
+  // reloads an AMX tile configuration after every call that tile
+  // instructions follow; called once, it configures once, after the call.
+  auto key = std::make_pair(src.getType(), padded.getType());
+  func::FuncOp &fn = paddedCopies[key];
+  if (!fn) {
+    fn = func::FuncOp::create(
+        mb, loc, name("_copy_padded_" + std::to_string(paddedCopies.size())),
+        mb.getFunctionType({key.first, key.second}, {}));
+    fn.setPrivate();
+    fn->setAttr("passthrough", mb.getArrayAttr({mb.getStringAttr("noinline")}));
+    OpBuilder b(fn.getContext());
+    b.setInsertionPointToStart(fn.addEntryBlock());
+    emitPaddedCopy(b, fn.getArgument(0), fn.getArgument(1));
+    func::ReturnOp::create(b, loc);
+  }
+  func::CallOp::create(e.body, loc, fn, ValueRange{src, padded});
+}
+
+void LibraryBuilder::emitPaddedCopy(OpBuilder &b, Value src, Value padded) {
   // Row by row of the padded buffer [n][hp][wp][c] (dense, like `src`
   // [n][h][w][c]): a border row zeroed, an interior row as its left border,
   // src's row, its right border (memset and memcpy: the rows are
   // contiguous).
-  OpBuilder &b = e.body;
   auto i64 = [&](int64_t v) -> Value {
     return arith::ConstantIntOp::create(b, loc, v, 64);
   };

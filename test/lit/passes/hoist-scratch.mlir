@@ -1,0 +1,108 @@
+// -tisa-hoist-scratch: scratch buffers of static size that the generators allocate inside loops
+// (and the branches of -tisa-split-dynamic's blocks) are allocated once per call. A memref.alloc
+// freed in its own block moves to the start of the function and its dealloc before the return (or,
+// below an op that is not sequential, around the outermost loop or branch under it); a
+// memref.alloca whose address stays in its iteration moves to the entry block. Anything else
+// stays where it is.
+// RUN: tisa-opt %s --split-input-file --allow-unregistered-dialect --tisa-hoist-scratch | FileCheck %s
+
+// CHECK-LABEL: func.func @blocks
+// CHECK-NEXT:    %[[S:.*]] = memref.alloca() {alignment = 64 : i64} : memref<32x32xi32>
+// CHECK-NEXT:    %[[B1:.*]] = memref.alloc() {alignment = 64 : i64} : memref<16x128xi8>
+// CHECK-NEXT:    %[[B0:.*]] = memref.alloc() {alignment = 64 : i64} : memref<256x128xi8>
+// CHECK:         scf.for
+// CHECK-NOT:       memref.alloc
+// CHECK:           memref.copy %{{.*}}, %[[B0]]
+// CHECK-NOT:       memref.dealloc
+// CHECK:         scf.if
+// CHECK:           scf.for
+// CHECK-NOT:         memref.alloc
+// CHECK:             memref.copy %{{.*}}, %[[B1]]
+// CHECK:             memref.store %{{.*}}, %[[S]]
+// CHECK-NOT:         memref.dealloc
+// CHECK:         memref.dealloc %[[B0]]
+// CHECK-NEXT:    memref.dealloc %[[B1]]
+// CHECK-NEXT:    return
+func.func @blocks(%src: memref<256x128xi8>, %small: memref<16x128xi8>, %n: index, %odd: i1) {
+  %c0 = arith.constant 0 : index
+  %c1 = arith.constant 1 : index
+  scf.for %i = %c0 to %n step %c1 {
+    %b = memref.alloc() {alignment = 64 : i64} : memref<256x128xi8>
+    memref.copy %src, %b : memref<256x128xi8> to memref<256x128xi8>
+    "test.use"(%b) : (memref<256x128xi8>) -> ()
+    memref.dealloc %b : memref<256x128xi8>
+  }
+  scf.if %odd {
+    scf.for %j = %c0 to %n step %c1 {
+      %b = memref.alloc() {alignment = 64 : i64} : memref<16x128xi8>
+      memref.copy %small, %b : memref<16x128xi8> to memref<16x128xi8>
+      %s = memref.alloca() {alignment = 64 : i64} : memref<32x32xi32>
+      %x = arith.constant 7 : i32
+      memref.store %x, %s[%j, %c0] : memref<32x32xi32>
+      "test.use"(%b) : (memref<16x128xi8>) -> ()
+      memref.dealloc %b : memref<16x128xi8>
+    }
+  }
+  return
+}
+
+// -----
+
+// Under a loop whose iterations may run at once (scf.forall), a buffer is shared by no two of
+// them: it leaves the loops inside one iteration only.
+// CHECK-LABEL: func.func @concurrent
+// CHECK:         scf.forall
+// CHECK-NEXT:      %[[B:.*]] = memref.alloc() : memref<64xi8>
+// CHECK-NEXT:      scf.for
+// CHECK:             "test.use"(%[[B]])
+// CHECK:           }
+// CHECK-NEXT:      memref.dealloc %[[B]]
+func.func @concurrent(%n: index) {
+  %c0 = arith.constant 0 : index
+  %c1 = arith.constant 1 : index
+  scf.forall (%t) in (4) {
+    scf.for %i = %c0 to %n step %c1 {
+      %b = memref.alloc() : memref<64xi8>
+      "test.use"(%b) : (memref<64xi8>) -> ()
+      memref.dealloc %b : memref<64xi8>
+    }
+  }
+  return
+}
+
+// -----
+
+// Left in place: a size that run time gives, a buffer never freed or freed elsewhere, a stack
+// buffer whose address the next iteration gets, one already outside every loop.
+// CHECK-LABEL: func.func @negative_stay
+// CHECK:         memref.alloc() : memref<8xi8>
+// CHECK:         scf.for
+// CHECK-NEXT:      memref.alloc(%{{.*}}) : memref<?xi8>
+// CHECK:           memref.alloc() : memref<16xi8>
+// CHECK:           memref.alloc() : memref<32xi8>
+// CHECK:           scf.if
+// CHECK-NEXT:        memref.dealloc
+// CHECK:           memref.alloca() : memref<4xi32>
+// CHECK:           scf.yield
+func.func @negative_stay(%n: index, %c: i1) -> memref<4xi32> {
+  %c0 = arith.constant 0 : index
+  %c1 = arith.constant 1 : index
+  %outside = memref.alloc() : memref<8xi8>
+  %first = memref.alloca() : memref<4xi32>
+  %last = scf.for %i = %c0 to %n step %c1 iter_args(%prev = %first) -> (memref<4xi32>) {
+    %dyn = memref.alloc(%i) : memref<?xi8>
+    "test.use"(%dyn) : (memref<?xi8>) -> ()
+    memref.dealloc %dyn : memref<?xi8>
+    %kept = memref.alloc() : memref<16xi8>
+    "test.use"(%kept) : (memref<16xi8>) -> ()
+    %maybe = memref.alloc() : memref<32xi8>
+    scf.if %c {
+      memref.dealloc %maybe : memref<32xi8>
+    }
+    %next = memref.alloca() : memref<4xi32>
+    memref.copy %prev, %next : memref<4xi32> to memref<4xi32>
+    scf.yield %next : memref<4xi32>
+  }
+  memref.dealloc %outside : memref<8xi8>
+  return %last : memref<4xi32>
+}
