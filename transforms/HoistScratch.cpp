@@ -13,11 +13,13 @@
 
 #include "tisa/Transforms/Passes.h"
 
+#include "mlir/Dialect/Arith/IR/Arith.h"
 #include "mlir/Dialect/LLVMIR/LLVMDialect.h"
 #include "mlir/Dialect/MemRef/IR/MemRef.h"
 #include "mlir/Dialect/SCF/IR/SCF.h"
 #include "mlir/Interfaces/CallInterfaces.h"
 #include "mlir/Interfaces/FunctionInterfaces.h"
+#include "llvm/ADT/MapVector.h"
 
 namespace tisa {
 #define GEN_PASS_DEF_TISAHOISTSCRATCHPASS
@@ -82,31 +84,71 @@ Block *functionBody(Operation *outermost) {
   return &outermost->getParentRegion()->front();
 }
 
-/// A heap buffer freed in the block that allocates it is dead at the end of
-/// each iteration: one buffer for the whole call serves them all. In a
-/// function's body it is allocated first and freed last: a kernel with
-/// run-time extents runs its static blocks under `scf.if`s, and buffers
-/// allocated before each would put a call between two blocks' tile
-/// instructions (after which LLVM reloads the AMX tile configuration).
-void hoistAlloc(memref::AllocOp alloc) {
+/// The one dealloc of a heap buffer of static shape in the block that
+/// allocates it (so it is dead at the end of that block), if so.
+memref::DeallocOp scratchDealloc(memref::AllocOp alloc) {
   if (!alloc.getType().hasStaticShape() || !alloc.getSymbolOperands().empty())
-    return;
-  Operation *outermost = outermostSequential(alloc);
-  if (!outermost)
-    return;
+    return nullptr;
   SmallVector<memref::DeallocOp> deallocs;
   for (Operation *user : alloc->getUsers())
     if (auto d = dyn_cast<memref::DeallocOp>(user))
       deallocs.push_back(d);
   if (deallocs.size() != 1 || deallocs[0]->getBlock() != alloc->getBlock())
+    return nullptr;
+  return deallocs[0];
+}
+
+/// Whether a heap buffer can be a view of bytes: identity layout, default
+/// memory space, whole bytes per element.
+bool viewable(MemRefType type) {
+  return type.getLayout().isIdentity() && !type.getMemorySpace() &&
+         type.getElementTypeBitWidth() % 8 == 0;
+}
+
+/// The heap buffers that leave the loops and branches of one function's
+/// body: one allocation of bytes at its start (freed before it returns),
+/// each buffer a view of its part. A kernel with run-time extents runs its
+/// static blocks under `scf.if`s and loops; a buffer each would be a malloc
+/// per block (after which LLVM reloads the AMX tile configuration), and
+/// buffers allocated first one by one would be a malloc per branch, taken or
+/// not.
+void poolInBody(Block &body, MutableArrayRef<memref::AllocOp> allocs) {
+  if (allocs.empty())
     return;
-  if (Block *body = functionBody(outermost)) {
-    alloc->moveBefore(body, body->begin());
-    deallocs[0]->moveBefore(body->getTerminator());
-    return;
+  int64_t total = 0, align = 64;
+  SmallVector<int64_t> offsets;
+  for (memref::AllocOp a : allocs) {
+    int64_t al = std::max<int64_t>(64, a.getAlignment().value_or(1));
+    align = std::max(align, al);
+    total = llvm::alignTo(total, al);
+    offsets.push_back(total);
+    MemRefType t = a.getType();
+    total += t.getNumElements() * t.getElementTypeBitWidth() / 8;
   }
+  Location loc = allocs.front().getLoc();
+  OpBuilder b(&body, body.begin());
+  auto bytes = MemRefType::get({std::max<int64_t>(total, 1)}, b.getI8Type());
+  Value pool = memref::AllocOp::create(b, loc, bytes, b.getI64IntegerAttr(align));
+  for (auto [a, offset] : llvm::zip(allocs, offsets)) {
+    Value at = arith::ConstantIndexOp::create(b, a.getLoc(), offset);
+    Value view = memref::ViewOp::create(b, a.getLoc(), a.getType(), pool, at,
+                                        ValueRange{});
+    scratchDealloc(a).erase();
+    a.replaceAllUsesWith(view);
+    a.erase();
+  }
+  b.setInsertionPoint(body.getTerminator());
+  memref::DeallocOp::create(b, loc, pool);
+}
+
+/// A heap buffer freed in the block that allocates it is dead at the end of
+/// each iteration: one buffer for the whole call serves them all. Below an
+/// op that is not sequential, it moves around the outermost loop or branch
+/// under that op.
+void hoistAround(memref::AllocOp alloc, Operation *outermost) {
+  memref::DeallocOp dealloc = scratchDealloc(alloc);
   alloc->moveBefore(outermost);
-  deallocs[0]->moveAfter(outermost);
+  dealloc->moveAfter(outermost);
 }
 
 /// A stack buffer of static size under loops or branches whose address stays
@@ -134,8 +176,19 @@ struct HoistScratchPass
       else if (auto a = dyn_cast<memref::AllocaOp>(op))
         allocas.push_back(a);
     });
-    for (memref::AllocOp a : allocs)
-      hoistAlloc(a);
+    llvm::MapVector<Block *, SmallVector<memref::AllocOp>> pools;
+    for (memref::AllocOp a : allocs) {
+      Operation *outermost = outermostSequential(a);
+      if (!outermost || !scratchDealloc(a))
+        continue;
+      Block *body = functionBody(outermost);
+      if (body && viewable(a.getType()))
+        pools[body].push_back(a);
+      else
+        hoistAround(a, outermost);
+    }
+    for (auto &[body, pooled] : pools)
+      poolInBody(*body, pooled);
     for (memref::AllocaOp a : allocas)
       hoistAlloca(a);
   }

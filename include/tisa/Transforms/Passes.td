@@ -293,24 +293,30 @@ def TisaByElementPass : Pass<"tisa-by-element", "::mlir::func::FuncOp"> {
 
 def TisaHoistScratchPass
     : Pass<"tisa-hoist-scratch", "::mlir::func::FuncOp"> {
-  let summary = "Move the generators' scratch buffers of static size out of loops";
+  let summary = "Move the generators' scratch buffers of static size out of loops and branches";
   let description = [{
     The generators allocate a scratch buffer where they use it (a zero-padded copy of an input,
-    a register tile's block of C that leaves C), which inside the loops of a kernel with run-time
-    extents (`-tisa-split-dynamic`) or of a range entry is an allocation per iteration. A
-    `memref.alloc` of static shape whose one `memref.dealloc` is in its own block moves before the
-    outermost loop around it and its dealloc after that loop: one malloc and free per call instead
-    of one per iteration (and on AMX one tile configuration, which LLVM reloads after every call).
-    A `memref.alloca` of static shape inside a loop, whose address (through views, casts and the
-    pointer as an integer) reaches no terminator, call or store, moves to the function's entry
-    block: LLVM gives it a fixed place in the frame instead of growing the stack every iteration.
-    Only sequential regions are crossed (`scf.for`, `scf.while`, `scf.if`,
-    `scf.index_switch`); a buffer under any other op stays where it is.
+    a register tile's block of C that leaves C), which inside the loops and branches of a kernel
+    with run-time extents (`-tisa-split-dynamic`) or of a range entry is an allocation per
+    iteration or block. Only sequential regions are crossed (`scf.for`, `scf.while`, `scf.if`,
+    `scf.index_switch`); a buffer under any other op (`scf.forall`) leaves only the loops and
+    branches inside one of its iterations.
+    - Each `memref.alloc` of static shape whose one `memref.dealloc` is in its own block (dead at
+      the end of that block) becomes a `memref.view` of one pool of bytes allocated at the start
+      of the function and freed before it returns: one malloc and free per call instead of one
+      per iteration and block (and on AMX one tile configuration, which LLVM reloads after every
+      call that tile instructions follow). Below a non-sequential op, the buffer moves before the
+      outermost loop or branch under it and its dealloc after it.
+    - A `memref.alloca` of static shape under such regions, whose address (through views, casts
+      and the pointer as an integer) reaches no terminator, call, store or unregistered op, moves
+      to the function's entry block: LLVM gives it a fixed place in the frame instead of growing
+      the stack every iteration.
 
-    Example: a 7x7 conv2d with run-time height and width on sapphirerapids configured its tiles
-    196 times per call (a padded copy allocated per output row); after this pass, once.
+    Example: a 3x3 conv2d with run-time height and width on sapphirerapids configured its tiles
+    196 times in a 14x14 call (a padded copy allocated per run of output rows); after this pass
+    (and with the image padded by one call), once.
   }];
-  let dependentDialects = ["::mlir::memref::MemRefDialect"];
+  let dependentDialects = ["::mlir::arith::ArithDialect", "::mlir::memref::MemRefDialect"];
 }
 
 def TisaSingleLaneStoresPass

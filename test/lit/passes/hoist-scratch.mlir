@@ -1,15 +1,18 @@
 // -tisa-hoist-scratch: scratch buffers of static size that the generators allocate inside loops
-// (and the branches of -tisa-split-dynamic's blocks) are allocated once per call. A memref.alloc
-// freed in its own block moves to the start of the function and its dealloc before the return (or,
-// below an op that is not sequential, around the outermost loop or branch under it); a
-// memref.alloca whose address stays in its iteration moves to the entry block. Anything else
-// stays where it is.
+// (and the branches of -tisa-split-dynamic's blocks) are allocated once per call. Each memref.alloc
+// freed in its own block becomes a view of one pool allocated at the start of the function and
+// freed before the return (below an op that is not sequential, it moves around the outermost loop
+// or branch under it); a memref.alloca whose address stays in its iteration moves to the entry
+// block. Anything else stays where it is.
 // RUN: tisa-opt %s --split-input-file --allow-unregistered-dialect --tisa-hoist-scratch | FileCheck %s
 
 // CHECK-LABEL: func.func @blocks
 // CHECK-NEXT:    %[[S:.*]] = memref.alloca() {alignment = 64 : i64} : memref<32x32xi32>
-// CHECK-NEXT:    %[[B1:.*]] = memref.alloc() {alignment = 64 : i64} : memref<16x128xi8>
-// CHECK-NEXT:    %[[B0:.*]] = memref.alloc() {alignment = 64 : i64} : memref<256x128xi8>
+// CHECK-NEXT:    %[[POOL:.*]] = memref.alloc() {alignment = 64 : i64} : memref<34816xi8>
+// CHECK-NEXT:    %[[AT0:.*]] = arith.constant 0 : index
+// CHECK-NEXT:    %[[B0:.*]] = memref.view %[[POOL]][%[[AT0]]][] : memref<34816xi8> to memref<256x128xi8>
+// CHECK-NEXT:    %[[AT1:.*]] = arith.constant 32768 : index
+// CHECK-NEXT:    %[[B1:.*]] = memref.view %[[POOL]][%[[AT1]]][] : memref<34816xi8> to memref<16x128xi8>
 // CHECK:         scf.for
 // CHECK-NOT:       memref.alloc
 // CHECK:           memref.copy %{{.*}}, %[[B0]]
@@ -20,8 +23,7 @@
 // CHECK:             memref.copy %{{.*}}, %[[B1]]
 // CHECK:             memref.store %{{.*}}, %[[S]]
 // CHECK-NOT:         memref.dealloc
-// CHECK:         memref.dealloc %[[B0]]
-// CHECK-NEXT:    memref.dealloc %[[B1]]
+// CHECK:         memref.dealloc %[[POOL]]
 // CHECK-NEXT:    return
 func.func @blocks(%src: memref<256x128xi8>, %small: memref<16x128xi8>, %n: index, %odd: i1) {
   %c0 = arith.constant 0 : index
