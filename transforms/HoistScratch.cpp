@@ -19,7 +19,6 @@
 #include "mlir/Dialect/SCF/IR/SCF.h"
 #include "mlir/Interfaces/CallInterfaces.h"
 #include "mlir/Interfaces/FunctionInterfaces.h"
-#include "llvm/ADT/MapVector.h"
 
 namespace tisa {
 #define GEN_PASS_DEF_TISAHOISTSCRATCHPASS
@@ -112,12 +111,15 @@ bool viewable(MemRefType type) {
 /// per block (after which LLVM reloads the AMX tile configuration), and
 /// buffers allocated first one by one would be a malloc per branch, taken or
 /// not.
-void poolInBody(Block &body, MutableArrayRef<memref::AllocOp> allocs) {
+/// Each buffer comes with its one dealloc (scratchDealloc).
+using Scratch = std::pair<memref::AllocOp, memref::DeallocOp>;
+
+void poolInBody(Block &body, ArrayRef<Scratch> allocs) {
   if (allocs.empty())
     return;
   int64_t total = 0, align = 64;
   SmallVector<int64_t> offsets;
-  for (memref::AllocOp a : allocs) {
+  for (auto [a, dealloc] : allocs) {
     int64_t al = std::max<int64_t>(64, a.getAlignment().value_or(1));
     align = std::max(align, al);
     total = llvm::alignTo(total, al);
@@ -125,15 +127,16 @@ void poolInBody(Block &body, MutableArrayRef<memref::AllocOp> allocs) {
     MemRefType t = a.getType();
     total += t.getNumElements() * t.getElementTypeBitWidth() / 8;
   }
-  Location loc = allocs.front().getLoc();
+  Location loc = allocs.front().first->getLoc();
   OpBuilder b(&body, body.begin());
   auto bytes = MemRefType::get({std::max<int64_t>(total, 1)}, b.getI8Type());
   Value pool = memref::AllocOp::create(b, loc, bytes, b.getI64IntegerAttr(align));
-  for (auto [a, offset] : llvm::zip(allocs, offsets)) {
+  for (auto [scratch, offset] : llvm::zip(allocs, offsets)) {
+    auto [a, dealloc] = scratch;
     Value at = arith::ConstantIndexOp::create(b, a.getLoc(), offset);
     Value view = memref::ViewOp::create(b, a.getLoc(), a.getType(), pool, at,
                                         ValueRange{});
-    scratchDealloc(a).erase();
+    dealloc.erase();
     a.replaceAllUsesWith(view);
     a.erase();
   }
@@ -145,8 +148,8 @@ void poolInBody(Block &body, MutableArrayRef<memref::AllocOp> allocs) {
 /// each iteration: one buffer for the whole call serves them all. Below an
 /// op that is not sequential, it moves around the outermost loop or branch
 /// under that op.
-void hoistAround(memref::AllocOp alloc, Operation *outermost) {
-  memref::DeallocOp dealloc = scratchDealloc(alloc);
+void hoistAround(memref::AllocOp alloc, memref::DeallocOp dealloc,
+                 Operation *outermost) {
   alloc->moveBefore(outermost);
   dealloc->moveAfter(outermost);
 }
@@ -176,18 +179,23 @@ struct HoistScratchPass
       else if (auto a = dyn_cast<memref::AllocaOp>(op))
         allocas.push_back(a);
     });
-    llvm::MapVector<Block *, SmallVector<memref::AllocOp>> pools;
+    // The function's body, if a buffer reaches it through sequential ops.
+    Block *body = nullptr;
+    SmallVector<Scratch> pooled;
     for (memref::AllocOp a : allocs) {
       Operation *outermost = outermostSequential(a);
-      if (!outermost || !scratchDealloc(a))
+      memref::DeallocOp dealloc = outermost ? scratchDealloc(a) : nullptr;
+      if (!dealloc)
         continue;
-      Block *body = functionBody(outermost);
-      if (body && viewable(a.getType()))
-        pools[body].push_back(a);
-      else
-        hoistAround(a, outermost);
+      Block *inBody = functionBody(outermost);
+      if (inBody && viewable(a.getType())) {
+        body = inBody;
+        pooled.push_back({a, dealloc});
+      } else {
+        hoistAround(a, dealloc, outermost);
+      }
     }
-    for (auto &[body, pooled] : pools)
+    if (body)
       poolInBody(*body, pooled);
     for (memref::AllocaOp a : allocas)
       hoistAlloca(a);
