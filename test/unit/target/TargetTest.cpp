@@ -330,7 +330,7 @@ TEST(Target, CostModelFromFile) {
   EXPECT_EQ(zen4->cost.spareRegistersWithBroadcasts, 2);
   EXPECT_DOUBLE_EQ(zen4->cost.accumulatorChains, 2);
   EXPECT_DOUBLE_EQ(zen4->cost.loopOverheadCycles, 0.25);
-  EXPECT_DOUBLE_EQ(zen4->cost.l1OverflowFactor, 1.1);
+  EXPECT_DOUBLE_EQ(zen4->cost.l1OverflowFactor, 1.0);
   EXPECT_DOUBLE_EQ(zen4->cost.tieWindow, 0.05);
   EXPECT_DOUBLE_EQ(zen4->cost.edgeFirstFraction, 0.05);
   EXPECT_DOUBLE_EQ(zen4->cost.l2BlockFraction, 0.5);
