@@ -103,7 +103,7 @@ llvm::Expected<KernelTypes> KernelTypes::parse(StringRef text) {
 }
 
 bool KernelTypes::tensorCoreOnly() const {
-  return a == ElementKind::F16 || a == ElementKind::TF32;
+  return a == ElementKind::TF32;
 }
 
 std::string KernelTypes::text() const {

@@ -168,6 +168,8 @@ std::string LibraryBuilder::header() const {
           "output.\n";
   if (spec.types.a == ElementKind::BF16 || spec.epilogue.bf16)
     os << " * bf16 values are passed as their 16-bit patterns (uint16_t).\n";
+  if (spec.types.a == ElementKind::F16)
+    os << " * f16 values are passed as their 16-bit patterns (uint16_t).\n";
   os << " *\n"
      << " * For repeated use of the same " << names[packed] << ": call "
      << packName << " once into a buffer of\n"

@@ -54,7 +54,8 @@ typedef enum { TISA_GEMM = 0, TISA_CONV2D = 1 } tisa_op;
 /* What to compile. GEMM: C[m][n] = sum_k A[m][k] * B[k][n]. conv2d: NHWC
  * input [batch][h][w][c], HWCF filter [r][s][c][filters], zero padding
  * `pad`, stride `stride`. `types` is "A,B,C": u8, s8, u16 or s16 into s32,
- * or bf16,bf16,f32 (bf16 values as their 16-bit patterns). */
+ * or bf16,bf16,f32 or f16,f16,f32 (16-bit floats as their 16-bit patterns;
+ * plain vector code where no instruction of the host takes them). */
 typedef struct {
   tisa_op op;
   int64_t m, n, k;

@@ -66,13 +66,14 @@ commands:
   gen conv2d [--n N] --h H --w W --c C --k K --r R --s S [--stride U] [--pad P] --types T -o DIR
                            write lib<name>.so and <name>.h (the C ABI is documented in the header)
                            for a tensorized kernel; T is A,B,C with u8, s8, u16 or s16 for A
-                           and B and s32 for C, or bf16,bf16,f32 (plain vector code, with a
-                           warning, where no description implements them);
+                           and B and s32 for C, or bf16,bf16,f32 or f16,f16,f32 (plain vector
+                           code, with a warning, where no loaded description implements them:
+                           f16 runs on tdpfp16ps with --target graniterapids);
                            conv2d is NHWC input, HWCF filter (k filters of r x s x c);
                            --target sm_80|sm_86|sm_90: NAME.ptx, NAME.cubin (with ptxas)
                            and NAME.h launching it through the CUDA driver API, on mma.sync;
-                           there T may also be f16,f16,f32 or tf32,tf32,f32 (f32 arrays
-                           whose top 19 bits the mma reads)
+                           there T may also be tf32,tf32,f32 (f32 arrays whose top 19 bits
+                           the mma reads)
                            --m ? (conv2d: --n ?): one kernel for any m (batch), which
                            every entry but the pack takes as its first argument; a GEMM's
                            --n ? and --k ?, a conv2d's --h ? and --w ? likewise (the

@@ -64,7 +64,8 @@ struct KernelTypes {
   static llvm::Expected<KernelTypes> parse(llvm::StringRef text);
   std::string text() const; ///< "u8s8s32"
   bool isFloat() const { return c == ElementKind::F32; }
-  /// f16 and tf32: types only Tensor Core kernels are generated for.
+  /// tf32: f32 arrays whose top 19 bits a Tensor Core reads, a type only
+  /// Tensor Core kernels are generated for.
   bool tensorCoreOnly() const;
 };
 

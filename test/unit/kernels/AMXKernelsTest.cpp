@@ -1,10 +1,13 @@
 //===- AMXKernelsTest.cpp - AMX kernels, run under the emulator -----------===//
 //
-// The kernel matrix for sapphirerapids' tile instructions. Every kernel is
-// JIT-compiled for sapphirerapids without the features this CPU lacks
+// The kernel matrix for the tile instructions: sapphirerapids' int8 and bf16
+// ones, and graniterapids' tdpfp16ps on the static matrix's bf16 cases as
+// f16 (a description the tile generator takes with no code of its own; the
+// run-time extents below take the same path for every tile instruction). Every
+// kernel is JIT-compiled for its target without the features this CPU lacks
 // besides AMX, run under the project's AMX emulator through all entries on
 // random and extreme inputs, and compared with the reference (integers
-// bit-exact, bf16 within the K-derived bound). Its machine code must hold
+// bit-exact, bf16 and f16 within the K-derived bound). Its machine code must hold
 // the tile instruction in a loop and configure the tiles outside
 // every loop; the emulator's counts of one pre-packed call must show the
 // multiply-accumulates done by tile instructions with few tile loads.
@@ -24,10 +27,11 @@ using namespace tisa::test;
 
 namespace {
 
-/// A case and the tile instruction its types select.
+/// A case, the tile instruction its types select and the target that has it.
 struct AMXCase {
   MatrixCase kernel;
   const char *mnemonic;
+  const char *target;
 };
 
 void PrintTo(const AMXCase &c, std::ostream *os) { PrintTo(c.kernel, os); }
@@ -35,6 +39,8 @@ void PrintTo(const AMXCase &c, std::ostream *os) { PrintTo(c.kernel, os); }
 /// The tile instruction for `types`, or null (no AMX instruction takes
 /// 16-bit integers).
 const char *tileInstruction(const KernelTypes &types) {
+  if (types.a == ElementKind::F16)
+    return "tdpfp16ps";
   if (types.isFloat())
     return "tdpbf16ps";
   if (types.a == ElementKind::S16)
@@ -45,12 +51,26 @@ const char *tileInstruction(const KernelTypes &types) {
 
 /// Every case of the kernel matrix that an AMX instruction computes, with
 /// that instruction chosen (the cost model prefers vpdpbusd on a few tiny
-/// shapes, such as 1x1x1; the tile generator must handle them too).
+/// shapes, such as 1x1x1; the tile generator must handle them too), on
+/// sapphirerapids.
 std::vector<AMXCase> amxMatrix(const std::vector<MatrixCase> &cases) {
   std::vector<AMXCase> out;
   for (const MatrixCase &c : cases)
     if (const char *mnemonic = tileInstruction(c.spec.types))
-      out.push_back({c, mnemonic});
+      out.push_back({c, mnemonic, "sapphirerapids"});
+  return out;
+}
+
+/// amxMatrix(cases), then its bf16 cases as f16 on graniterapids.
+std::vector<AMXCase> withF16(const std::vector<MatrixCase> &cases) {
+  std::vector<AMXCase> out = amxMatrix(cases);
+  for (const MatrixCase &c : cases) {
+    if (c.spec.types.a != ElementKind::BF16)
+      continue;
+    MatrixCase f16 = c;
+    f16.spec.types.a = f16.spec.types.b = ElementKind::F16;
+    out.push_back({f16, tileInstruction(f16.spec.types), "graniterapids"});
+  }
   return out;
 }
 
@@ -58,33 +78,36 @@ std::string amxName(const testing::TestParamInfo<AMXCase> &info) {
   return testName({info.param.kernel, info.index});
 }
 
-/// The features of sapphirerapids this CPU lacks besides AMX (the code is
+/// The features of `target` this CPU lacks besides AMX (the code is
 /// generated without them), or a reason this machine cannot run it.
-std::optional<std::vector<std::string>> lackingBesidesAMX(std::string &why) {
-  auto spr = loadTarget("sapphirerapids");
+std::optional<std::vector<std::string>>
+lackingBesidesAMX(llvm::StringRef target, std::string &why) {
+  auto amxTarget = loadTarget(target);
   auto host = loadTarget("host");
-  if (!spr || !host) {
+  if (!amxTarget || !host) {
     why = "cannot load a target: " +
-          llvm::toString(spr ? host.takeError() : spr.takeError());
+          llvm::toString(amxTarget ? host.takeError() : amxTarget.takeError());
     return std::nullopt;
   }
-  std::vector<std::string> lacking = featuresLacking(*spr, *host);
+  std::vector<std::string> lacking = featuresLacking(*amxTarget, *host);
   llvm::erase_if(lacking, [](const std::string &f) {
     return llvm::StringRef(f).starts_with("amx-");
   });
   for (const char *needed : {"avx512f", "avx512bw", "avx512vl"})
     if (llvm::is_contained(lacking, needed)) {
-      why = std::string("this CPU lacks ") + needed +
-            ", which sapphirerapids kernels use beside AMX";
+      why = std::string("this CPU lacks ") + needed + ", which " +
+            target.str() + " kernels use beside AMX";
       return std::nullopt;
     }
   return lacking;
 }
 
-/// The features to generate without once the emulator is installed, or
-/// why AMX code cannot run here.
-std::optional<std::vector<std::string>> amxRunnable(std::string &why) {
-  std::optional<std::vector<std::string>> without = lackingBesidesAMX(why);
+/// The features of `target` to generate without once the emulator is
+/// installed, or why AMX code cannot run here.
+std::optional<std::vector<std::string>> amxRunnable(llvm::StringRef target,
+                                                    std::string &why) {
+  std::optional<std::vector<std::string>> without =
+      lackingBesidesAMX(target, why);
   if (without && !amx::installEmulator(&why)) {
     why = "the AMX emulator cannot be installed: " + why;
     return std::nullopt;
@@ -122,12 +145,12 @@ TEST_P(AMXKernels, CorrectAndTensorized) {
   const KernelSpec &spec = GetParam().kernel.spec;
   expectOutputSize(GetParam().kernel);
   std::string why;
-  auto without = amxRunnable(why);
+  auto without = amxRunnable(GetParam().target, why);
   if (!without)
     GTEST_SKIP() << why;
 
   std::string warnings;
-  auto compiled = compileUncached(spec, "sapphirerapids", warnings, *without,
+  auto compiled = compileUncached(spec, GetParam().target, warnings, *without,
                                   GetParam().mnemonic);
   ASSERT_TRUE(bool(compiled)) << llvm::toString(compiled.takeError());
   const CompiledKernel &k = **compiled;
@@ -197,7 +220,7 @@ TEST_P(AMXKernels, CorrectAndTensorized) {
   // At most one tile load per instruction on GEMMs of two tiles or more in
   // m and n and a whole k step: 2x2 accumulators, or B's tiles held over the
   // m blocks where k has few steps (97x131x67: 0.70, with no padded
-  // instruction). One exception: 33x48x70 bf16 is 3 x 3 tiles of three k
+  // instruction). One exception: 33x48x70 bf16 (f16) is 3 x 3 tiles of three k
   // steps, and no schedule within 8 tile registers reaches one load per
   // instruction there without padding (hold=1 of 1x3 tiles loads 30 for
   // 27; 2x2 tiles would issue 48 instructions for 48 loads).
@@ -205,7 +228,7 @@ TEST_P(AMXKernels, CorrectAndTensorized) {
   bool threeByThree = llvm::divideCeil(spec.m, 16) == 3 &&
                       llvm::divideCeil(spec.n, 16) == 3 &&
                       llvm::divideCeil(spec.k * 2, 64) == 3 &&
-                      spec.types.a == ElementKind::BF16;
+                      spec.types.isFloat();
   if (gemm && spec.m >= 32 && spec.n >= 32 && spec.k >= 64 && !threeByThree)
     EXPECT_LE(loads, dots) << k.schedule();
   else if (gemm && threeByThree)
@@ -216,11 +239,11 @@ TEST_P(AMXKernels, CorrectAndTensorized) {
 }
 
 INSTANTIATE_TEST_SUITE_P(Matrix, AMXKernels,
-                         testing::ValuesIn(amxMatrix(kernelMatrix())), amxName);
+                         testing::ValuesIn(withF16(kernelMatrix())), amxName);
 // Fused epilogues: each block's tiles go to a scratch in L1 and its rows
 // through the epilogue.
 INSTANTIATE_TEST_SUITE_P(Epilogues, AMXKernels,
-                         testing::ValuesIn(amxMatrix(epilogueMatrix())),
+                         testing::ValuesIn(withF16(epilogueMatrix())),
                          amxName);
 
 } // namespace
@@ -238,11 +261,11 @@ class AMXRunTimeRows : public testing::TestWithParam<AMXCase> {};
 TEST_P(AMXRunTimeRows, CorrectAtEachExtentAndTensorized) {
   const MatrixCase &c = GetParam().kernel;
   std::string why;
-  auto without = amxRunnable(why);
+  auto without = amxRunnable(GetParam().target, why);
   if (!without)
     GTEST_SKIP() << why;
   std::string warnings;
-  auto compiled = compileUncached(c.spec, "sapphirerapids", warnings, *without,
+  auto compiled = compileUncached(c.spec, GetParam().target, warnings, *without,
                                   GetParam().mnemonic);
   ASSERT_TRUE(bool(compiled)) << llvm::toString(compiled.takeError());
   const CompiledKernel &k = **compiled;

@@ -80,9 +80,10 @@ constexpr const char *kMinimal = R"({
 TEST(Target, ShippedFilesAreTheExpectedOnes) {
   std::vector<std::string> names = listTargets(TISA_SOURCE_TARGET_DIR);
   std::vector<std::string> expected = {
-      "host",        "cascadelake",    "neoverse-n1",    "neoverse-v1",
-      "neoverse-v2", "sapphirerapids", "skylake-avx512", "sm_80",
-      "sm_86",       "sm_90",          "znver4",         "znver5"};
+      "host",           "cascadelake",    "graniterapids", "neoverse-n1",
+      "neoverse-v1",    "neoverse-v2",    "sapphirerapids", "skylake-avx512",
+      "sm_80",          "sm_86",          "sm_90",          "znver4",
+      "znver5"};
   EXPECT_EQ(names, expected);
 }
 
@@ -428,7 +429,7 @@ TEST(Target, ErrorUnknownTargetListsKnownOnes) {
   ASSERT_FALSE(static_cast<bool>(t));
   std::string msg = llvm::toString(t.takeError());
   EXPECT_THAT(msg, HasSubstr("unknown target 'zen9' (known: host, "
-                             "cascadelake, neoverse-n1"));
+                             "cascadelake, graniterapids, neoverse-n1"));
   EXPECT_THAT(msg, HasSubstr("znver4"));
 }
 
