@@ -331,6 +331,28 @@ TEST(KernelsJit, BadSchedules) {
   }
 }
 
+/// Whether a loop of `k`'s pre-packed entry multiplies whole vectors (ymm or
+/// zmm): plain code that LLVM vectorized, not scalar loops (the output's
+/// last dimension innermost, inside the reduction; with 47 columns LLVM
+/// unrolls that loop, so the multiplies sit in the reduction's loop).
+bool multipliesVectorsInLoop(const CompiledKernel &k, std::string &why) {
+  auto insts = disassembleFunction(k.object(), k.name() + "_packed", "");
+  if (!insts) {
+    why = llvm::toString(insts.takeError());
+    return false;
+  }
+  for (auto [first, last] : allLoops(*insts))
+    for (size_t i = first; i <= last; ++i) {
+      llvm::StringRef m = (*insts)[i].mnemonic, t = (*insts)[i].text;
+      bool multiply = m.starts_with("vfmadd") || m == "vmulps" ||
+                      m == "vpmulld" || m == "vpmaddwd";
+      if (multiply && (t.contains("%ymm") || t.contains("%zmm")))
+        return true;
+    }
+  why = k.name() + "_packed: no loop multiplies ymm or zmm vectors";
+  return false;
+}
+
 // On a CPU without a matching instruction (skylake-avx512 has no VNNI) the JIT
 // warns and emits plain vector code, which is still correct.
 TEST(KernelsJit, FallbackWithoutInstruction) {
@@ -346,6 +368,8 @@ TEST(KernelsJit, FallbackWithoutInstruction) {
   llvm::Error absent = expectMnemonic(*insts, "vpdpbusd");
   EXPECT_TRUE(bool(absent)) << "skylake-avx512 code must not use vpdpbusd";
   llvm::consumeError(std::move(absent));
+  std::string why;
+  EXPECT_TRUE(multipliesVectorsInLoop(k, why)) << why;
   if (std::string why = cannotRunHere("skylake-avx512"); !why.empty())
     GTEST_SKIP() << why;
   for (bool prepacked : {false, true}) {
@@ -465,9 +489,11 @@ TEST(KernelsReference, Bf16Specials) {
 }
 
 // Types no description implements on this machine (16-bit unsigned, mixed
-// widths) are still kernels: plain vector code, with a warning, correct.
+// widths, f16 without AMX-FP16) are still kernels: plain vector code, with a
+// warning, correct and vectorized.
 TEST(KernelsJit, TypesWithoutInstruction) {
-  for (llvm::StringRef t : {"u16s16s32", "u8s16s32", "u16u16s32"}) {
+  for (llvm::StringRef t :
+       {"u16s16s32", "u8s16s32", "u16u16s32", "f16f16f32"}) {
     KernelSpec spec = gemm(33, 47, 29, t);
     std::string warnings;
     auto compiled = compileUncached(spec, "host", warnings);
@@ -475,6 +501,8 @@ TEST(KernelsJit, TypesWithoutInstruction) {
     EXPECT_EQ((*compiled)->instruction(), "") << t.str();
     EXPECT_NE(warnings.find("plain vector code"), std::string::npos)
         << warnings;
+    std::string why;
+    EXPECT_TRUE(multipliesVectorsInLoop(**compiled, why)) << why;
     int runs = 0;
     EXPECT_EQ(checkKernel(**compiled, kSeed, runs), "") << t.str();
     EXPECT_EQ(runs, 6);
