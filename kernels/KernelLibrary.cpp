@@ -24,7 +24,6 @@
 #include "tisa/Transforms/Tensorize.h"
 
 #include "mlir/Dialect/LLVMIR/LLVMDialect.h"
-#include "mlir/Dialect/Linalg/Transforms/Transforms.h"
 #include "mlir/IR/Builders.h"
 #include "mlir/Pass/PassManager.h"
 #include "mlir/Transforms/Passes.h"
@@ -535,18 +534,8 @@ void LibraryBuilder::emitPlainCompute(OpBuilder &b, Value in, Value buffer,
   Value ins[2];
   ins[packed] = view;
   ins[other] = in;
-  linalg::GenericOp op = buildKernelContraction(b, loc, spec, ins[0], ins[1], dst);
-  // The loops nest in this order: the output's last dimension (n, the
-  // filters), contiguous in the weights and the output, innermost, inside
-  // the reduction, so that LLVM vectorizes it; each output still sums its
-  // products in the reduction's order.
-  SmallVector<unsigned> order =
-      gemm ? SmallVector<unsigned>{0, 2, 1}
-           : SmallVector<unsigned>{0, 1, 2, 4, 5, 6, 3};
-  IRRewriter rewriter(b);
-  rewriter.setInsertionPoint(op);
-  if (failed(linalg::interchangeGenericOp(rewriter, op, order)))
-    llvm_unreachable("a permutation of the contraction's loops");
+  // -tisa-order-plain-loops nests its loops for LLVM's vectorizer.
+  buildKernelContraction(b, loc, spec, ins[0], ins[1], dst);
 }
 
 void LibraryBuilder::deallocPadded(OpBuilder &b, Value v, unsigned i) {

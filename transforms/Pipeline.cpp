@@ -56,6 +56,8 @@ void addTisaTensorizePasses(mlir::OpPassManager &pm,
 void addTisaRegisterLevelPasses(mlir::OpPassManager &pm) {
   // Scratch buffers the generators made inside loops: one per call.
   pm.addNestedPass<mlir::func::FuncOp>(createTisaHoistScratchPass());
+  // Contractions no instruction took: loops LLVM vectorizes.
+  pm.addNestedPass<mlir::func::FuncOp>(createTisaOrderPlainLoopsPass());
   pm.addNestedPass<mlir::func::FuncOp>(createTisaRegisterTilePass());
   pm.addPass(mlir::createCanonicalizerPass());
   pm.addPass(mlir::createCSEPass());

@@ -36,8 +36,9 @@ void addTisaBufferizePasses(mlir::OpPassManager &pm);
 
 /// What runs between tensorization and LLVM lowering, on every path
 /// (tisa gen gemm|conv2d, tisa gen FILE.mlir): the generators' scratch
-/// buffers out of loops, register tiling, canonicalization and CSE, then the
-/// instructions' legalization.
+/// buffers out of loops, plain contractions' loops in a vectorizable order,
+/// register tiling, canonicalization and CSE, then the instructions'
+/// legalization.
 void addTisaRegisterLevelPasses(mlir::OpPassManager &pm);
 
 } // namespace tisa

@@ -319,6 +319,26 @@ def TisaHoistScratchPass
   let dependentDialects = ["::mlir::arith::ArithDialect", "::mlir::memref::MemRefDialect"];
 }
 
+def TisaOrderPlainLoopsPass
+    : Pass<"tisa-order-plain-loops", "::mlir::func::FuncOp"> {
+  let summary = "Nest a plain contraction's loops so that LLVM vectorizes its contiguous dimension";
+  let description = [{
+    A contraction no instruction took (a `linalg.generic` on memrefs with reduction loops and one
+    output: plain code) is lowered to loops in its iterator order, which for a GEMM written
+    (m, n, k) puts the reduction innermost, where B is read at a stride of N. This pass moves the
+    loop that indexes the output's last dimension, when that dimension is contiguous (stride 1)
+    in the output and in every input that the loop indexes (as that input's last dimension,
+    alone), to the innermost place, the other loops keeping their order: (m, n, k) becomes
+    (m, k, n) and a conv2d's (n, oh, ow, f, kh, kw, c) becomes (n, oh, ow, kh, kw, c, f). LLVM then
+    vectorizes the innermost loop over contiguous weights and outputs. Each output still sums
+    its products in the reduction's order, so floating-point results do not change.
+
+    Example: a 128^3 u16 x s16 GEMM with no instruction on Zen 4 ran at 5.5 GOPS with the
+    reduction innermost and at 47.5 GOPS after this pass.
+  }];
+  let dependentDialects = ["::mlir::linalg::LinalgDialect"];
+}
+
 def TisaSingleLaneStoresPass
     : Pass<"tisa-single-lane-stores", "::mlir::func::FuncOp"> {
   let summary = "Write a masked store with one constant lane set as a scalar store";
