@@ -166,10 +166,11 @@ std::string LibraryBuilder::header() const {
        << " (in registers, before its one store):\n"
        << " * each entry takes a tisa_epilogue with its operands after the "
           "output.\n";
-  if (spec.types.a == ElementKind::BF16 || spec.epilogue.bf16)
-    os << " * bf16 values are passed as their 16-bit patterns (uint16_t).\n";
-  if (spec.types.a == ElementKind::F16)
-    os << " * f16 values are passed as their 16-bit patterns (uint16_t).\n";
+  bool bf16 = spec.types.a == ElementKind::BF16 || spec.epilogue.bf16,
+       f16 = spec.types.a == ElementKind::F16;
+  if (bf16 || f16)
+    os << " * " << (bf16 && f16 ? "f16 and bf16" : f16 ? "f16" : "bf16")
+       << " values are passed as their 16-bit patterns (uint16_t).\n";
   os << " *\n"
      << " * For repeated use of the same " << names[packed] << ": call "
      << packName << " once into a buffer of\n"

@@ -332,9 +332,9 @@ TEST(KernelsJit, BadSchedules) {
 }
 
 /// Whether a loop of `k`'s pre-packed entry multiplies whole vectors (ymm or
-/// zmm): plain code that LLVM vectorized, not scalar loops (the output's
-/// last dimension innermost, inside the reduction; with 47 columns LLVM
-/// unrolls that loop, so the multiplies sit in the reduction's loop).
+/// zmm): plain code that LLVM vectorized, not scalar loops. (The loop order
+/// that makes it fast, -tisa-order-plain-loops, has its own lit test; LLVM
+/// also vectorized the old order, slowly, so this does not tell them apart.)
 bool multipliesVectorsInLoop(const CompiledKernel &k, std::string &why) {
   auto insts = disassembleFunction(k.object(), k.name() + "_packed", "");
   if (!insts) {
