@@ -11,6 +11,7 @@
 #include "tisa/Targets/Codegen.h"
 #include "tisa/Targets/Rates.h"
 #include "tisa/Transforms/Passes.h"
+#include "tisa/Transforms/PlanSelection.h"
 
 #include "mlir/Pass/PassManager.h"
 #include "llvm/Support/FormatVariadic.h"
@@ -56,7 +57,7 @@ llvm::Error LibraryBuilder::compile() {
     pm.addNestedPass<func::FuncOp>(createTisaSplitDynamicPass(inputs));
     pm.addNestedPass<func::FuncOp>(createTisaTensorizePass(inputs));
   }
-  addTisaRegisterLevelPasses(pm);
+  addTisaRegisterLevelPasses(pm, plainTileOptions(target));
   if (failed(pm.run(*module)))
     return llvm::createStringError("tensorizing or register tiling failed "
                                    "for " +

@@ -22,6 +22,22 @@ Value cInt(OpBuilder &b, Location loc, Type t, int64_t v) {
   return arith::ConstantOp::create(b, loc, t, b.getIntegerAttr(t, v));
 }
 
+bool contiguousAlong(Value operand, AffineMap map, unsigned loop) {
+  auto type = dyn_cast<MemRefType>(operand.getType());
+  if (!type || map.getNumResults() == 0)
+    return false;
+  SmallVector<int64_t> strides;
+  int64_t offset;
+  if (failed(type.getStridesAndOffset(strides, offset)) || strides.back() != 1)
+    return false;
+  auto last = dyn_cast<AffineDimExpr>(map.getResults().back());
+  if (!last || last.getPosition() != loop)
+    return false;
+  return llvm::none_of(map.getResults().drop_back(), [&](AffineExpr e) {
+    return e.isFunctionOfDim(loop);
+  });
+}
+
 /// The indices `map` gives for loop values `ivs` (one per program loop).
 SmallVector<Value> applyMap(OpBuilder &b, Location loc, AffineMap map,
                             ArrayRef<Value> ivs) {

@@ -38,6 +38,10 @@ std::optional<SmallVector<int64_t>> linearCoefficients(AffineExpr e,
                                                        unsigned loops);
 /// Whether the operand's last dimension is contiguous.
 bool isIdentityStride(const ProgramOperand &o);
+/// Whether `operand`'s memref has unit stride in its last dimension and
+/// `map` indexes that dimension by loop `loop` alone and no other dimension
+/// by it (plain code's vectorizable dimension).
+bool contiguousAlong(Value operand, AffineMap map, unsigned loop);
 /// The loops of a projected permutation `map` other than `besides`, in the
 /// map's order (a packed operand's outer loops).
 SmallVector<unsigned> loopsBesides(AffineMap map, ArrayRef<unsigned> besides);

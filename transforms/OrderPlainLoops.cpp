@@ -8,6 +8,8 @@
 //
 //===----------------------------------------------------------------------===//
 
+#include "CodegenUtils.h"
+
 #include "tisa/Transforms/Passes.h"
 
 #include "mlir/Dialect/Linalg/IR/Linalg.h"
@@ -24,25 +26,6 @@ using namespace mlir;
 
 namespace tisa {
 namespace {
-
-/// Whether `operand`'s memref has unit stride in its last dimension and
-/// `map` indexes that dimension by loop `loop` alone and no other dimension
-/// by it.
-bool contiguousAlong(Value operand, AffineMap map, unsigned loop) {
-  auto type = dyn_cast<MemRefType>(operand.getType());
-  if (!type || map.getNumResults() == 0)
-    return false;
-  SmallVector<int64_t> strides;
-  int64_t offset;
-  if (failed(type.getStridesAndOffset(strides, offset)) || strides.back() != 1)
-    return false;
-  auto last = dyn_cast<AffineDimExpr>(map.getResults().back());
-  if (!last || last.getPosition() != loop)
-    return false;
-  return llvm::none_of(map.getResults().drop_back(), [&](AffineExpr e) {
-    return e.isFunctionOfDim(loop);
-  });
-}
 
 /// The loop to move innermost in `op`: the one of the output's last
 /// dimension, contiguous in every operand it indexes; none if `op` is not a
@@ -62,7 +45,7 @@ std::optional<unsigned> loopToMoveInnermost(linalg::GenericOp op) {
   for (OpOperand &operand : op->getOpOperands()) {
     AffineMap map = op.getMatchingIndexingMap(&operand);
     if (map.isFunctionOfDim(loop) &&
-        !contiguousAlong(operand.get(), map, loop))
+        !codegen::contiguousAlong(operand.get(), map, loop))
       return std::nullopt;
   }
   return loop;

@@ -53,10 +53,28 @@ void addTisaTensorizePasses(mlir::OpPassManager &pm,
   pm.addNestedPass<mlir::func::FuncOp>(createTisaTensorizePass(inputs));
 }
 
-void addTisaRegisterLevelPasses(mlir::OpPassManager &pm) {
+TisaTilePlainPassOptions plainTileOptions(const Target &target) {
+  TisaTilePlainPassOptions options;
+  // Fixed-length vectors: on AArch64 NEON's 128 bits whatever SVE's length
+  // (tisa's SVE code is vector-length agnostic; LLVM lowers fixed-length
+  // vectors to NEON).
+  options.vectorBits = target.arch == TargetArch::AArch64
+                           ? std::min(target.vectorBits, 128u)
+                           : target.vectorBits;
+  options.vectorRegisters = target.vectorRegistersOrAssumed();
+  options.spareRegisters = target.cost.spareRegistersWithPacked;
+  options.maxRows = target.cost.maxTileRows;
+  options.maxVectors = target.cost.maxTileRegisters;
+  return options;
+}
+
+void addTisaRegisterLevelPasses(mlir::OpPassManager &pm,
+                                const TisaTilePlainPassOptions &plain) {
   // Scratch buffers the generators made inside loops: one per call.
   pm.addNestedPass<mlir::func::FuncOp>(createTisaHoistScratchPass());
-  // Contractions no instruction took: loops LLVM vectorizes.
+  // Contractions no instruction took: register tiles of vectors, else loops
+  // LLVM vectorizes.
+  pm.addNestedPass<mlir::func::FuncOp>(createTisaTilePlainPass(plain));
   pm.addNestedPass<mlir::func::FuncOp>(createTisaOrderPlainLoopsPass());
   pm.addNestedPass<mlir::func::FuncOp>(createTisaRegisterTilePass());
   pm.addPass(mlir::createCanonicalizerPass());

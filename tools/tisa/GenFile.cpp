@@ -135,7 +135,7 @@ int genFromFile(const Options &o, llvm::StringRef file, llvm::StringRef dir) {
   addTisaBufferizePasses(pm);
   addTisaTensorizePasses(pm, *inputs, value(o, "schedule", ""),
                          !o.noFuseEpilogue);
-  addTisaRegisterLevelPasses(pm);
+  addTisaRegisterLevelPasses(pm, plainTileOptions(*(*inputs)->target));
   if (failed(pm.run(*module)))
     return 1;
   std::string stem = llvm::sys::path::stem(file).str();

@@ -36,10 +36,12 @@ void addTisaBufferizePasses(mlir::OpPassManager &pm);
 
 /// What runs between tensorization and LLVM lowering, on every path
 /// (tisa gen gemm|conv2d, tisa gen FILE.mlir): the generators' scratch
-/// buffers out of loops, plain contractions' loops in a vectorizable order,
-/// register tiling, canonicalization and CSE, then the instructions'
-/// legalization.
-void addTisaRegisterLevelPasses(mlir::OpPassManager &pm);
+/// buffers out of loops, plain contractions in register tiles of the
+/// target's vectors (`plain`, see plainTileOptions) or their loops in a
+/// vectorizable order, register tiling, canonicalization and CSE, then the
+/// instructions' legalization.
+void addTisaRegisterLevelPasses(mlir::OpPassManager &pm,
+                                const TisaTilePlainPassOptions &plain = {});
 
 } // namespace tisa
 

@@ -16,6 +16,7 @@
 #include "tisa/Dialect/TisaDialect.h"
 #include "tisa/Semantics/DescriptionSet.h"
 #include "tisa/Targets/Target.h"
+#include "tisa/Transforms/Passes.h"
 #include "tisa/Transforms/Tensorize.h"
 
 #include "mlir/Dialect/Func/IR/FuncOps.h"
@@ -203,6 +204,10 @@ std::unique_ptr<mlir::Pass>
 createTisaSplitDynamicPass(std::shared_ptr<const TensorizeInputs> inputs);
 std::unique_ptr<mlir::Pass>
 createTisaTensorizePass(std::shared_ptr<const TensorizeInputs> inputs);
+
+/// -tisa-tile-plain's options for `target`: its vector width, registers and
+/// most rows of a register tile.
+TisaTilePlainPassOptions plainTileOptions(const Target &target);
 
 /// What `tisa gen FILE.mlir` runs before the register-level passes, on every
 /// function: -tisa-decompose-quantized, -tisa-relayout, -tisa-select-plan
