@@ -14,6 +14,7 @@
 
 #include "tisa/Transforms/Passes.h"
 
+#include "mlir/Dialect/Linalg/Transforms/Transforms.h"
 #include "mlir/IR/IRMapping.h"
 #include "mlir/Interfaces/SideEffectInterfaces.h"
 #include "llvm/ADT/APFloat.h"
@@ -73,7 +74,11 @@ bool inPlainCode(Operation *op) {
 std::optional<PlainNest> analyze(linalg::GenericOp op) {
   if (!op.hasPureBufferSemantics() || op.getNumDpsInits() != 1 ||
       op.getNumReductionLoops() == 0 || !inPlainCode(op) ||
+      !llvm::all_of(op->getOperandTypes(), llvm::IsaPred<MemRefType>) ||
       !llvm::all_of(op.getBody()->without_terminator(), appliesToVectors))
+    return std::nullopt;
+  Type out = getElementTypeOrSelf(op.getDpsInitOperand(0)->get());
+  if (!out.isIntOrFloat() || out.getIntOrFloatBitWidth() < 8)
     return std::nullopt;
   SmallVector<int64_t> extent = op.getStaticLoopRanges();
   if (llvm::any_of(extent, ShapedType::isDynamic))
@@ -95,10 +100,16 @@ std::optional<PlainNest> analyze(linalg::GenericOp op) {
       return std::nullopt;
   }
   SmallVector<utils::IteratorType> iterators = op.getIteratorTypesArray();
+  // The accumulators are loaded before the reductions: the output indexed
+  // by parallel loops alone.
+  for (unsigned l = 0; l < extent.size(); ++l)
+    if (iterators[l] == utils::IteratorType::reduction &&
+        outMap.isFunctionOfDim(l))
+      return std::nullopt;
   if (outMap.getNumResults() >= 2)
     if (auto r = dyn_cast<AffineDimExpr>(
             outMap.getResults()[outMap.getNumResults() - 2]))
-      if (iterators[r.getPosition()] == utils::IteratorType::parallel)
+      if (r.getPosition() != n.lanes)
         n.rows = r.getPosition();
   for (unsigned l = 0; l < extent.size(); ++l) {
     if (l == n.lanes || (n.rows && l == *n.rows))
@@ -407,6 +418,7 @@ struct TilePlainPass : impl::TisaTilePlainPassBase<TilePlainPass> {
   void runOnOperation() override {
     if (vectorBits <= 0)
       return;
+    generalizeNamedContractions();
     SmallVector<PlainNest> nests;
     getOperation().walk([&](linalg::GenericOp op) {
       if (std::optional<PlainNest> n = analyze(op))
@@ -423,6 +435,22 @@ struct TilePlainPass : impl::TisaTilePlainPassBase<TilePlainPass> {
       allowExactFusedMultiplyAdd(n.op);
       PlainTile(n, lanes, rows, vectors).emit();
       n.op.erase();
+    }
+  }
+
+  /// Named contractions in plain code (linalg.matmul on f32, a depthwise
+  /// conv2d, ...) as the linalg.generic they stand for.
+  void generalizeNamedContractions() {
+    SmallVector<linalg::LinalgOp> named;
+    getOperation().walk([&](linalg::LinalgOp op) {
+      if (!isa<linalg::GenericOp>(op) && op.hasPureBufferSemantics() &&
+          op.getNumReductionLoops() > 0 && inPlainCode(op))
+        named.push_back(op);
+    });
+    IRRewriter rewriter(&getContext());
+    for (linalg::LinalgOp op : named) {
+      rewriter.setInsertionPoint(op);
+      (void)linalg::generalizeNamedOp(rewriter, op);
     }
   }
 };

@@ -322,8 +322,10 @@ def TisaHoistScratchPass
 def TisaTilePlainPass : Pass<"tisa-tile-plain", "::mlir::func::FuncOp"> {
   let summary = "Hold a plain contraction's outputs in a register tile of vectors";
   let description = [{
-    A contraction no instruction took (plain code: a `linalg.generic` on memrefs of static shape
-    with reduction loops and one output) becomes loops around a register tile, as the
+    A contraction no instruction took (plain code: a `linalg.generic`, or a named op such as
+    `linalg.matmul` on f32 or a depthwise convolution, taken as the generic it stands for, on
+    memrefs of static shape with reduction loops and one output) becomes loops around a register
+    tile, as the
     instruction kernels are: a few rows of the output by a few vectors of its last dimension,
     each vector an accumulator loaded once, carried through every reduction loop and stored
     once. The tile is the one with the fewest operand reads (and widenings) per accumulator

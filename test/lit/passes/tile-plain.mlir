@@ -2,7 +2,10 @@
 // RUN: tisa-opt %s -tisa-tile-plain | FileCheck %s --check-prefix=OFF
 
 // Without a vector width (the pass's default) nothing changes.
-// OFF-COUNT-7: linalg.generic
+// OFF-COUNT-3: linalg.generic
+// OFF: linalg.matmul
+// OFF: linalg.depthwise_conv_2d_nhwc_hwc
+// OFF-COUNT-4: linalg.generic
 
 // f16 x f16 -> f32 in 4-lane vectors and 16 registers: of the tiles whose
 // accumulators and step vectors leave 4 registers, 3 rows x 3 vectors reads
@@ -80,6 +83,26 @@ func.func @conv(%i: memref<1x5x5x2xi8>, %w: memref<3x3x2x4xi8>, %o: memref<1x3x3
     %3 = arith.addi %z, %2 : i32
     linalg.yield %3 : i32
   }
+  return
+}
+
+// Named ops are taken as their generics: a matmul on f32 (whose products
+// are not exact: no fusing) and a depthwise conv2d, whose input varies
+// along the channels too and is read as vectors.
+// CHECK-LABEL: func.func @named
+// CHECK: scf.for
+// CHECK:   vector.broadcast %{{.*}} : f32 to vector<4xf32>
+// CHECK:   arith.mulf %{{.*}} : vector<4xf32>
+// CHECK:   arith.addf %{{.*}} : vector<4xf32>
+// CHECK: scf.for
+// CHECK:   vector.load %arg3[%c0, %{{.*}}, %{{.*}}, %c0] : memref<1x5x5x4xi8>, vector<4xi8>
+// CHECK:   vector.load %arg4[%{{.*}}, %{{.*}}, %c0] : memref<3x3x4xi8>, vector<4xi8>
+// CHECK:   arith.muli %{{.*}} : vector<4xi32>
+// CHECK-NOT: linalg.
+// CHECK: return
+func.func @named(%a: memref<4x8xf32>, %b: memref<8x8xf32>, %c: memref<4x8xf32>, %i: memref<1x5x5x4xi8>, %w: memref<3x3x4xi8>, %o: memref<1x3x3x4xi32>) {
+  linalg.matmul ins(%a, %b : memref<4x8xf32>, memref<8x8xf32>) outs(%c : memref<4x8xf32>)
+  linalg.depthwise_conv_2d_nhwc_hwc {dilations = dense<1> : tensor<2xi64>, strides = dense<1> : tensor<2xi64>} ins(%i, %w : memref<1x5x5x4xi8>, memref<3x3x4xi8>) outs(%o : memref<1x3x3x4xi32>)
   return
 }
 
