@@ -37,6 +37,7 @@ using codegen::cIndex;
 /// A plain contraction's loops as the tile uses them.
 struct PlainNest {
   linalg::GenericOp op;
+  /// Per loop: its extent, or ShapedType::kDynamic (known at run time).
   SmallVector<int64_t> extent;
   /// The loop of the output's last dimension, in vectors.
   unsigned lanes;
@@ -81,8 +82,6 @@ std::optional<PlainNest> analyze(linalg::GenericOp op) {
   if (!out.isIntOrFloat() || out.getIntOrFloatBitWidth() < 8)
     return std::nullopt;
   SmallVector<int64_t> extent = op.getStaticLoopRanges();
-  if (llvm::any_of(extent, ShapedType::isDynamic))
-    return std::nullopt;
   AffineMap outMap = op.getMatchingIndexingMap(op.getDpsInitOperand(0));
   if (outMap.getNumResults() == 0)
     return std::nullopt;
@@ -180,8 +179,9 @@ private:
     Value mask; ///< of the last vector, when narrower than a vector
   };
   void emitOuter(OpBuilder &b, SmallVector<Value> ivs, unsigned depth);
-  void emitTile(OpBuilder &b, SmallVector<Value> ivs, int64_t rows,
-                int64_t lanes);
+  /// The tiles of one block of rows from ivs[rows], along the lanes.
+  void emitColumns(OpBuilder &b, SmallVector<Value> ivs, int64_t rows);
+  void emitTile(OpBuilder &b, SmallVector<Value> ivs, const Shape &t);
   SmallVector<Value> reduce(OpBuilder &b, SmallVector<Value> ivs,
                             ValueRange acc, const Shape &t, unsigned depth);
   SmallVector<Value> step(OpBuilder &b, ArrayRef<Value> ivs, ValueRange acc,
@@ -195,36 +195,60 @@ private:
   VectorType vectorOf(Type t) const {
     return VectorType::get({vectorLanes}, t);
   }
-  /// Blocks of `size` of `whole` iterations: full ones in a loop, the rest
-  /// once; `fn` gets the first iteration and the block's size.
-  void blocks(OpBuilder &b, int64_t whole, int64_t size,
+  /// Blocks of `size` of loop `l`'s iterations: full ones in a loop, the
+  /// rest once (of a run-time extent: in blocks of 1); `fn` gets the first
+  /// iteration and the block's size.
+  void blocks(OpBuilder &b, unsigned l, int64_t size,
               function_ref<void(OpBuilder &, Value, int64_t)> fn);
+  /// Loop `l`'s extent as a value.
+  Value extentOf(OpBuilder &b, unsigned l);
 
   const PlainNest &n;
   linalg::GenericOp op;
   int64_t vectorLanes, tileRows, tileVectors;
   Block *body;
   Location loc;
+  /// Per loop, its extent (made once, before the loops).
+  SmallVector<OpFoldResult> sizes;
 };
 
 void PlainTile::emit() {
   OpBuilder b(op);
+  for (Range r :
+       cast<linalg::LinalgOp>(op.getOperation()).createLoopRanges(b, loc))
+    sizes.push_back(r.size);
   emitOuter(b, SmallVector<Value>(n.extent.size()), 0);
 }
 
-void PlainTile::blocks(OpBuilder &b, int64_t whole, int64_t size,
+Value PlainTile::extentOf(OpBuilder &b, unsigned l) {
+  return getValueOrCreateConstantIndexOp(b, loc, sizes[l]);
+}
+
+void PlainTile::blocks(OpBuilder &b, unsigned l, int64_t size,
                        function_ref<void(OpBuilder &, Value, int64_t)> fn) {
-  int64_t full = whole / size * size;
-  if (full == size) {
-    fn(b, cIndex(b, loc, 0), size);
-  } else if (full) {
-    scf::ForOp::create(b, loc, cIndex(b, loc, 0), cIndex(b, loc, full),
-                       cIndex(b, loc, size), ValueRange{},
+  auto loop = [&](Value from, Value to, int64_t step) {
+    scf::ForOp::create(b, loc, from, to, cIndex(b, loc, step), ValueRange{},
                        [&](OpBuilder &b, Location, Value iv, ValueRange) {
-                         fn(b, iv, size);
+                         fn(b, iv, step);
                          scf::YieldOp::create(b, loc);
                        });
+  };
+  int64_t whole = n.extent[l];
+  if (ShapedType::isDynamic(whole)) {
+    Value extent = extentOf(b, l);
+    Value full = arith::SubIOp::create(
+        b, loc, extent,
+        arith::RemUIOp::create(b, loc, extent, cIndex(b, loc, size)));
+    loop(cIndex(b, loc, 0), full, size);
+    if (size > 1)
+      loop(full, extent, 1);
+    return;
   }
+  int64_t full = whole / size * size;
+  if (full == size)
+    fn(b, cIndex(b, loc, 0), size);
+  else if (full)
+    loop(cIndex(b, loc, 0), cIndex(b, loc, full), size);
   if (whole % size)
     fn(b, cIndex(b, loc, full), whole % size);
 }
@@ -233,25 +257,62 @@ void PlainTile::emitOuter(OpBuilder &b, SmallVector<Value> ivs,
                           unsigned depth) {
   if (depth < n.outer.size()) {
     unsigned l = n.outer[depth];
-    return blocks(b, n.extent[l], 1, [&](OpBuilder &b, Value iv, int64_t) {
+    return blocks(b, l, 1, [&](OpBuilder &b, Value iv, int64_t) {
       ivs[l] = iv;
       emitOuter(b, ivs, depth + 1);
     });
   }
-  auto columns = [&](OpBuilder &b, int64_t rows) {
-    blocks(b, n.extent[n.lanes], vectorLanes * tileVectors,
-           [&](OpBuilder &b, Value first, int64_t lanes) {
-             ivs[n.lanes] = first;
-             emitTile(b, ivs, rows, lanes);
-           });
-  };
   if (!n.rows)
-    return columns(b, 1);
-  blocks(b, n.extent[*n.rows], tileRows,
-         [&](OpBuilder &b, Value first, int64_t rows) {
-           ivs[*n.rows] = first;
-           columns(b, rows);
-         });
+    return emitColumns(b, ivs, 1);
+  blocks(b, *n.rows, tileRows, [&](OpBuilder &b, Value first, int64_t rows) {
+    ivs[*n.rows] = first;
+    emitColumns(b, ivs, rows);
+  });
+}
+
+void PlainTile::emitColumns(OpBuilder &b, SmallVector<Value> ivs,
+                            int64_t rows) {
+  VectorType maskType = VectorType::get({vectorLanes}, b.getI1Type());
+  int64_t width = vectorLanes * tileVectors, whole = n.extent[n.lanes];
+  if (!ShapedType::isDynamic(whole)) {
+    // Full tiles, then one of the lanes left, its last vector masked.
+    return blocks(b, n.lanes, width,
+                  [&](OpBuilder &b, Value first, int64_t lanes) {
+                    ivs[n.lanes] = first;
+                    Shape t{rows, (lanes + vectorLanes - 1) / vectorLanes, {}};
+                    int64_t last = lanes - (t.vectors - 1) * vectorLanes;
+                    if (last < vectorLanes)
+                      t.mask = vector::ConstantMaskOp::create(
+                          b, loc, maskType, ArrayRef<int64_t>{last});
+                    emitTile(b, ivs, t);
+                  });
+  }
+  // Run time: full tiles, then single vectors, then one masked vector.
+  Value extent = extentOf(b, n.lanes);
+  auto downTo = [&](Value v, int64_t unit) -> Value {
+    return arith::SubIOp::create(
+        b, loc, v, arith::RemUIOp::create(b, loc, v, cIndex(b, loc, unit)));
+  };
+  Value full = downTo(extent, width), vectors = downTo(extent, vectorLanes);
+  auto loop = [&](Value from, Value to, int64_t step, int64_t count) {
+    scf::ForOp::create(b, loc, from, to, cIndex(b, loc, step), ValueRange{},
+                       [&](OpBuilder &b, Location, Value iv, ValueRange) {
+                         ivs[n.lanes] = iv;
+                         emitTile(b, ivs, Shape{rows, count, {}});
+                         scf::YieldOp::create(b, loc);
+                       });
+  };
+  loop(cIndex(b, loc, 0), full, width, tileVectors);
+  loop(full, vectors, vectorLanes, 1);
+  Value left = arith::SubIOp::create(b, loc, extent, vectors);
+  Value any = arith::CmpIOp::create(b, loc, arith::CmpIPredicate::ne, left,
+                                    cIndex(b, loc, 0));
+  scf::IfOp::create(b, loc, any, [&](OpBuilder &b, Location) {
+    ivs[n.lanes] = vectors;
+    Value mask = vector::CreateMaskOp::create(b, loc, maskType, left);
+    emitTile(b, ivs, Shape{rows, 1, mask});
+    scf::YieldOp::create(b, loc);
+  });
 }
 
 SmallVector<Value> PlainTile::at(OpBuilder &b, ArrayRef<Value> ivs, int64_t r,
@@ -283,16 +344,8 @@ Value PlainTile::load(OpBuilder &b, OpOperand &operand, ArrayRef<Value> ivs,
                                       zero);
 }
 
-void PlainTile::emitTile(OpBuilder &b, SmallVector<Value> ivs, int64_t rows,
-                         int64_t lanes) {
-  Shape t;
-  t.rows = rows;
-  t.vectors = (lanes + vectorLanes - 1) / vectorLanes;
-  int64_t last = lanes - (t.vectors - 1) * vectorLanes;
-  if (last < vectorLanes)
-    t.mask = vector::ConstantMaskOp::create(
-        b, loc, VectorType::get({vectorLanes}, b.getI1Type()),
-        ArrayRef<int64_t>{last});
+void PlainTile::emitTile(OpBuilder &b, SmallVector<Value> ivs, const Shape &t) {
+  int64_t rows = t.rows;
   auto maskOf = [&](int64_t v) {
     return v + 1 == t.vectors ? t.mask : Value();
   };
@@ -321,8 +374,8 @@ SmallVector<Value> PlainTile::reduce(OpBuilder &b, SmallVector<Value> ivs,
     return step(b, ivs, acc, t);
   unsigned l = n.reductions[depth];
   auto loop = scf::ForOp::create(
-      b, loc, cIndex(b, loc, 0), cIndex(b, loc, n.extent[l]), cIndex(b, loc, 1),
-      acc, [&](OpBuilder &b, Location, Value iv, ValueRange carried) {
+      b, loc, cIndex(b, loc, 0), extentOf(b, l), cIndex(b, loc, 1), acc,
+      [&](OpBuilder &b, Location, Value iv, ValueRange carried) {
         ivs[l] = iv;
         scf::YieldOp::create(b, loc, reduce(b, ivs, carried, t, depth + 1));
       });
@@ -397,8 +450,11 @@ Value PlainTile::applyBody(OpBuilder &b, ArrayRef<Value> args) {
 std::pair<int64_t, int64_t> tileShape(const PlainNest &n, int64_t lanes,
                                       int64_t registers, int64_t spare,
                                       int64_t maxRows, int64_t maxVectors) {
-  int64_t rowsWanted = n.rows ? n.extent[*n.rows] : 1;
-  int64_t vectorsWanted = (n.extent[n.lanes] + lanes - 1) / lanes;
+  auto wanted = [](int64_t extent, int64_t unit, int64_t most) {
+    return ShapedType::isDynamic(extent) ? most : (extent + unit - 1) / unit;
+  };
+  int64_t rowsWanted = n.rows ? wanted(n.extent[*n.rows], 1, maxRows) : 1;
+  int64_t vectorsWanted = wanted(n.extent[n.lanes], lanes, maxVectors);
   std::pair<int64_t, int64_t> best = {1, 1};
   double fewest = 2;
   for (int64_t r = 1; r <= std::min(maxRows, rowsWanted); ++r)

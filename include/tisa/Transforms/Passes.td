@@ -324,8 +324,7 @@ def TisaTilePlainPass : Pass<"tisa-tile-plain", "::mlir::func::FuncOp"> {
   let description = [{
     A contraction no instruction took (plain code: a `linalg.generic`, or a named op such as
     `linalg.matmul` on f32 or a depthwise convolution, taken as the generic it stands for, on
-    memrefs of static shape with reduction loops and one output) becomes loops around a register
-    tile, as the
+    memrefs with reduction loops and one output) becomes loops around a register tile, as the
     instruction kernels are: a few rows of the output by a few vectors of its last dimension,
     each vector an accumulator loaded once, carried through every reduction loop and stored
     once. The tile is the one with the fewest operand reads (and widenings) per accumulator
@@ -335,13 +334,14 @@ def TisaTilePlainPass : Pass<"tisa-tile-plain", "::mlir::func::FuncOp"> {
     applied to vectors: an operand that varies along the output's last dimension is loaded as a
     vector (it must be that operand's last dimension, contiguous), the others as scalars,
     broadcast where they meet a vector (A's element, widened once). The last vectors of a row
-    are masked, the last rows a smaller tile. Each output sums its products in the reduction's
+    are masked, the last rows a smaller tile (of extents known at run time: single rows, single
+    vectors and one vector masked at run time). Each output sums its products in the reduction's
     order; a float multiply and add become one fused multiply-add only where the product is
     exact in the accumulator's type (f16 x f16 into f32), so results do not change.
 
-    Left to `-tisa-order-plain-loops`: a contraction with a dynamic extent, whose output's last
-    dimension is not contiguous in every operand that varies along it (a transposed B), or
-    whose body has memory effects, regions or `linalg.index`. With `vector-bits` 0 (the
+    Left to `-tisa-order-plain-loops`: a contraction whose output's last dimension is not
+    contiguous in every operand that varies along it (a transposed B), or whose body has memory
+    effects, regions, a division or `linalg.index`. With `vector-bits` 0 (the
     default) the pass does nothing: the pipeline passes the target's vector width and registers.
 
     Example: a 128^3 GEMM of f16 into f32 on one Zen 4 core (no instruction for it) ran at 39

@@ -106,24 +106,46 @@ func.func @named(%a: memref<4x8xf32>, %b: memref<8x8xf32>, %c: memref<4x8xf32>, 
   return
 }
 
-// Left as they are: B transposed (n strided in B), a dynamic extent, a
-// body that may trap (division), tensors.
+// Extents known at run time: full tiles of 3 rows in a loop, then single
+// rows; along the lanes full tiles of 3 vectors, single vectors, then one
+// vector masked to what is left.
+// CHECK-LABEL: func.func @dynamic
+// CHECK-DAG: %[[M:.*]] = memref.dim %arg0, %c0 : memref<?x4xi32>
+// CHECK-DAG: %[[N:.*]] = memref.dim %arg1, %c1 : memref<4x?xi32>
+// CHECK: %[[MR:.*]] = arith.remui %[[M]], %c3
+// CHECK: %[[MFULL:.*]] = arith.subi %[[M]], %[[MR]]
+// CHECK: scf.for %{{.*}} = %c0 to %[[MFULL]] step %c3 {
+// CHECK:   scf.for %{{.*}} = %c0 to %{{.*}} step %c12 {
+// CHECK:     scf.for {{.*}} iter_args({{.*}}) -> (vector<4xi32>, vector<4xi32>, vector<4xi32>, vector<4xi32>, vector<4xi32>, vector<4xi32>, vector<4xi32>, vector<4xi32>, vector<4xi32>)
+// CHECK:   scf.for %{{.*}} = %{{.*}} to %{{.*}} step %c4 {
+// CHECK:   scf.if
+// CHECK:     %[[MASK:.*]] = vector.create_mask %{{.*}} : vector<4xi1>
+// CHECK:     vector.maskedload %arg2[%{{.*}}, %{{.*}}], %[[MASK]]
+// CHECK: scf.for %{{.*}} = %[[MFULL]] to %[[M]] step %c1 {
+// CHECK-NOT: linalg.generic
+// CHECK: return
+func.func @dynamic(%a: memref<?x4xi32>, %b: memref<4x?xi32>, %c: memref<?x?xi32>) {
+  linalg.generic {indexing_maps = [affine_map<(m, n, k) -> (m, k)>, affine_map<(m, n, k) -> (k, n)>, affine_map<(m, n, k) -> (m, n)>], iterator_types = ["parallel", "parallel", "reduction"]} ins(%a, %b : memref<?x4xi32>, memref<4x?xi32>) outs(%c : memref<?x?xi32>) {
+  ^bb0(%x: i32, %y: i32, %z: i32):
+    %0 = arith.muli %x, %y : i32
+    %1 = arith.addi %z, %0 : i32
+    linalg.yield %1 : i32
+  }
+  return
+}
+
+// Left as they are: B transposed (n strided in B), a body that may trap
+// (division), tensors.
 // CHECK-LABEL: func.func @stay
-// CHECK-COUNT-3: linalg.generic
+// CHECK-COUNT-2: linalg.generic
 // CHECK-LABEL: func.func @stay_tensors
 // CHECK: linalg.generic
-func.func @stay(%a: memref<8x4xf32>, %bt: memref<16x4xf32>, %c: memref<8x16xf32>, %ad: memref<?x4xi32>, %b: memref<4x16xi32>, %cd: memref<?x16xi32>, %a4: memref<4x4xi32>, %c2: memref<4x16xi32>) {
+func.func @stay(%a: memref<8x4xf32>, %bt: memref<16x4xf32>, %c: memref<8x16xf32>, %b: memref<4x16xi32>, %a4: memref<4x4xi32>, %c2: memref<4x16xi32>) {
   linalg.generic {indexing_maps = [affine_map<(m, n, k) -> (m, k)>, affine_map<(m, n, k) -> (n, k)>, affine_map<(m, n, k) -> (m, n)>], iterator_types = ["parallel", "parallel", "reduction"]} ins(%a, %bt : memref<8x4xf32>, memref<16x4xf32>) outs(%c : memref<8x16xf32>) {
   ^bb0(%x: f32, %y: f32, %z: f32):
     %0 = arith.mulf %x, %y : f32
     %1 = arith.addf %z, %0 : f32
     linalg.yield %1 : f32
-  }
-  linalg.generic {indexing_maps = [affine_map<(m, n, k) -> (m, k)>, affine_map<(m, n, k) -> (k, n)>, affine_map<(m, n, k) -> (m, n)>], iterator_types = ["parallel", "parallel", "reduction"]} ins(%ad, %b : memref<?x4xi32>, memref<4x16xi32>) outs(%cd : memref<?x16xi32>) {
-  ^bb0(%x: i32, %y: i32, %z: i32):
-    %0 = arith.muli %x, %y : i32
-    %1 = arith.addi %z, %0 : i32
-    linalg.yield %1 : i32
   }
   linalg.generic {indexing_maps = [affine_map<(m, n, k) -> (m, k)>, affine_map<(m, n, k) -> (k, n)>, affine_map<(m, n, k) -> (m, n)>], iterator_types = ["parallel", "parallel", "reduction"]} ins(%a4, %b : memref<4x4xi32>, memref<4x16xi32>) outs(%c2 : memref<4x16xi32>) {
   ^bb0(%x: i32, %y: i32, %z: i32):
