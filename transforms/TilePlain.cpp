@@ -17,6 +17,7 @@
 #include "mlir/Dialect/Linalg/Transforms/Transforms.h"
 #include "mlir/IR/IRMapping.h"
 #include "mlir/Interfaces/SideEffectInterfaces.h"
+#include "mlir/Interfaces/ViewLikeInterface.h"
 #include "llvm/ADT/APFloat.h"
 
 #include <map>
@@ -72,10 +73,38 @@ bool inPlainCode(Operation *op) {
   return true;
 }
 
+/// The buffer `v` is a view of.
+Value rootOf(Value v) {
+  while (auto view = v.getDefiningOp<ViewLikeOpInterface>())
+    v = view.getViewSource();
+  return v;
+}
+
+/// Whether the tile may hold `op`'s output in registers while it reads the
+/// inputs from memory: every operand a memref of a vector element type, no
+/// input a view of the output's buffer, and no output dimension of stride
+/// 0 (outputs sharing a place).
+bool operandsAllowTile(linalg::GenericOp op) {
+  for (Type t : op->getOperandTypes()) {
+    auto m = dyn_cast<MemRefType>(t);
+    if (!m || !VectorType::isValidElementType(m.getElementType()))
+      return false;
+  }
+  Value out = op.getDpsInitOperand(0)->get();
+  for (OpOperand *in : op.getDpsInputOperands())
+    if (rootOf(in->get()) == rootOf(out))
+      return false;
+  SmallVector<int64_t> strides;
+  int64_t offset;
+  return succeeded(cast<MemRefType>(out.getType())
+                       .getStridesAndOffset(strides, offset)) &&
+         !llvm::is_contained(strides, 0);
+}
+
 std::optional<PlainNest> analyze(linalg::GenericOp op) {
   if (!op.hasPureBufferSemantics() || op.getNumDpsInits() != 1 ||
       op.getNumReductionLoops() == 0 || !inPlainCode(op) ||
-      !llvm::all_of(op->getOperandTypes(), llvm::IsaPred<MemRefType>) ||
+      !operandsAllowTile(op) ||
       !llvm::all_of(op.getBody()->without_terminator(), appliesToVectors))
     return std::nullopt;
   Type out = getElementTypeOrSelf(op.getDpsInitOperand(0)->get());
@@ -99,10 +128,11 @@ std::optional<PlainNest> analyze(linalg::GenericOp op) {
       return std::nullopt;
   }
   SmallVector<utils::IteratorType> iterators = op.getIteratorTypesArray();
-  // The accumulators are loaded before the reductions: the output indexed
-  // by parallel loops alone.
+  // The accumulators are loaded before the reductions and stored after
+  // them: the output indexed by exactly the parallel loops (a parallel loop
+  // it does not vary along would sum out of the reductions' order).
   for (unsigned l = 0; l < extent.size(); ++l)
-    if (iterators[l] == utils::IteratorType::reduction &&
+    if ((iterators[l] == utils::IteratorType::reduction) ==
         outMap.isFunctionOfDim(l))
       return std::nullopt;
   if (outMap.getNumResults() >= 2)
@@ -155,10 +185,10 @@ void allowExactFusedMultiplyAdd(linalg::GenericOp op) {
         !exactProduct(lhs.getIn().getType(), rhs.getIn().getType(),
                       mul.getType()))
       return;
-    mul.setFastmath(arith::FastMathFlags::contract);
+    mul.setFastmath(mul.getFastmath() | arith::FastMathFlags::contract);
     for (Operation *user : mul->getUsers())
       if (auto add = dyn_cast<arith::AddFOp>(user))
-        add.setFastmath(arith::FastMathFlags::contract);
+        add.setFastmath(add.getFastmath() | arith::FastMathFlags::contract);
   });
 }
 

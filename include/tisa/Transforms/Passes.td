@@ -340,8 +340,9 @@ def TisaTilePlainPass : Pass<"tisa-tile-plain", "::mlir::func::FuncOp"> {
     exact in the accumulator's type (f16 x f16 into f32), so results do not change.
 
     Left to `-tisa-order-plain-loops`: a contraction whose output's last dimension is not
-    contiguous in every operand that varies along it (a transposed B), or whose body has memory
-    effects, regions, a division or `linalg.index`. With `vector-bits` 0 (the
+    contiguous in every operand that varies along it (a transposed B), whose body has memory
+    effects, regions, a division or `linalg.index`, whose output an input is a view of, or with
+    a parallel loop the output does not vary along. With `vector-bits` 0 (the
     default) the pass does nothing: the pipeline passes the target's vector width and registers.
 
     Example: a 128^3 GEMM of f16 into f32 on one Zen 4 core (no instruction for it) ran at 39

@@ -5,7 +5,7 @@
 // OFF-COUNT-3: linalg.generic
 // OFF: linalg.matmul
 // OFF: linalg.depthwise_conv_2d_nhwc_hwc
-// OFF-COUNT-4: linalg.generic
+// OFF-COUNT-6: linalg.generic
 
 // f16 x f16 -> f32 in 4-lane vectors and 16 registers: of the tiles whose
 // accumulators and step vectors leave 4 registers, 3 rows x 3 vectors reads
@@ -135,12 +135,14 @@ func.func @dynamic(%a: memref<?x4xi32>, %b: memref<4x?xi32>, %c: memref<?x?xi32>
 }
 
 // Left as they are: B transposed (n strided in B), a body that may trap
-// (division), tensors.
+// (division), the output read as an input too (the tile reads inputs from
+// memory while it holds the outputs), a parallel loop the output does not
+// vary along, tensors.
 // CHECK-LABEL: func.func @stay
-// CHECK-COUNT-2: linalg.generic
+// CHECK-COUNT-4: linalg.generic
 // CHECK-LABEL: func.func @stay_tensors
 // CHECK: linalg.generic
-func.func @stay(%a: memref<8x4xf32>, %bt: memref<16x4xf32>, %c: memref<8x16xf32>, %b: memref<4x16xi32>, %a4: memref<4x4xi32>, %c2: memref<4x16xi32>) {
+func.func @stay(%a: memref<8x4xf32>, %bt: memref<16x4xf32>, %c: memref<8x16xf32>, %b: memref<4x16xi32>, %a4: memref<4x4xi32>, %c2: memref<4x16xi32>, %e: memref<4x2xi32>) {
   linalg.generic {indexing_maps = [affine_map<(m, n, k) -> (m, k)>, affine_map<(m, n, k) -> (n, k)>, affine_map<(m, n, k) -> (m, n)>], iterator_types = ["parallel", "parallel", "reduction"]} ins(%a, %bt : memref<8x4xf32>, memref<16x4xf32>) outs(%c : memref<8x16xf32>) {
   ^bb0(%x: f32, %y: f32, %z: f32):
     %0 = arith.mulf %x, %y : f32
@@ -152,6 +154,20 @@ func.func @stay(%a: memref<8x4xf32>, %bt: memref<16x4xf32>, %c: memref<8x16xf32>
     %0 = arith.divsi %x, %y : i32
     %1 = arith.addi %z, %0 : i32
     linalg.yield %1 : i32
+  }
+  %cv = memref.subview %c2[0, 0] [4, 16] [1, 1] : memref<4x16xi32> to memref<4x16xi32, strided<[16, 1]>>
+  linalg.generic {indexing_maps = [affine_map<(m, n, k) -> (m, k)>, affine_map<(m, n, k) -> (m, n)>, affine_map<(m, n, k) -> (m, n)>], iterator_types = ["parallel", "parallel", "reduction"]} ins(%a4, %cv : memref<4x4xi32>, memref<4x16xi32, strided<[16, 1]>>) outs(%c2 : memref<4x16xi32>) {
+  ^bb0(%x: i32, %y: i32, %z: i32):
+    %0 = arith.muli %x, %y : i32
+    %1 = arith.addi %z, %0 : i32
+    linalg.yield %1 : i32
+  }
+  linalg.generic {indexing_maps = [affine_map<(m, n, k, p) -> (m, k)>, affine_map<(m, n, k, p) -> (k, n)>, affine_map<(m, n, k, p) -> (k, p)>, affine_map<(m, n, k, p) -> (m, n)>], iterator_types = ["parallel", "parallel", "reduction", "parallel"]} ins(%a4, %b, %e : memref<4x4xi32>, memref<4x16xi32>, memref<4x2xi32>) outs(%c2 : memref<4x16xi32>) {
+  ^bb0(%x: i32, %y: i32, %w: i32, %z: i32):
+    %0 = arith.muli %x, %y : i32
+    %1 = arith.muli %0, %w : i32
+    %2 = arith.addi %z, %1 : i32
+    linalg.yield %2 : i32
   }
   return
 }
