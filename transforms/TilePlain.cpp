@@ -232,6 +232,11 @@ private:
               function_ref<void(OpBuilder &, Value, int64_t)> fn);
   /// Loop `l`'s extent as a value.
   Value extentOf(OpBuilder &b, unsigned l);
+  /// `v` rounded down to a multiple of `unit`.
+  Value roundDown(OpBuilder &b, Value v, int64_t unit);
+  /// scf.for from `from` to `to` by `step`, `fn` building its body.
+  void stepLoop(OpBuilder &b, Value from, Value to, int64_t step,
+                function_ref<void(OpBuilder &, Value)> fn);
 
   const PlainNest &n;
   linalg::GenericOp op;
@@ -254,21 +259,29 @@ Value PlainTile::extentOf(OpBuilder &b, unsigned l) {
   return getValueOrCreateConstantIndexOp(b, loc, sizes[l]);
 }
 
+Value PlainTile::roundDown(OpBuilder &b, Value v, int64_t unit) {
+  return arith::SubIOp::create(
+      b, loc, v, arith::RemUIOp::create(b, loc, v, cIndex(b, loc, unit)));
+}
+
+void PlainTile::stepLoop(OpBuilder &b, Value from, Value to, int64_t step,
+                         function_ref<void(OpBuilder &, Value)> fn) {
+  scf::ForOp::create(b, loc, from, to, cIndex(b, loc, step), ValueRange{},
+                     [&](OpBuilder &b, Location, Value iv, ValueRange) {
+                       fn(b, iv);
+                       scf::YieldOp::create(b, loc);
+                     });
+}
+
 void PlainTile::blocks(OpBuilder &b, unsigned l, int64_t size,
                        function_ref<void(OpBuilder &, Value, int64_t)> fn) {
   auto loop = [&](Value from, Value to, int64_t step) {
-    scf::ForOp::create(b, loc, from, to, cIndex(b, loc, step), ValueRange{},
-                       [&](OpBuilder &b, Location, Value iv, ValueRange) {
-                         fn(b, iv, step);
-                         scf::YieldOp::create(b, loc);
-                       });
+    stepLoop(b, from, to, step,
+             [&](OpBuilder &b, Value iv) { fn(b, iv, step); });
   };
   int64_t whole = n.extent[l];
   if (ShapedType::isDynamic(whole)) {
-    Value extent = extentOf(b, l);
-    Value full = arith::SubIOp::create(
-        b, loc, extent,
-        arith::RemUIOp::create(b, loc, extent, cIndex(b, loc, size)));
+    Value extent = extentOf(b, l), full = roundDown(b, extent, size);
     loop(cIndex(b, loc, 0), full, size);
     if (size > 1)
       loop(full, extent, 1);
@@ -319,18 +332,13 @@ void PlainTile::emitColumns(OpBuilder &b, SmallVector<Value> ivs,
   }
   // Run time: full tiles, then single vectors, then one masked vector.
   Value extent = extentOf(b, n.lanes);
-  auto downTo = [&](Value v, int64_t unit) -> Value {
-    return arith::SubIOp::create(
-        b, loc, v, arith::RemUIOp::create(b, loc, v, cIndex(b, loc, unit)));
-  };
-  Value full = downTo(extent, width), vectors = downTo(extent, vectorLanes);
+  Value full = roundDown(b, extent, width),
+        vectors = roundDown(b, extent, vectorLanes);
   auto loop = [&](Value from, Value to, int64_t step, int64_t count) {
-    scf::ForOp::create(b, loc, from, to, cIndex(b, loc, step), ValueRange{},
-                       [&](OpBuilder &b, Location, Value iv, ValueRange) {
-                         ivs[n.lanes] = iv;
-                         emitTile(b, ivs, Shape{rows, count, {}});
-                         scf::YieldOp::create(b, loc);
-                       });
+    stepLoop(b, from, to, step, [&](OpBuilder &b, Value iv) {
+      ivs[n.lanes] = iv;
+      emitTile(b, ivs, Shape{rows, count, {}});
+    });
   };
   loop(cIndex(b, loc, 0), full, width, tileVectors);
   loop(full, vectors, vectorLanes, 1);
