@@ -19,7 +19,7 @@ Type kernelElementType(MLIRContext *ctx, ElementKind k) {
   return Float32Type::get(ctx); // tf32 is stored as f32
 }
 
-ProgramShapes programShapes(const KernelSpec &s) {
+ProgramShapes programShapes(const KernelSpec &s, ConvForm form) {
   // With any extent at run time, the rows (m, the batch) are dynamic too
   // (the range entry's rows).
   int64_t rows = s.runTimeShape() ? ShapedType::kDynamic : s.rows();
@@ -32,14 +32,32 @@ ProgramShapes programShapes(const KernelSpec &s) {
   // entry computes runs of output rows).
   bool image = s.runTimeH || s.runTimeW;
   auto runTime = [&](int64_t v) { return image ? ShapedType::kDynamic : v; };
+  if (form == ConvForm::TapRows)
+    return {{rows, s.h + 2 * s.pad, s.outW(), s.s * s.c},
+            {s.r, s.s * s.c, s.filters},
+            {rows, s.outH(), s.outW(), s.filters}};
   return {{rows, runTime(s.h + 2 * s.pad), runTime(s.w + 2 * s.pad), s.c},
           {s.r, s.s, s.c, s.filters},
           {rows, runTime(s.outH()), runTime(s.outW()), s.filters}};
 }
 
+MemRefType programInputType(const KernelSpec &s, Type element,
+                            ConvForm form) {
+  ProgramShapes shapes = programShapes(s, form);
+  if (s.op == KernelSpec::Op::Gemm || form == ConvForm::Pixels)
+    return MemRefType::get(shapes.in, element);
+  int64_t row = (s.w + 2 * s.pad) * s.c;
+  int64_t image = (s.h + 2 * s.pad) * row;
+  return MemRefType::get(
+      shapes.in, element,
+      StridedLayoutAttr::get(element.getContext(), 0,
+                             {image, row, s.stride * s.c, 1}));
+}
+
 linalg::GenericOp buildKernelContraction(OpBuilder &b, Location loc,
                                          const KernelSpec &s, Value in,
-                                         Value weights, Value out) {
+                                         Value weights, Value out,
+                                         ConvForm form) {
   MLIRContext *ctx = b.getContext();
   SmallVector<AffineMap> maps;
   SmallVector<utils::IteratorType> iters;
@@ -51,6 +69,14 @@ linalg::GenericOp buildKernelContraction(OpBuilder &b, Location loc,
             AffineMap::get(3, 0, {d(2), d(1)}, ctx),
             AffineMap::get(3, 0, {d(0), d(1)}, ctx)};
     iters = {IT::parallel, IT::parallel, IT::reduction};
+  } else if (form == ConvForm::TapRows) {
+    // (n, oh, ow, f, kh, t): t runs over a filter row's kw and c.
+    maps = {AffineMap::get(6, 0, {d(0), d(1) * s.stride + d(4), d(2), d(5)},
+                           ctx),
+            AffineMap::get(6, 0, {d(4), d(5), d(3)}, ctx),
+            AffineMap::get(6, 0, {d(0), d(1), d(2), d(3)}, ctx)};
+    iters = {IT::parallel, IT::parallel,  IT::parallel,
+             IT::parallel, IT::reduction, IT::reduction};
   } else {
     // (n, oh, ow, f, kh, kw, c), as linalg.conv_2d_nhwc_hwcf.
     maps = {AffineMap::get(7, 0,

@@ -58,7 +58,7 @@ std::string serialize(const CompiledKernel &k, llvm::StringRef key,
      << "\npacked_bytes=" << k.packedBytes() << "\nschedule=" << k.schedule()
      << "\ntiles=" << k.tiles() << "\nspace=" << k.scheduleSpace()
      << "\ndenormals_are_zero=" << k.denormalsAreZero()[0]
-     << k.denormalsAreZero()[1] << "\n";
+     << k.denormalsAreZero()[1] << "\ntap_rows=" << k.tapRows() << "\n";
   for (const std::string &w : k.warnings())
     os << "warning=" << w << "\n";
   os << "header:\n" << k.header();
@@ -191,6 +191,8 @@ CompiledKernel::readMetadata(llvm::StringRef fields) {
       scheduleSpace_ = v.str();
     else if (k == "tiles")
       v.getAsInteger(10, tiles_);
+    else if (k == "tap_rows")
+      tapRows_ = v == "1";
     else if (k == "denormals_are_zero" && v.size() == 2)
       denormalsAreZero_ = {v[0] == '1', v[1] == '1'};
     else if (k == "warning")
@@ -205,6 +207,7 @@ void CompiledKernel::adopt(GeneratedKernel &generated) {
   mnemonic_ = generated.mnemonic;
   denormalsAreZero_ = generated.denormalsAreZero;
   plan_ = generated.plan;
+  tapRows_ = generated.tapRows;
   header_ = generated.header;
   packedOperand_ = generated.packedOperand;
   packedBytes_ = generated.packedBytes;

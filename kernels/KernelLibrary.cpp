@@ -118,6 +118,7 @@ LibraryBuilder::LibraryBuilder(MLIRContext &ctx, const KernelSpec &spec,
                     : MemRefType::get(shape[i], elts[i]);
   }
   int64_t image = spec.runTimeH || spec.runTimeW ? ShapedType::kDynamic : 0;
+  paddedImage = types[0];
   plainInput = MemRefType::get({shapes.in[0], image ? image : spec.h,
                                 image ? image : spec.w, spec.c},
                                elts[0]);
@@ -125,10 +126,8 @@ LibraryBuilder::LibraryBuilder(MLIRContext &ctx, const KernelSpec &spec,
                             types[2].getLayout());
 }
 
-llvm::Error LibraryBuilder::plan(ArrayRef<const Description *> descriptions,
-                                 ArrayRef<std::string> rateWarnings) {
-  llvm::append_range(out.warnings, rateWarnings);
-  // Plan on a scratch function holding the contraction.
+void LibraryBuilder::buildProgram() {
+  // The contraction in a scratch function, planned there.
   scratch = func::FuncOp::create(
       mb, loc, "tisa_scratch",
       mb.getFunctionType({types[0], types[1], types[2]}, {}));
@@ -136,9 +135,16 @@ llvm::Error LibraryBuilder::plan(ArrayRef<const Description *> descriptions,
   sb.setInsertionPointToStart(scratch.addEntryBlock());
   program = cast<linalg::LinalgOp>(
       buildKernelContraction(sb, loc, spec, scratch.getArgument(0),
-                       scratch.getArgument(1), scratch.getArgument(2))
+                             scratch.getArgument(1), scratch.getArgument(2),
+                             form)
           .getOperation());
   func::ReturnOp::create(sb, loc);
+}
+
+llvm::Error LibraryBuilder::plan(ArrayRef<const Description *> descriptions,
+                                 ArrayRef<std::string> rateWarnings) {
+  llvm::append_range(out.warnings, rateWarnings);
+  buildProgram();
   std::string why;
   FailureOr<Contraction> c = readContraction(program, why);
   if (failed(c))
@@ -182,10 +188,71 @@ llvm::Error LibraryBuilder::plan(ArrayRef<const Description *> descriptions,
                    !spec.runTimeH && !spec.runTimeW;
   if (inPlacePadding)
     inputPadding = {0, spec.pad, spec.pad, 0};
+  chooseTapRows(candidates);
   out.packedOperand = llvm::StringRef(names[packed]).lower();
   if (auto e = chooseSchedule())
     return e;
   return checkEpilogue();
+}
+
+double LibraryBuilder::pixelCycles() const {
+  return kernel
+      ->estimate(target,
+                 inPlacePadding ? plainInput.getShape() : ArrayRef<int64_t>(),
+                 inputPadding)
+      .cycles;
+}
+
+void LibraryBuilder::chooseTapRows(ArrayRef<const Description *> candidates) {
+  // Only where a filter row has several taps, on static extents, packing
+  // the filter (the entries view the input).
+  if (gemm || !kernel || packed != 1 || spec.s == 1 || spec.runTimeShape())
+    return;
+  std::optional<Schedule> given;
+  if (!options.schedule.empty()) {
+    std::string why;
+    FailureOr<Schedule> s = Schedule::parse(options.schedule, why);
+    if (failed(s))
+      return; // chooseSchedule says why
+    given = *s;
+  }
+  double pixels = pixelCycles();
+  func::FuncOp pixelScratch = scratch;
+  linalg::LinalgOp pixelProgram = program;
+  MemRefType pixelTypes[2] = {types[0], types[1]};
+  form = ConvForm::TapRows;
+  types[0] = programInputType(spec, elts[0], form);
+  types[1] = MemRefType::get(programShapes(spec, form).weights, elts[1]);
+  buildProgram();
+  std::string why;
+  FailureOr<PlannedKernel> taps =
+      planKernel(program, candidates, target, /*schedule=*/"", why);
+  // The entries copy a padded input into a zeroed buffer first.
+  double copy = spec.pad ? double(spec.rows() * (spec.h + 2 * spec.pad) *
+                                  (spec.w + 2 * spec.pad) * spec.c *
+                                  elementBytes(spec.types.a)) /
+                               target.cost.overheadBytesPerCycle
+                         : 0;
+  std::string unused;
+  bool better =
+      succeeded(taps) && taps->kernel->packedInput() == 1 &&
+      (given ? succeeded(taps->kernel->verify(*given, target, unused))
+             : taps->kernel->estimate(target).cycles + copy <
+                   pixels * (1 - target.cost.tieWindow));
+  if (!better) {
+    scratch.erase();
+    scratch = pixelScratch;
+    program = pixelProgram;
+    form = ConvForm::Pixels;
+    types[0] = pixelTypes[0];
+    types[1] = pixelTypes[1];
+    return;
+  }
+  pixelScratch.erase();
+  contraction = taps->contraction;
+  kernel = std::move(taps->kernel);
+  inPlacePadding = false;
+  inputPadding.clear();
 }
 
 llvm::Error LibraryBuilder::checkEpilogue() {
@@ -272,6 +339,11 @@ llvm::Error LibraryBuilder::chooseSchedule() {
   out.scalable = plan.desc->isScalable();
   llvm::raw_string_ostream os(out.plan);
   printPlanSummary(contraction, kernel->plan(), os);
+  out.tapRows = form == ConvForm::TapRows;
+  if (out.tapRows)
+    os << llvm::formatv(" | kw and c as one reduction of {0} taps per "
+                        "filter row",
+                        spec.s * spec.c);
   out.packedLayout = kernel->packedLayoutText(schedule);
   // Filters blocked for L2 (filterBlock): each block packed on its own.
   for (const ProgramLoop &l : contraction.loops)
@@ -308,9 +380,17 @@ Value LibraryBuilder::operand(Entry &e, unsigned i) {
     p = atFirstRow(e, p, type.getElementType(),
                    ld ? ld : rowElements(e, type, sizes));
   Value v = memrefFromPointer(e.body, loc, p, type, ld, sizes);
-  if (gemm || i != 0 || spec.pad == 0 || inPlacePadding)
+  if (gemm || i != 0)
     return v;
-  return paddedInput(e, v);
+  if (spec.pad && !inPlacePadding)
+    v = paddedInput(e, v);
+  if (form == ConvForm::Pixels)
+    return v;
+  // Rows of taps: a view of the dense image whose rows overlap.
+  auto view = cast<MemRefType>(types[0]);
+  auto [strides, offset] = view.getStridesAndOffset();
+  return memref::ReinterpretCastOp::create(e.body, loc, view, v, offset,
+                                           view.getShape(), strides);
 }
 
 Value LibraryBuilder::rowElements(Entry &e, MemRefType type,
@@ -539,8 +619,11 @@ void LibraryBuilder::emitPlainCompute(OpBuilder &b, Value in, Value buffer,
 }
 
 void LibraryBuilder::deallocPadded(OpBuilder &b, Value v, unsigned i) {
-  if (!gemm && i == 0 && spec.pad && !inPlacePadding)
-    memref::DeallocOp::create(b, loc, v);
+  if (gemm || i != 0 || !spec.pad || inPlacePadding)
+    return;
+  if (auto view = v.getDefiningOp<memref::ReinterpretCastOp>())
+    v = view.getSource();
+  memref::DeallocOp::create(b, loc, v);
 }
 
 //===----------------------------------------------------------------------===//

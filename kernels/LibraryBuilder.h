@@ -109,6 +109,15 @@ public:
   GeneratedKernel take() { return std::move(out); }
 
 private:
+  /// The scratch function holding the contraction in `form`, on `types`.
+  void buildProgram();
+  /// The pixel form's counted cycles, with its input read in place when it
+  /// is.
+  double pixelCycles() const;
+  /// A conv2d in ConvForm::TapRows when its kernel counts fewer cycles
+  /// (its padded copy included), or when the given schedule is one of that
+  /// form: the program, types, kernel and padding switch to it.
+  void chooseTapRows(ArrayRef<const Description *> candidates);
   llvm::Error chooseSchedule();
   void emitPlainEntry();
   void emitPackEntry();
@@ -215,7 +224,11 @@ private:
   /// type.
   MemRefType outType;
   std::string names[3];
-  MemRefType plainInput, bufferType, plainPacked;
+  /// The input as the caller lays it out, and with its zero border
+  /// (dense; types[0] in the pixel form).
+  MemRefType plainInput, paddedImage, bufferType, plainPacked;
+  /// A conv2d's program form (types[0] and types[1] follow it).
+  ConvForm form = ConvForm::Pixels;
   /// The contraction the plan was made for; it carries the plan and the
   /// schedule, and the entries' tisa.pack and tisa.compute copy it.
   func::FuncOp scratch;

@@ -50,10 +50,10 @@ SmallVector<Value> LibraryBuilder::convExtents(Entry &e, unsigned i,
 Value LibraryBuilder::paddedInput(Entry &e, Value src) {
   OpBuilder &b = e.body;
   SmallVector<Value> dynamic;
-  for (Value size : dynamicSizes(e, types[0], 0, /*padded=*/true))
+  for (Value size : dynamicSizes(e, paddedImage, 0, /*padded=*/true))
     dynamic.push_back(
         arith::IndexCastOp::create(b, loc, b.getIndexType(), size));
-  Value padded = memref::AllocOp::create(b, loc, types[0], dynamic,
+  Value padded = memref::AllocOp::create(b, loc, paddedImage, dynamic,
                                          b.getI64IntegerAttr(64));
   copyPadded(e, src, padded);
   return padded;

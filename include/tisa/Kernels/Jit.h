@@ -79,6 +79,8 @@ public:
     return denormalsAreZero_;
   }
   const std::string &plan() const { return plan_; }
+  /// GeneratedKernel::tapRows.
+  bool tapRows() const { return tapRows_; }
   const std::string &header() const { return header_; }
   const std::string &packedOperand() const { return packedOperand_; }
   /// GeneratedKernel::packedBytes: 0 with n or k at run time.
@@ -126,7 +128,7 @@ private:
   std::array<bool, 2> denormalsAreZero_ = {false, false};
   std::string schedule_, scheduleSpace_;
   std::vector<std::string> warnings_;
-  bool fromCache_ = false, tuned_ = false;
+  bool fromCache_ = false, tuned_ = false, tapRows_ = false;
   std::unique_ptr<JitObject> jit_;
   llvm::StringMap<void *> addresses_;
 };

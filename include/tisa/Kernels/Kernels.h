@@ -251,6 +251,9 @@ struct GeneratedKernel {
   /// macsPerInstruction per 128 bits of the vector length it runs at.
   bool scalable = false;
   std::string plan;     ///< the matcher's one-line summary of the plan
+  /// A conv2d that reduces over each filter row's kw and c as one loop of
+  /// s * c taps (rows of taps), not pixel by pixel.
+  bool tapRows = false;
   std::string packedOperand;  ///< "b", "filter", ...
   std::string packedLayout;   ///< "[k/4=128][n=512][4]"
   /// NAME_packed_bytes(); 0 with n or k at run time (NAME_packed_bytes(n, k)).
