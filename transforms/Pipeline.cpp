@@ -40,6 +40,8 @@ void addTisaTensorizePasses(mlir::OpPassManager &pm,
   // that it can.
   pm.addNestedPass<mlir::func::FuncOp>(createTisaDecomposeQuantizedPass());
   pm.addNestedPass<mlir::func::FuncOp>(createTisaRelayoutPass());
+  // A convolution with few channels reduces over a filter row's taps.
+  pm.addNestedPass<mlir::func::FuncOp>(createTisaTapRowsPass(inputs));
   pm.addNestedPass<mlir::func::FuncOp>(
       createTisaSelectPlanPass(inputs, schedule, /*warnUnplanned=*/false));
   pm.addNestedPass<mlir::func::FuncOp>(createTisaSplitPackPass(inputs));

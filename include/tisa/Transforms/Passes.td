@@ -70,6 +70,42 @@ def TisaRelayoutPass : Pass<"tisa-relayout", "::mlir::func::FuncOp"> {
   let dependentDialects = ["::mlir::linalg::LinalgDialect", "::mlir::memref::MemRefDialect"];
 }
 
+def TisaTapRowsPass : Pass<"tisa-tap-rows", "::mlir::func::FuncOp"> {
+  let summary = "Reduce a convolution over each filter row's taps as one loop, where cheaper";
+  let description = [{
+    In a dense NHWC image the taps of one filter row, kw and c, are `s * c` contiguous elements,
+    `stride * c` elements apart from one output column to the next. For a convolution on memrefs
+    (a `linalg.conv_2d_nhwc_hwcf` or a generic of its form: the input's last two indices
+    `stride * ow + kw` and `c`, the filter's `kw` and `c` adjacent and dense) this pass plans it
+    also as a `linalg.generic` over one reduction loop `t` of `s * c` taps in place of kw and c,
+    and keeps that form when its plan counts fewer cycles on the target (beyond the cost model's
+    tie window): the input read through a `memref.reinterpret_cast` whose rows overlap
+    (`[..][ow][s*c]`, strides `[.., stride*c, 1]`), the filter through a `memref.collapse_shape`
+    of (kw, c). With few channels the instruction's groups then run along the row: ResNet-50's
+    first layer (3 channels, 7x7) takes 6 groups of 4 per filter row for 21 taps instead of 7
+    pixels of 3 channels in a group each. Ops with a `tisa.plan` or `tisa.schedule` (of the
+    pixel form's loops) are left as they are. `tisa gen FILE.mlir` runs it after
+    `-tisa-relayout`.
+
+    Example: `linalg.conv_2d_nhwc_hwcf {strides = dense<2> : tensor<2xi64>} ins(%i, %f :
+    memref<1x230x230x3xi8>, memref<7x7x3x64xi8>) outs(%o : memref<1x112x112x64xi32>)` becomes a
+    `linalg.generic` over (n, oh, ow, f, kh, t) reading `(n, oh * 2 + kh, ow, t)` of
+    `memref<1x230x112x21xi8, strided<[158700, 690, 6, 1]>>` and `(kh, t, f)` of
+    `memref<7x21x64xi8>`.
+  }];
+  let options = [
+    Option<"target", "target", "std::string", "\"host\"",
+           "machine to plan for: host, a name in targets/data, or a .json file">,
+    Option<"isa", "isa", "std::string", "\"auto\"",
+           "instruction to use (a description name), or auto for the best the target runs">,
+    ListOption<"isaDirs", "isa-dir", "std::string",
+               "extra directories of instruction descriptions">,
+    Option<"targetDir", "target-dir", "std::string", "\"\"",
+           "directory of target data files (default: the installed or source one)">,
+  ];
+  let dependentDialects = ["::mlir::linalg::LinalgDialect", "::mlir::memref::MemRefDialect"];
+}
+
 def TisaFuseEpiloguePass : Pass<"tisa-fuse-epilogue", "::mlir::func::FuncOp"> {
   let summary = "Fuse an elementwise consumer of a tisa.compute's output into it";
   let description = [{

@@ -201,6 +201,8 @@ createTisaSelectPlanPass(std::shared_ptr<const TensorizeInputs> inputs,
 std::unique_ptr<mlir::Pass>
 createTisaSplitPackPass(std::shared_ptr<const TensorizeInputs> inputs);
 std::unique_ptr<mlir::Pass>
+createTisaTapRowsPass(std::shared_ptr<const TensorizeInputs> inputs);
+std::unique_ptr<mlir::Pass>
 createTisaSplitDynamicPass(std::shared_ptr<const TensorizeInputs> inputs);
 std::unique_ptr<mlir::Pass>
 createTisaTensorizePass(std::shared_ptr<const TensorizeInputs> inputs);
@@ -210,7 +212,7 @@ createTisaTensorizePass(std::shared_ptr<const TensorizeInputs> inputs);
 TisaTilePlainPassOptions plainTileOptions(const Target &target);
 
 /// What `tisa gen FILE.mlir` runs before the register-level passes, on every
-/// function: -tisa-decompose-quantized, -tisa-relayout, -tisa-select-plan
+/// function: -tisa-decompose-quantized, -tisa-relayout, -tisa-tap-rows, -tisa-select-plan
 /// (with `schedule` for contractions without one), -tisa-split-pack,
 /// -tisa-fuse-epilogue (unless `fuseEpilogues` is false),
 /// -tisa-split-dynamic, -tisa-tensorize.
