@@ -204,9 +204,11 @@ double LibraryBuilder::pixelCycles() const {
 }
 
 void LibraryBuilder::chooseTapRows(ArrayRef<const Description *> candidates) {
-  // Only where a filter row has several taps, on static extents, packing
-  // the filter (the entries view the input).
-  if (gemm || !kernel || packed != 1 || spec.s == 1 || spec.runTimeShape())
+  // Only where a filter row has several taps, on static image extents (a
+  // batch may come at run time), packing the filter (the entries view the
+  // input).
+  if (gemm || !kernel || packed != 1 || spec.s == 1 || spec.runTimeH ||
+      spec.runTimeW)
     return;
   std::optional<Schedule> given;
   if (!options.schedule.empty()) {
@@ -227,8 +229,10 @@ void LibraryBuilder::chooseTapRows(ArrayRef<const Description *> candidates) {
   std::string why;
   FailureOr<PlannedKernel> taps =
       planKernel(program, candidates, target, /*schedule=*/"", why);
-  // The entries copy a padded input into a zeroed buffer first.
-  double copy = spec.pad ? double(spec.rows() * (spec.h + 2 * spec.pad) *
+  // The entries copy a padded input into a zeroed buffer first. With a
+  // run-time batch both forms are counted on one image (runTimeBlock).
+  int64_t images = spec.runTimeRows ? 1 : spec.rows();
+  double copy = spec.pad ? double(images * (spec.h + 2 * spec.pad) *
                                   (spec.w + 2 * spec.pad) * spec.c *
                                   elementBytes(spec.types.a)) /
                                target.cost.overheadBytesPerCycle
@@ -389,8 +393,13 @@ Value LibraryBuilder::operand(Entry &e, unsigned i) {
   // Rows of taps: a view of the dense image whose rows overlap.
   auto view = cast<MemRefType>(types[0]);
   auto [strides, offset] = view.getStridesAndOffset();
-  return memref::ReinterpretCastOp::create(e.body, loc, view, v, offset,
-                                           view.getShape(), strides);
+  SmallVector<OpFoldResult> extents =
+      getAsIndexOpFoldResult(&ctx, view.getShape());
+  if (view.isDynamicDim(0))
+    extents[0] = e.rowsIndex;
+  return memref::ReinterpretCastOp::create(
+      e.body, loc, view, v, e.body.getIndexAttr(offset), extents,
+      getAsIndexOpFoldResult(&ctx, strides));
 }
 
 Value LibraryBuilder::rowElements(Entry &e, MemRefType type,
