@@ -196,11 +196,10 @@ llvm::Error LibraryBuilder::plan(ArrayRef<const Description *> descriptions,
 }
 
 double LibraryBuilder::pixelCycles() const {
-  return kernel
-      ->estimate(target,
-                 inPlacePadding ? plainInput.getShape() : ArrayRef<int64_t>(),
-                 inputPadding)
-      .cycles;
+  return countedCycles(
+      contraction, *kernel, target,
+      inPlacePadding ? plainInput.getShape() : ArrayRef<int64_t>(),
+      inputPadding);
 }
 
 void LibraryBuilder::chooseTapRows(ArrayRef<const Description *> candidates) {
@@ -229,20 +228,22 @@ void LibraryBuilder::chooseTapRows(ArrayRef<const Description *> candidates) {
   std::string why;
   FailureOr<PlannedKernel> taps =
       planKernel(program, candidates, target, /*schedule=*/"", why);
-  // The entries copy a padded input into a zeroed buffer first. With a
-  // run-time batch both forms are counted on one image (runTimeBlock).
-  int64_t images = spec.runTimeRows ? 1 : spec.rows();
+  // The entries copy a padded input into a zeroed buffer first: counted
+  // for as many images as the cycles (kNominalExtent of a run-time batch).
+  int64_t images = spec.runTimeRows ? kNominalExtent : spec.rows();
   double copy = spec.pad ? double(images * (spec.h + 2 * spec.pad) *
                                   (spec.w + 2 * spec.pad) * spec.c *
                                   elementBytes(spec.types.a)) /
                                target.cost.overheadBytesPerCycle
                          : 0;
-  std::string unused;
-  bool better =
-      succeeded(taps) && taps->kernel->packedInput() == 1 &&
-      (given ? succeeded(taps->kernel->verify(*given, target, unused))
-             : taps->kernel->estimate(target).cycles + copy <
-                   pixels * (1 - target.cost.tieWindow));
+  bool better = false;
+  if (succeeded(taps) && taps->kernel->packedInput() == 1)
+    // A given schedule picks the form it is written for, which has one loop
+    // less (chooseSchedule then says why its kernel refuses it, if so).
+    better = given ? given->unroll.size() == taps->contraction.loops.size()
+                   : countedCycles(taps->contraction, *taps->kernel, target) +
+                             copy <
+                         pixels * (1 - target.cost.tieWindow);
   if (!better) {
     scratch.erase();
     scratch = pixelScratch;

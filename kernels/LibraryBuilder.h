@@ -111,12 +111,12 @@ public:
 private:
   /// The scratch function holding the contraction in `form`, on `types`.
   void buildProgram();
-  /// The pixel form's counted cycles, with its input read in place when it
-  /// is.
+  /// The pixel form's counted cycles (countedCycles), with its input read
+  /// in place when it is.
   double pixelCycles() const;
   /// A conv2d in ConvForm::TapRows when its kernel counts fewer cycles
-  /// (its padded copy included), or when the given schedule is one of that
-  /// form: the program, types, kernel and padding switch to it.
+  /// (its padded copy included), or when the given schedule has that
+  /// form's loops: the program, types, kernel and padding switch to it.
   void chooseTapRows(ArrayRef<const Description *> candidates);
   llvm::Error chooseSchedule();
   void emitPlainEntry();

@@ -318,6 +318,13 @@ double nominalScale(const Contraction &c, const TensorizePlan &plan) {
 }
 } // namespace
 
+double countedCycles(const Contraction &c, const KernelGenerator &kernel,
+                     const Target &target, ArrayRef<int64_t> inputShape,
+                     ArrayRef<int64_t> inputPadding) {
+  return kernel.estimate(target, inputShape, inputPadding).cycles *
+         nominalScale(c, kernel.plan());
+}
+
 void rankPlans(MatchResult &result, const Target &target,
                ArrayRef<int64_t> inputShape, ArrayRef<int64_t> inputPadding) {
   // GPU kernels come from the warp-fragment generator (tisa gen --target
@@ -334,8 +341,8 @@ void rankPlans(MatchResult &result, const Target &target,
       continue;
     }
     ScheduleEstimate e = (*kernel)->estimate(target, inputShape, inputPadding);
-    p.cost.cycles =
-        e.cycles * nominalScale(result.contraction, p) + p.cost.overheadCycles;
+    p.cost.cycles = e.cycles * nominalScale(result.contraction, p) +
+                    p.cost.overheadCycles;
     p.cost.schedule = e.schedule.text();
     counted.push_back(std::move(p));
   }

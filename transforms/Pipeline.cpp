@@ -41,7 +41,7 @@ void addTisaTensorizePasses(mlir::OpPassManager &pm,
   pm.addNestedPass<mlir::func::FuncOp>(createTisaDecomposeQuantizedPass());
   pm.addNestedPass<mlir::func::FuncOp>(createTisaRelayoutPass());
   // A convolution with few channels reduces over a filter row's taps.
-  pm.addNestedPass<mlir::func::FuncOp>(createTisaTapRowsPass(inputs));
+  pm.addNestedPass<mlir::func::FuncOp>(createTisaTapRowsPass(inputs, schedule));
   pm.addNestedPass<mlir::func::FuncOp>(
       createTisaSelectPlanPass(inputs, schedule, /*warnUnplanned=*/false));
   pm.addNestedPass<mlir::func::FuncOp>(createTisaSplitPackPass(inputs));

@@ -78,18 +78,25 @@ std::optional<TapLoops> windowLoops(linalg::LinalgOp op, AffineExpr w) {
   return TapLoops{*ow, *kw, 0, stride, 0};
 }
 
-/// Whether dimensions d and d + 1 of memref type `t` are one run of
-/// memory (d's stride d + 1's extent times its stride), at a static offset.
+/// Whether memref type `t` is strided with a static offset and static
+/// strides, and its dimensions d and d + 1 are one run of memory (d's
+/// stride d + 1's extent times its stride).
 bool collapsible(MemRefType t, unsigned d) {
-  auto [strides, offset] = t.getStridesAndOffset();
-  return !ShapedType::isDynamic(offset) && !ShapedType::isDynamic(strides[d]) &&
-         strides[d] == t.getDimSize(d + 1) * strides[d + 1];
+  SmallVector<int64_t> strides;
+  int64_t offset;
+  if (failed(t.getStridesAndOffset(strides, offset)) ||
+      ShapedType::isDynamic(offset) ||
+      llvm::any_of(strides, ShapedType::isDynamic))
+    return false;
+  return strides[d] == t.getDimSize(d + 1) * strides[d + 1];
 }
 
 std::optional<TapLoops> tapLoopsOf(linalg::LinalgOp op) {
   if (!op.hasPureBufferSemantics() || op.getNumDpsInputs() != 2 ||
       op.getNumDpsInits() != 1 || op.hasDynamicShape() ||
-      op->hasAttr(kPlanAttr) || op->hasAttr(kScheduleAttr))
+      op->hasAttr(kPlanAttr) || op->hasAttr(kScheduleAttr) ||
+      op->getNumRegions() != 1 ||
+      !op->getRegion(0).getOps<linalg::IndexOp>().empty())
     return std::nullopt;
   SmallVector<AffineMap> maps = op.getIndexingMapsArray();
   AffineMap in = maps[0], filter = maps[1], out = maps[2];
@@ -103,6 +110,8 @@ std::optional<TapLoops> tapLoopsOf(linalg::LinalgOp op) {
   if (!t)
     return std::nullopt;
   t->c = cDim.getPosition();
+  if (t->c == t->kw)
+    return std::nullopt;
   // kw and c index no other dimension of the input, nor the output.
   for (AffineExpr e : in.getResults().drop_back(2))
     if (e.isFunctionOfDim(t->kw) || e.isFunctionOfDim(t->c))
@@ -206,20 +215,27 @@ linalg::GenericOp buildTapRows(RewriterBase &rw, linalg::LinalgOp op,
   return generic;
 }
 
-/// The cycles the target's cost model counts for `op`'s best plan, or
-/// none without one.
-std::optional<double> plannedCycles(linalg::LinalgOp op,
-                                    const TensorizeInputs &in) {
+/// The cycles the target's cost model counts for `op`'s best plan (the
+/// matcher's ranking, in countedCycles's units, plus its relayouts), and
+/// its loops; none without a plan.
+std::optional<std::pair<double, size_t>>
+plannedCycles(linalg::LinalgOp op, const TensorizeInputs &in) {
   std::string why;
   FailureOr<PlannedKernel> p = planKernel(op, in, /*schedule=*/"", why);
   if (failed(p))
     return std::nullopt;
-  return p->kernel->plan().cost.cycles;
+  return std::make_pair(p->kernel->plan().cost.cycles,
+                        p->contraction.loops.size());
 }
 
 struct TapRowsPass
     : public WithTensorizeInputs<tisa::impl::TisaTapRowsPassBase<TapRowsPass>> {
   using WithTensorizeInputs::WithTensorizeInputs;
+  TapRowsPass(std::shared_ptr<const TensorizeInputs> given,
+              llvm::StringRef scheduleText)
+      : WithTensorizeInputs(std::move(given)) {
+    schedule = scheduleText.str();
+  }
 
   void runOnOperation() override {
     SmallVector<std::pair<linalg::LinalgOp, TapLoops>> convs;
@@ -232,17 +248,25 @@ struct TapRowsPass
   }
 
   /// The rows-of-taps form in place of `op` when its plan counts fewer
-  /// cycles (beyond the target's tie window).
+  /// cycles (beyond the target's tie window), or when the pipeline's
+  /// schedule has that form's loops.
   void rewriteIfCheaper(linalg::LinalgOp op, const TapLoops &t) {
     IRRewriter rw(op.getContext());
     rw.setInsertionPoint(op);
     linalg::GenericOp taps = buildTapRows(rw, op, t);
-    std::optional<double> pixels = plannedCycles(op, *inputs);
-    std::optional<double> rows =
+    auto rows =
         plannedCycles(cast<linalg::LinalgOp>(taps.getOperation()), *inputs);
-    bool better =
-        rows &&
-        (!pixels || *rows < *pixels * (1 - inputs->target->cost.tieWindow));
+    bool better = false;
+    if (rows && !schedule.empty()) {
+      std::string why;
+      FailureOr<Schedule> s = Schedule::parse(schedule, why);
+      better = succeeded(s) && s->unroll.size() == rows->second;
+    } else if (rows) {
+      auto pixels = plannedCycles(op, *inputs);
+      better =
+          !pixels ||
+          rows->first < pixels->first * (1 - inputs->target->cost.tieWindow);
+    }
     if (!better) {
       Operation *view = taps.getDpsInputs()[0].getDefiningOp();
       Operation *collapse = taps.getDpsInputs()[1].getDefiningOp();
@@ -258,8 +282,9 @@ struct TapRowsPass
 } // namespace
 
 std::unique_ptr<Pass>
-createTisaTapRowsPass(std::shared_ptr<const TensorizeInputs> inputs) {
-  return std::make_unique<TapRowsPass>(std::move(inputs));
+createTisaTapRowsPass(std::shared_ptr<const TensorizeInputs> inputs,
+                      llvm::StringRef schedule) {
+  return std::make_unique<TapRowsPass>(std::move(inputs), schedule);
 }
 
 } // namespace tisa

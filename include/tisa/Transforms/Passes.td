@@ -102,6 +102,9 @@ def TisaTapRowsPass : Pass<"tisa-tap-rows", "::mlir::func::FuncOp"> {
                "extra directories of instruction descriptions">,
     Option<"targetDir", "target-dir", "std::string", "\"\"",
            "directory of target data files (default: the installed or source one)">,
+    Option<"schedule", "schedule", "std::string", "\"\"",
+           "the schedule -tisa-select-plan gives contractions without one: given, a "
+           "convolution takes the form whose loops it has (rows of taps have one less)">,
   ];
   let dependentDialects = ["::mlir::linalg::LinalgDialect", "::mlir::memref::MemRefDialect"];
 }

@@ -200,8 +200,11 @@ createTisaSelectPlanPass(std::shared_ptr<const TensorizeInputs> inputs,
                          llvm::StringRef schedule, bool warnUnplanned = true);
 std::unique_ptr<mlir::Pass>
 createTisaSplitPackPass(std::shared_ptr<const TensorizeInputs> inputs);
+/// `schedule`: the one -tisa-select-plan gives contractions without their
+/// own; given, a convolution takes the form whose loops it has.
 std::unique_ptr<mlir::Pass>
-createTisaTapRowsPass(std::shared_ptr<const TensorizeInputs> inputs);
+createTisaTapRowsPass(std::shared_ptr<const TensorizeInputs> inputs,
+                      llvm::StringRef schedule);
 std::unique_ptr<mlir::Pass>
 createTisaSplitDynamicPass(std::shared_ptr<const TensorizeInputs> inputs);
 std::unique_ptr<mlir::Pass>

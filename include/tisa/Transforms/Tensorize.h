@@ -273,6 +273,16 @@ getKernelGenerator(const Contraction &c, const TensorizePlan &plan,
 int64_t runTimeBlock(const Contraction &c, const TensorizePlan &plan,
                      unsigned loop);
 
+/// The cycles `kernel` (a generator for contraction `c`) counts for its
+/// default schedule on `target` (KernelGenerator::estimate, with the input's
+/// shape and padding when given), brought to kNominalExtent iterations of
+/// every loop of run-time extent: plans and forms of one computation compare
+/// in the same units whatever blocks their generators count.
+double countedCycles(const Contraction &c, const KernelGenerator &kernel,
+                     const Target &target,
+                     llvm::ArrayRef<int64_t> inputShape = {},
+                     llvm::ArrayRef<int64_t> inputPadding = {});
+
 /// A static loop run in blocks (ProgramLoop::block).
 struct LoopBlock {
   unsigned loop;

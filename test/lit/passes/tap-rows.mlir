@@ -1,4 +1,15 @@
 // RUN: tisa-opt %s --tisa-tap-rows=target=znver4 --split-input-file | FileCheck %s
+// A schedule for every contraction (tisa gen FILE.mlir --schedule) picks the
+// form whose loops it has: seven, pixels; six, rows of taps.
+// RUN: tisa-opt %s --tisa-tap-rows="target=znver4 schedule=unroll=1x6x1x4x1x1x1,block=0,order=lanes-inner" --split-input-file | FileCheck %s --check-prefix=SEVEN
+// RUN: tisa-opt %s --tisa-tap-rows="target=znver4 schedule=unroll=1x6x1x4x1x1,block=0,order=lanes-inner" --split-input-file | FileCheck %s --check-prefix=SIX
+// SEVEN-LABEL: func.func @stem
+// SEVEN-NOT:     memref.reinterpret_cast
+// SEVEN:         linalg.conv_2d_nhwc_hwcf
+// SIX-LABEL:   func.func @stem
+// SIX:           memref.reinterpret_cast
+// SIX-LABEL:   func.func @wide
+// SIX:           memref.reinterpret_cast
 
 // ResNet-50's first layer (3 channels, 7x7, stride 2) on its padded input:
 // the taps of a filter row, kw and c, are 21 contiguous bytes, 6 apart from
@@ -95,5 +106,30 @@ func.func @hwfc(%in: memref<1x230x230x3xi8>, %w: memref<7x7x64x3xi8>, %out: memr
     %s = arith.addi %c, %m : i32
     linalg.yield %s : i32
   }
+  return
+}
+
+// -----
+
+// A stride known only at run time: the view needs static ones.
+// CHECK-LABEL: func.func @dynamic_stride
+// CHECK-NOT:     memref.reinterpret_cast
+// CHECK:         linalg.conv_2d_nhwc_hwcf
+func.func @dynamic_stride(%in: memref<1x230x230x3xi8, strided<[?, 690, 3, 1]>>, %w: memref<7x7x3x64xi8>, %out: memref<1x112x112x64xi32>) {
+  linalg.conv_2d_nhwc_hwcf {dilations = dense<1> : tensor<2xi64>, strides = dense<2> : tensor<2xi64>}
+    ins(%in, %w : memref<1x230x230x3xi8, strided<[?, 690, 3, 1]>>, memref<7x7x3x64xi8>) outs(%out : memref<1x112x112x64xi32>)
+  return
+}
+
+// -----
+
+// A filter whose layout is no strided one (channels in blocks of 16).
+// CHECK-LABEL: func.func @blocked_filter
+// CHECK-NOT:     memref.reinterpret_cast
+// CHECK:         linalg.conv_2d_nhwc_hwcf
+#blocked = affine_map<(a, b, c, d) -> (a, b, c, d floordiv 16, d mod 16)>
+func.func @blocked_filter(%in: memref<1x230x230x3xi8>, %w: memref<7x7x3x64xi8, #blocked>, %out: memref<1x112x112x64xi32>) {
+  linalg.conv_2d_nhwc_hwcf {dilations = dense<1> : tensor<2xi64>, strides = dense<2> : tensor<2xi64>}
+    ins(%in, %w : memref<1x230x230x3xi8>, memref<7x7x3x64xi8, #blocked>) outs(%out : memref<1x112x112x64xi32>)
   return
 }
