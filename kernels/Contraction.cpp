@@ -1,6 +1,7 @@
 //===- Contraction.cpp - a kernel spec as a linalg contraction ------------===//
 
 #include "Contraction.h"
+#include "tisa/Transforms/PlanSelection.h"
 
 #include "mlir/Dialect/Arith/IR/Arith.h"
 
@@ -46,12 +47,9 @@ MemRefType programInputType(const KernelSpec &s, Type element,
   ProgramShapes shapes = programShapes(s, form);
   if (s.op == KernelSpec::Op::Gemm || form == ConvForm::Pixels)
     return MemRefType::get(shapes.in, element);
-  int64_t row = (s.w + 2 * s.pad) * s.c;
-  int64_t image = (s.h + 2 * s.pad) * row;
-  return MemRefType::get(
-      shapes.in, element,
-      StridedLayoutAttr::get(element.getContext(), 0,
-                             {image, row, s.stride * s.c, 1}));
+  return tapRowsViewType(
+      MemRefType::get(programShapes(s, ConvForm::Pixels).in, element),
+      s.outW(), s.stride, s.s * s.c);
 }
 
 linalg::GenericOp buildKernelContraction(OpBuilder &b, Location loc,

@@ -5,9 +5,9 @@
 // (plain, pack, pre-packed, range, sizes) built around the contraction's
 // tisa.pack and tisa.compute. LibraryCompile.cpp lowers them by the same
 // passes as `tisa gen FILE.mlir` and writes the C header; LibraryConv.cpp
-// holds a convolution's padded input and ranges of output rows. The ABI is a
-// wrapper: it adds pointers, leading dimensions, run-time rows, ranges and
-// the padded input, never code of a register class.
+// holds a convolution's form, padded input and ranges of output rows. The
+// ABI is a wrapper: it adds pointers, leading dimensions, run-time rows,
+// ranges and the padded input, never code of a register class.
 //
 //===----------------------------------------------------------------------===//
 
@@ -195,71 +195,6 @@ llvm::Error LibraryBuilder::plan(ArrayRef<const Description *> descriptions,
   return checkEpilogue();
 }
 
-double LibraryBuilder::pixelCycles() const {
-  return countedCycles(
-      contraction, *kernel, target,
-      inPlacePadding ? plainInput.getShape() : ArrayRef<int64_t>(),
-      inputPadding);
-}
-
-void LibraryBuilder::chooseTapRows(ArrayRef<const Description *> candidates) {
-  // Only where a filter row has several taps, on static image extents (a
-  // batch may come at run time), packing the filter (the entries view the
-  // input).
-  if (gemm || !kernel || packed != 1 || spec.s == 1 || spec.runTimeH ||
-      spec.runTimeW)
-    return;
-  std::optional<Schedule> given;
-  if (!options.schedule.empty()) {
-    std::string why;
-    FailureOr<Schedule> s = Schedule::parse(options.schedule, why);
-    if (failed(s))
-      return; // chooseSchedule says why
-    given = *s;
-  }
-  double pixels = pixelCycles();
-  func::FuncOp pixelScratch = scratch;
-  linalg::LinalgOp pixelProgram = program;
-  MemRefType pixelTypes[2] = {types[0], types[1]};
-  form = ConvForm::TapRows;
-  types[0] = programInputType(spec, elts[0], form);
-  types[1] = MemRefType::get(programShapes(spec, form).weights, elts[1]);
-  buildProgram();
-  std::string why;
-  FailureOr<PlannedKernel> taps =
-      planKernel(program, candidates, target, /*schedule=*/"", why);
-  // The entries copy a padded input into a zeroed buffer first: counted
-  // for as many images as the cycles (kNominalExtent of a run-time batch).
-  int64_t images = spec.runTimeRows ? kNominalExtent : spec.rows();
-  double copy = spec.pad ? double(images * (spec.h + 2 * spec.pad) *
-                                  (spec.w + 2 * spec.pad) * spec.c *
-                                  elementBytes(spec.types.a)) /
-                               target.cost.overheadBytesPerCycle
-                         : 0;
-  bool better = false;
-  if (succeeded(taps) && taps->kernel->packedInput() == 1)
-    // A given schedule picks the form it is written for, which has one loop
-    // less (chooseSchedule then says why its kernel refuses it, if so).
-    better = given ? given->unroll.size() == taps->contraction.loops.size()
-                   : countedCycles(taps->contraction, *taps->kernel, target) +
-                             copy <
-                         pixels * (1 - target.cost.tieWindow);
-  if (!better) {
-    scratch.erase();
-    scratch = pixelScratch;
-    program = pixelProgram;
-    form = ConvForm::Pixels;
-    types[0] = pixelTypes[0];
-    types[1] = pixelTypes[1];
-    return;
-  }
-  pixelScratch.erase();
-  contraction = taps->contraction;
-  kernel = std::move(taps->kernel);
-  inPlacePadding = false;
-  inputPadding.clear();
-}
-
 llvm::Error LibraryBuilder::checkEpilogue() {
   if (!spec.epilogue.any() || !kernel)
     return llvm::Error::success();
@@ -389,18 +324,7 @@ Value LibraryBuilder::operand(Entry &e, unsigned i) {
     return v;
   if (spec.pad && !inPlacePadding)
     v = paddedInput(e, v);
-  if (form == ConvForm::Pixels)
-    return v;
-  // Rows of taps: a view of the dense image whose rows overlap.
-  auto view = cast<MemRefType>(types[0]);
-  auto [strides, offset] = view.getStridesAndOffset();
-  SmallVector<OpFoldResult> extents =
-      getAsIndexOpFoldResult(&ctx, view.getShape());
-  if (view.isDynamicDim(0))
-    extents[0] = e.rowsIndex;
-  return memref::ReinterpretCastOp::create(
-      e.body, loc, view, v, e.body.getIndexAttr(offset), extents,
-      getAsIndexOpFoldResult(&ctx, strides));
+  return form == ConvForm::Pixels ? v : tapRowsView(e, v);
 }
 
 Value LibraryBuilder::rowElements(Entry &e, MemRefType type,

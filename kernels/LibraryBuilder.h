@@ -128,6 +128,8 @@ private:
   /// unless the kernel reads it in place.
   Value operand(Entry &e, unsigned i);
   Value paddedInput(Entry &e, Value src);
+  /// ConvForm::TapRows's view (types[0]) of the dense, padded `image`.
+  Value tapRowsView(Entry &e, Value image);
   /// A conv2d's input `src` into `padded` (its extents with the zero
   /// border), zeros around it.
   void copyPadded(Entry &e, Value src, Value padded);

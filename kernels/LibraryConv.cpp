@@ -1,6 +1,7 @@
 //===- LibraryConv.cpp - a conv2d library's input and output rows ---------===//
 //
-// LibraryBuilder's pieces for a convolution: the extents of its operands
+// LibraryBuilder's pieces for a convolution: its form (pixels or rows of
+// taps, and the view rows of taps read), the extents of its operands
 // (run-time ones from h and w), the copy of its input with the zero border,
 // and the range entry of a convolution of run-time h or w, whose tiles are
 // output rows of the images stacked.
@@ -45,6 +46,84 @@ SmallVector<Value> LibraryBuilder::convExtents(Entry &e, unsigned i,
   };
   return {e.rows, extent(given(e.h, spec.h), spec.r),
           extent(given(e.w, spec.w), spec.s)};
+}
+
+double LibraryBuilder::pixelCycles() const {
+  return countedCycles(
+      contraction, *kernel, target,
+      inPlacePadding ? plainInput.getShape() : ArrayRef<int64_t>(),
+      inputPadding);
+}
+
+void LibraryBuilder::chooseTapRows(ArrayRef<const Description *> candidates) {
+  // Only where a filter row has several taps, on static image extents (a
+  // batch may come at run time), packing the filter (the entries view the
+  // input).
+  if (gemm || !kernel || packed != 1 || spec.s == 1 || spec.runTimeH ||
+      spec.runTimeW)
+    return;
+  std::optional<Schedule> given;
+  if (!options.schedule.empty()) {
+    std::string why;
+    FailureOr<Schedule> s = Schedule::parse(options.schedule, why);
+    if (failed(s))
+      return; // chooseSchedule says why
+    given = *s;
+  }
+  double pixels = pixelCycles();
+  func::FuncOp pixelScratch = scratch;
+  linalg::LinalgOp pixelProgram = program;
+  MemRefType pixelTypes[2] = {types[0], types[1]};
+  form = ConvForm::TapRows;
+  types[0] = programInputType(spec, elts[0], form);
+  types[1] = MemRefType::get(programShapes(spec, form).weights, elts[1]);
+  buildProgram();
+  std::string why;
+  FailureOr<PlannedKernel> taps =
+      planKernel(program, candidates, target, /*schedule=*/"", why);
+  // The entries copy a padded input into a zeroed buffer first: counted
+  // for as many images as the cycles (kNominalExtent of a run-time batch).
+  int64_t images = spec.runTimeRows ? kNominalExtent : spec.rows();
+  double copy = spec.pad ? double(images * (spec.h + 2 * spec.pad) *
+                                  (spec.w + 2 * spec.pad) * spec.c *
+                                  elementBytes(spec.types.a)) /
+                               target.cost.overheadBytesPerCycle
+                         : 0;
+  bool better = false;
+  if (succeeded(taps) && taps->kernel->packedInput() == 1)
+    // A given schedule picks the form it is written for, which has one loop
+    // less (chooseSchedule then says why its kernel refuses it, if so).
+    better = given ? given->unroll.size() == taps->contraction.loops.size()
+                   : countedCycles(taps->contraction, *taps->kernel, target) +
+                             copy <
+                         pixels * (1 - target.cost.tieWindow);
+  if (!better) {
+    scratch.erase();
+    scratch = pixelScratch;
+    program = pixelProgram;
+    form = ConvForm::Pixels;
+    types[0] = pixelTypes[0];
+    types[1] = pixelTypes[1];
+    return;
+  }
+  pixelScratch.erase();
+  contraction = taps->contraction;
+  kernel = std::move(taps->kernel);
+  inPlacePadding = false;
+  inputPadding.clear();
+}
+
+Value LibraryBuilder::tapRowsView(Entry &e, Value image) {
+  // A view of the dense image whose rows overlap.
+  auto view = cast<MemRefType>(types[0]);
+  auto [strides, offset] = view.getStridesAndOffset();
+  SmallVector<OpFoldResult> extents =
+      getAsIndexOpFoldResult(&ctx, view.getShape());
+  if (view.isDynamicDim(0))
+    extents[0] = e.rowsIndex;
+  return memref::ReinterpretCastOp::create(
+      e.body, loc, view, image, e.body.getIndexAttr(offset), extents,
+      getAsIndexOpFoldResult(&ctx, strides));
 }
 
 Value LibraryBuilder::paddedInput(Entry &e, Value src) {

@@ -162,6 +162,24 @@ AffineMap tapMap(const TapLoops &t, AffineMap map, unsigned loops,
   return AffineMap::get(loops - 1, 0, out, ctx);
 }
 
+} // namespace
+
+MemRefType tapRowsViewType(MemRefType image, int64_t columns, int64_t stride,
+                           int64_t taps) {
+  unsigned rank = image.getRank();
+  auto [strides, offset] = image.getStridesAndOffset();
+  SmallVector<int64_t> shape(image.getShape());
+  shape[rank - 2] = columns;
+  shape[rank - 1] = taps;
+  strides[rank - 2] *= stride;
+  return MemRefType::get(
+      shape, image.getElementType(),
+      StridedLayoutAttr::get(image.getContext(), offset, strides),
+      image.getMemorySpace());
+}
+
+namespace {
+
 /// The rewritten contraction (the op's body cloned), its input view and
 /// filter collapse inserted before `op`.
 linalg::GenericOp buildTapRows(RewriterBase &rw, linalg::LinalgOp op,
@@ -174,16 +192,10 @@ linalg::GenericOp buildTapRows(RewriterBase &rw, linalg::LinalgOp op,
   SmallVector<AffineMap> maps = op.getIndexingMapsArray();
   // The input [...][ow][taps], rows stride * c elements apart.
   Value input = op.getDpsInputs()[0];
-  auto inType = cast<MemRefType>(input.getType());
-  unsigned rank = inType.getRank();
-  auto [strides, offset] = inType.getStridesAndOffset();
-  SmallVector<int64_t> shape(inType.getShape());
-  shape[rank - 2] = extents[t.ow];
-  shape[rank - 1] = taps;
-  strides[rank - 2] = t.stride * strides[rank - 2];
-  auto viewType = MemRefType::get(shape, inType.getElementType(),
-                                  StridedLayoutAttr::get(ctx, offset, strides),
-                                  inType.getMemorySpace());
+  MemRefType viewType = tapRowsViewType(cast<MemRefType>(input.getType()),
+                                        extents[t.ow], t.stride, taps);
+  auto [strides, offset] = viewType.getStridesAndOffset();
+  ArrayRef<int64_t> shape = viewType.getShape();
   Value view = memref::ReinterpretCastOp::create(rw, loc, viewType, input,
                                                  offset, shape, strides);
   SmallVector<AffineExpr> inResults(maps[0].getResults().drop_back(2));

@@ -200,6 +200,13 @@ createTisaSelectPlanPass(std::shared_ptr<const TensorizeInputs> inputs,
                          llvm::StringRef schedule, bool warnUnplanned = true);
 std::unique_ptr<mlir::Pass>
 createTisaSplitPackPass(std::shared_ptr<const TensorizeInputs> inputs);
+/// The view rows of taps read of `image` (static strides, its last two
+/// dimensions dense, NHWC-like): its second-to-last dimension becomes
+/// `columns` output columns `stride` pixels apart, its last the `taps` of a
+/// filter row (-tisa-tap-rows; the kernel library's ConvForm::TapRows).
+mlir::MemRefType tapRowsViewType(mlir::MemRefType image, int64_t columns,
+                                 int64_t stride, int64_t taps);
+
 /// `schedule`: the one -tisa-select-plan gives contractions without their
 /// own; given, a convolution takes the form whose loops it has.
 std::unique_ptr<mlir::Pass>
