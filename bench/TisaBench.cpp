@@ -226,7 +226,7 @@ int usage(const char *argv0) {
   llvm::errs()
       << "usage: " << argv0
       << " [--report DIR] [--filter TEXT] [--threads 1,2] [--repetitions N]"
-         " [--min-time S] [Google Benchmark flags]\n"
+         " [--min-time S] [--schedule S] [Google Benchmark flags]\n"
          "  --report DIR     write results.md and chart.svg to DIR\n"
          "  --filter TEXT    only workloads whose label or types contain TEXT\n"
          "                   (e.g. 'square 512', 'bf16', 'resnet50')\n"
@@ -237,7 +237,10 @@ int usage(const char *argv0) {
          "(default 5)\n"
          "  --min-time S     minimum seconds per repetition (default 0.05; the "
          "first\n"
-         "                   round's iteration count is kept for the rest)\n";
+         "                   round's iteration count is kept for the rest)\n"
+         "  --schedule S     tisa's static kernels with this loop schedule (the\n"
+         "                   text `tisa run` prints; with --filter selecting\n"
+         "                   kernels it fits), timed against the same vendors\n";
   return 2;
 }
 
@@ -272,6 +275,10 @@ int main(int argc, char **argv) {
       if (!value(v))
         return usage(argv[0]);
       settings.filter = v.str();
+    } else if (a == "--schedule") {
+      if (!value(v))
+        return usage(argv[0]);
+      settings.schedule = v.str();
     } else if (a == "--threads") {
       if (!value(v))
         return usage(argv[0]);
@@ -325,7 +332,9 @@ int main(int argc, char **argv) {
   jit.warnings = nullptr;
   for (const Workload &w : selected) {
     std::string what = label(w) + " " + w.spec.types.text();
-    auto compiled = compileKernel(w.spec, jit);
+    JitOptions staticJit = jit;
+    staticJit.schedule = settings.schedule;
+    auto compiled = compileKernel(w.spec, staticJit);
     if (!compiled) {
       llvm::errs() << "tisa-bench: " << what << ": "
                    << llvm::toString(compiled.takeError()) << "\n";

@@ -69,7 +69,11 @@ void writeHeader(llvm::raw_ostream &os, const Settings &settings,
      << "- tisa: pre-packed weights (as the vendors' packed variants); "
         "before timing, tisa's output was checked against the reference "
         "(4096 sampled outputs, each a whole reduction) and every "
-        "implementation's against tisa's.\n"
+        "implementation's against tisa's.\n";
+  if (!settings.schedule.empty())
+    os << "- tisa's static kernels with the schedule `" << settings.schedule
+       << "` (--schedule).\n";
+  os
      << "- Best vendor: the fastest of oneDNN (gemm API, matmul with plain "
         "or packed weights, convolution) and libxsmm (BRGEMM) per shape.\n\n";
   os << "Measured peak (independent chains, the best of this run):\n\n"

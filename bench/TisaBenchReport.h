@@ -25,6 +25,8 @@ namespace bench {
 struct Settings {
   std::string reportDir;
   std::string filter;
+  /// A loop schedule for tisa's static kernels (empty: tuned or default).
+  std::string schedule;
   std::vector<int> threads = {1, 2};
   int repetitions = 5;
   double minTime = 0.05;

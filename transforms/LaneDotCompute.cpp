@@ -470,46 +470,77 @@ void LaneDotKernel::Impl::Compute::parallel(OpBuilder &b, Location loc,
   unsigned l = order[level];
   int64_t size = m.unrollOf(l, *cur) * m.step(l);
   int64_t full = span[l] / size, tail = span[l] % size;
-  auto at = [&](OpBuilder &b, Location loc, Value i) {
-    return offset[l] ? Value(arith::AddIOp::create(b, loc, offset[l], i)) : i;
-  };
+  if (cur->evenRows && l != m.laneLoop && full && tail)
+    return evenRows(b, loc, level, size, full, tail);
   // Past the active lanes only padding: whole tiles up to them, the partial
   // last tile if they reach it.
   Value active = activeInSpan(b, loc, l);
-  if (full) {
-    Value ub = cIndex(b, loc, full * size);
-    if (active) {
-      Value tiles = arith::CeilDivSIOp::create(b, loc, active,
-                                               cIndex(b, loc, size));
-      ub = arith::MinSIOp::create(
-          b, loc, ub,
-          arith::MulIOp::create(b, loc, tiles, cIndex(b, loc, size)));
-    }
-    auto loop = scf::ForOp::create(
-        b, loc, cIndex(b, loc, 0), ub, cIndex(b, loc, size), ValueRange{},
-        [&](OpBuilder &b, Location loc, Value iv, ValueRange) {
-          tileStart[l] = at(b, loc, iv);
-          tileLength[l] = size;
-          parallel(b, loc, level + 1);
-          scf::YieldOp::create(b, loc);
-        });
-    loop->setAttr(kLoopAttr, kindOf(b, l));
-  }
+  if (full)
+    fullTiles(b, loc, level, size, full, active);
   if (!tail)
     return;
-  auto emitTail = [&](OpBuilder &b, Location loc) {
-    tileStart[l] = at(b, loc, cIndex(b, loc, full * size));
-    tileLength[l] = tail;
-    parallel(b, loc, level + 1);
-  };
   if (!active)
-    return emitTail(b, loc);
+    return tile(b, loc, level, full * size, tail);
   Value reached = arith::CmpIOp::create(b, loc, arith::CmpIPredicate::sgt,
                                         active, cIndex(b, loc, full * size));
   scf::IfOp::create(b, loc, reached, [&](OpBuilder &b, Location loc) {
-    emitTail(b, loc);
+    tile(b, loc, level, full * size, tail);
     scf::YieldOp::create(b, loc);
   });
+}
+
+/// The row loop's last full tile and its remainder as two tiles of nearly
+/// even rows (Schedule::evenRows: 6 + 2 rows as 4 + 4).
+void LaneDotKernel::Impl::Compute::evenRows(OpBuilder &b, Location loc,
+                                            unsigned level, int64_t size,
+                                            int64_t full, int64_t tail) {
+  if (full > 1)
+    fullTiles(b, loc, level, size, full - 1, Value());
+  int64_t from = (full - 1) * size, first = (size + tail + 1) / 2;
+  tile(b, loc, level, from, first);
+  tile(b, loc, level, from + first, size + tail - first);
+}
+
+/// `count` tiles of `size` iterations of loop order[level] in a loop from
+/// the start of its span, stopping after the tile that holds the last of
+/// the `active` lanes (if given).
+void LaneDotKernel::Impl::Compute::fullTiles(OpBuilder &b, Location loc,
+                                             unsigned level, int64_t size,
+                                             int64_t count, Value active) {
+  unsigned l = order[level];
+  Value ub = cIndex(b, loc, count * size);
+  if (active) {
+    Value tiles =
+        arith::CeilDivSIOp::create(b, loc, active, cIndex(b, loc, size));
+    ub = arith::MinSIOp::create(
+        b, loc, ub, arith::MulIOp::create(b, loc, tiles, cIndex(b, loc, size)));
+  }
+  auto loop = scf::ForOp::create(
+      b, loc, cIndex(b, loc, 0), ub, cIndex(b, loc, size), ValueRange{},
+      [&](OpBuilder &b, Location loc, Value iv, ValueRange) {
+        tileStart[l] = spanIndex(b, loc, l, iv);
+        tileLength[l] = size;
+        parallel(b, loc, level + 1);
+        scf::YieldOp::create(b, loc);
+      });
+  loop->setAttr(kLoopAttr, kindOf(b, l));
+}
+
+/// One tile of `length` iterations of loop order[level] at `start` in its
+/// span.
+void LaneDotKernel::Impl::Compute::tile(OpBuilder &b, Location loc,
+                                        unsigned level, int64_t start,
+                                        int64_t length) {
+  unsigned l = order[level];
+  tileStart[l] = spanIndex(b, loc, l, cIndex(b, loc, start));
+  tileLength[l] = length;
+  parallel(b, loc, level + 1);
+}
+
+/// Index `i` of the current span of loop `l` as an index of the loop.
+Value LaneDotKernel::Impl::Compute::spanIndex(OpBuilder &b, Location loc,
+                                              unsigned l, Value i) const {
+  return offset[l] ? Value(arith::AddIOp::create(b, loc, offset[l], i)) : i;
 }
 
 /// The active lanes of the current span of loop `l` (from its first), or

@@ -49,6 +49,13 @@ private:
                 SmallVectorImpl<Value> &hi);
   void points(OpBuilder &b, Location loc, unsigned level);
   void parallel(OpBuilder &b, Location loc, unsigned level);
+  void evenRows(OpBuilder &b, Location loc, unsigned level, int64_t size,
+                int64_t full, int64_t tail);
+  void fullTiles(OpBuilder &b, Location loc, unsigned level, int64_t size,
+                 int64_t count, Value active);
+  void tile(OpBuilder &b, Location loc, unsigned level, int64_t start,
+            int64_t length);
+  Value spanIndex(OpBuilder &b, Location loc, unsigned l, Value i) const;
   Value activeInSpan(OpBuilder &b, Location loc, unsigned l) const;
   void columns(OpBuilder &b, Location loc);
   void columnPiece(OpBuilder &b, Location loc, int64_t from, int64_t to,

@@ -283,7 +283,8 @@ LogicalResult ScalableDotKernel::verify(const Schedule &s, const Target &target,
                   (parallelLoops.empty() || l != parallelLoops.back())))
       return refuse(why, "a scalable kernel unrolls only its row loop and "
                          "its lane loop (in vectors)");
-  if (s.laneBlock || s.lanesOuter || s.panel || s.fuse || s.edge || s.hold)
+  if (s.laneBlock || s.lanesOuter || s.panel || s.fuse || s.edge || s.hold ||
+      s.evenRows)
     return refuse(why, "scalable kernels take only 'unroll' and 'kunroll'");
   auto [tm, tn] = registerTile(s);
   return scalable::checkRegisterTile(tm, tn, tm * tn, registerBudget(target),

@@ -363,7 +363,8 @@ LogicalResult ScalableMatrixKernel::verify(const Schedule &s,
     if (u < 1 || (u != 1 && l != laneLoop && l != rowLoop))
       return refuse(why, "a scalable kernel unrolls only its row loop and "
                          "its column loop (in vectors)");
-  if (s.laneBlock || s.lanesOuter || s.panel || s.fuse || s.edge || s.hold)
+  if (s.laneBlock || s.lanesOuter || s.panel || s.fuse || s.edge || s.hold ||
+      s.evenRows)
     return refuse(why, "scalable kernels take only 'unroll' and 'kunroll'");
   auto [tm, tn] = registerTile(s);
   if (tm % segRows)

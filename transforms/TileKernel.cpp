@@ -469,9 +469,10 @@ LogicalResult TileKernel::verify(const Schedule &s, const Target &target,
       return refuse(why, "a tile kernel unrolls only its m and n loops (" +
                              c.loops[mLoop].name + ", " + c.loops[nLoop].name +
                              "), by whole accumulator tiles");
-  if (s.laneBlock || s.lanesOuter || s.panel || s.fuse || s.edge)
+  if (s.laneBlock || s.lanesOuter || s.panel || s.fuse || s.edge ||
+      s.evenRows)
     return refuse(why, "tile kernels take only 'unroll', 'kunroll' and "
-                       "'hold' (no block, order, panel, fuse or edge)");
+                       "'hold' (no block, order, panel, fuse, edge or even)");
   if (s.hold && !canHoldB())
     return refuse(why, std::string("hold keeps B's tiles over the m blocks: ") +
                            (segments ? "AMX tiles only, not matrix segments"

@@ -83,6 +83,11 @@ struct Schedule {
   /// loaded one at a time per block; n is not padded to whole register
   /// tiles (its last block is narrower).
   int64_t hold = 0;
+  /// Lane-dot kernels: the register tile's row loop ends in two tiles of
+  /// nearly even rows instead of a full tile and its remainder (6 + 2 rows
+  /// as 4 + 4), so the last rows have accumulators enough to hide the
+  /// instruction's latency. Without a remainder it changes nothing.
+  bool evenRows = false;
 
   /// "unroll=1x5x1,block=240,order=lanes-inner,panel=80,fuse=1" text, stable
   /// (cache keys); parse() reads it back.
@@ -93,7 +98,8 @@ struct Schedule {
     return unroll == o.unroll && laneBlock == o.laneBlock &&
            lanesOuter == o.lanesOuter && panel == o.panel &&
            fuse == o.fuse && edge == o.edge &&
-           reductionUnroll == o.reductionUnroll && hold == o.hold;
+           reductionUnroll == o.reductionUnroll && hold == o.hold &&
+           evenRows == o.evenRows;
   }
 };
 
