@@ -236,6 +236,12 @@ FailureOr<Contraction> readContraction(linalg::LinalgOp op, std::string &why) {
     l.name = names.empty() ? roleNames[i] : names[i].str();
     l.reduction = iters[i] == utils::IteratorType::reduction;
     l.extent = ShapedType::isDynamic(extent) ? kDynamic : extent;
+    if (l.extent == 0) {
+      why = llvm::formatv("{0}: loop {1} has no iterations, so there is "
+                          "nothing to compute",
+                          c.opName, l.name);
+      return failure();
+    }
     c.loops.push_back(l);
   }
 

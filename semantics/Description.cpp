@@ -569,6 +569,10 @@ LogicalResult parseSemantics(func::FuncOp func, Description &d) {
     if (!tensor || !tensor.hasStaticShape())
       return func.emitError("operand ")
              << i << " must be a statically shaped tensor, got " << t;
+    if (llvm::is_contained(tensor.getShape(), 0))
+      return func.emitError("operand ")
+             << i << " has an empty dimension (" << t
+             << "): an instruction computes at least one element";
   }
   Block &entry = func.getBody().front();
   auto ops = entry.without_terminator();
