@@ -62,7 +62,8 @@ std::string serialize(const CompiledKernel &k, llvm::StringRef key,
   for (const std::string &w : k.warnings())
     os << "warning=" << w << "\n";
   os << "header:\n" << k.header();
-  return s;
+  // Its own integrity first: a damaged or truncated file does not match it.
+  return "meta=" + objectDigest(s) + "\n" + s;
 }
 
 } // namespace
@@ -243,7 +244,17 @@ CompiledKernel::readCache(llvm::StringRef objectPath, llvm::StringRef metaPath,
   auto meta = llvm::MemoryBuffer::getFile(metaPath);
   if (!obj || !meta)
     return nullptr;
-  auto [fields, header] = (*meta)->getBuffer().split("header:\n");
+  // A file without the "meta=" line predates it: a miss, written again.
+  auto [first, text] = (*meta)->getBuffer().split('\n');
+  if (!first.consume_front("meta="))
+    return nullptr;
+  if (first != objectDigest(text)) {
+    if (warnings)
+      *warnings << "tisa: warning: the cached metadata " << metaPath
+                << " is damaged or truncated; compiling again\n";
+    return nullptr;
+  }
+  auto [fields, header] = text.split("header:\n");
   auto [storedKey, digest] = readMetadata(fields);
   if (storedKey != key)
     return nullptr;
