@@ -2,6 +2,8 @@
 
 #include "LaneDotKernelImpl.h"
 
+#include "llvm/ADT/StringSet.h"
+
 namespace tisa {
 
 //===----------------------------------------------------------------------===//
@@ -34,8 +36,13 @@ FailureOr<Schedule> Schedule::parse(StringRef text, std::string &why) {
   bool sawUnroll = false;
   SmallVector<StringRef> fields;
   text.split(fields, ',');
+  llvm::StringSet<> seen;
   for (StringRef f : fields) {
     auto [key, value] = f.trim().split('=');
+    if (!seen.insert(key).second) {
+      why = "schedule field '" + key.str() + "' is given twice";
+      return failure();
+    }
     if (key == "unroll") {
       sawUnroll = true;
       SmallVector<StringRef> parts;
