@@ -633,6 +633,8 @@ std::vector<std::string> listTargets(StringRef dir) {
 }
 
 Expected<Target> loadTarget(StringRef name, StringRef dir) {
+  if (!dir.empty() && !llvm::sys::fs::is_directory(dir))
+    return makeError("the target directory '" + dir + "' is not a directory");
   std::string root = dir.empty() ? defaultTargetDir() : dir.str();
   if (name == "host")
     return detectHost(root);

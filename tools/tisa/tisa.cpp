@@ -17,6 +17,7 @@
 #include "mlir/IR/AsmState.h"
 #include "mlir/IR/MLIRContext.h"
 #include "llvm/ADT/StringExtras.h"
+#include "llvm/Support/FileSystem.h"
 #include "llvm/Support/Format.h"
 #include "llvm/Support/FormatVariadic.h"
 #include "llvm/Support/InitLLVM.h"
@@ -405,6 +406,9 @@ int main(int argc, char **argv) {
       } else if (a == "--features") {
         o.features = v.str();
       } else if (a == "--target-dir") {
+        if (!llvm::sys::fs::is_directory(v))
+          return usageError("--target-dir '" + v +
+                            "' is not a directory of target files");
         o.targetDir = v.str();
       } else if (a == "--skip-exit-code") {
         if (v.getAsInteger(0, o.skipExitCode) || o.skipExitCode <= 0 ||
