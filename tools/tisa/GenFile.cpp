@@ -128,6 +128,11 @@ int genFromFile(const Options &o, llvm::StringRef file, llvm::StringRef dir) {
                                       o.isaDirs, o.target, o.targetDir);
   if (failed(inputs))
     return 1;
+  if ((*inputs)->target && (*inputs)->target->arch == TargetArch::NVPTX)
+    return usageError("'gen FILE.mlir' generates CPU code; Tensor Core "
+                      "kernels (--target " +
+                      (*inputs)->target->name +
+                      ") come from 'gen gemm|conv2d'");
   PassManager pm(&ctx);
   // Tensors become buffers; the plan and schedule become attributes (a
   // --schedule applies to every contraction without one), each planned

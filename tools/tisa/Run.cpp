@@ -317,8 +317,12 @@ bool printAMXCounts(llvm::raw_ostream &os, const CompiledKernel &k,
   uint64_t loads = amx::emulatedCount("tileloadd") +
                    amx::emulatedCount("tileloaddt1");
   if (!dots) {
-    os << "amx          " << k.instruction()
-       << " is not an AMX instruction: nothing was emulated\n";
+    if (k.mnemonic().empty())
+      os << "amx          plain vector code, no AMX instruction: nothing "
+            "was emulated\n";
+    else
+      os << "amx          " << k.instruction()
+         << " is not an AMX instruction: nothing was emulated\n";
     return false;
   }
   os << llvm::formatv("amx counts   one pre-packed call: {0} {5}, {1} tile "
@@ -465,8 +469,8 @@ int run(const Options &o) {
                         " applies to 'tune' only");
   int64_t repeat = 0;
   if (llvm::StringRef(value(o, "repeat", "0")).getAsInteger(10, repeat) ||
-      repeat < 0)
-    return usageError("--repeat expects a non-negative integer");
+      repeat < 0 || (o.values.count("repeat") && repeat == 0))
+    return usageError("--repeat expects a positive integer");
   KernelSpec callSpec = r->call();
   const KernelSpec *spec = &callSpec;
   const JitOptions &options = r->options;

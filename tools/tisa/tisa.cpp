@@ -357,6 +357,38 @@ int isaVerify(const Options &o) {
   return o.skipExitCode ? o.skipExitCode : 3;
 }
 
+/// Refuses flags and options that `command` does not take (they used to be
+/// accepted and ignored: `gen FILE.mlir --epilogue relu` wrote a library
+/// without the ReLU).
+int checkApplies(const Options &o, StringRef command, bool fromFile) {
+  bool gen = command == "gen", match = command == "match";
+  const std::tuple<bool, const char *, bool, const char *> flags[] = {
+      {o.all, "--all", match, "'match'"},
+      {o.strictFp, "--strict-fp", match, "'match'"},
+      {o.allowReducedPrecision, "--allow-reduced-precision", match,
+       "'match'"},
+      {o.noFuse, "--no-fuse", match, "'match'"},
+      {o.noFuseEpilogue, "--no-fuse-epilogue", gen && fromFile,
+       "'gen FILE.mlir'"},
+      {o.emitIr, "--emit-ir", gen, "'gen'"},
+      {o.allowSkipped, "--allow-skipped", false, "'isa verify'"}};
+  for (auto [set, name, applies, where] : flags)
+    if (set && !applies)
+      return usageError(Twine(name) + " applies to " + where + " only");
+  for (const auto &[key, value] : o.values) {
+    if (match)
+      return usageError("--" + key + " applies to 'gen', 'run' and 'tune'");
+    if (gen && fromFile && key != "o" && key != "isa" && key != "schedule")
+      return usageError("--" + key +
+                        " applies to 'gen|run|tune gemm|conv2d': a file "
+                        "states its own shapes, types and elementwise "
+                        "consumers");
+    if (gen && key == "at")
+      return usageError("--at applies to 'run' and 'tune' only");
+  }
+  return 0;
+}
+
 } // namespace
 
 int main(int argc, char **argv) {
@@ -444,6 +476,11 @@ int main(int argc, char **argv) {
     llvm::errs() << kUsage;
     return 2;
   }
+  bool fromFile = words.size() > 1 && StringRef(words[1]).ends_with(".mlir");
+  if (words[0] == "match" || words[0] == "gen" || words[0] == "run" ||
+      words[0] == "tune")
+    if (int code = checkApplies(o, words[0], fromFile))
+      return code;
   if (words[0] == "match") {
     o.positional.assign(words.begin() + 1, words.end());
     return tisa::driver::match(o);
