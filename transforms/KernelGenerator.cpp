@@ -364,6 +364,20 @@ void rankPlans(MatchResult &result, const Target &target,
     result.plans.push_back(std::move(p));
 }
 
+/// Whether description `d` multiplies elements of the widths the program
+/// does (in either order) into an accumulator of its kind and width: the
+/// instructions whose rejection tells a user most.
+static bool typesFit(const Description &d, const Contraction &c) {
+  const MulAcc &a = d.mulAcc, &b = c.mulAcc;
+  auto bits = [](Type t) { return t.getIntOrFloatBitWidth(); };
+  auto widths = [&](const MulAcc &m) {
+    unsigned l = bits(m.lhsType), r = bits(m.rhsType);
+    return std::pair(std::min(l, r), std::max(l, r));
+  };
+  return a.isFloat == b.isFloat && bits(a.accType) == bits(b.accType) &&
+         widths(a) == widths(b);
+}
+
 FailureOr<std::unique_ptr<KernelGenerator>>
 selectKernel(const MatchResult &result, std::string &why,
              const Target *target) {
@@ -378,16 +392,21 @@ selectKernel(const MatchResult &result, std::string &why,
   }
   if (result.plans.empty()) {
     why = "no instruction applies";
-    // The most telling rejection: of an instruction the target executes,
-    // else of one for its architecture, else the first.
+    // The most telling rejection: of an instruction of the program's
+    // element widths, then of one the target executes, else of one for its
+    // architecture lacking the fewest features, else the first.
     const Rejection *shown = nullptr;
-    int rank = -1;
+    std::tuple<bool, bool, bool, int> rank{};
     for (const Rejection &r : result.rejected) {
-      int k = !target                          ? 0
-              : target->canExecute(*r.desc)    ? 2
-              : r.desc->target == target->arch ? 1
-                                               : 0;
-      if (k > rank) {
+      bool executes = target && target->canExecute(*r.desc);
+      bool sameArch = target && r.desc->target == target->arch;
+      int lacking = sameArch && !executes
+                        ? int(target->missingFeatures(*r.desc).size())
+                        : 0;
+      std::tuple<bool, bool, bool, int> k{
+          typesFit(*r.desc, result.contraction), executes, sameArch,
+          -lacking};
+      if (!shown || k > rank) {
         shown = &r;
         rank = k;
       }
