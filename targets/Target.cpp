@@ -249,6 +249,12 @@ Expected<Target> loadTargetFile(StringRef path) {
   if (!t)
     return t.takeError();
   t->source = path.str();
+  // A CPU or feature LLVM does not know would only make LLVM print
+  // warnings and the code lose them; implied features are added.
+  if (llvm::Error e = addImpliedFeatures(*t))
+    return std::move(e);
+  if (llvm::Error e = verifyAgainstLLVM(*t))
+    return std::move(e);
   return t;
 }
 
@@ -692,28 +698,72 @@ Target targetFromFeatures(TargetArch arch, StringRef features) {
 // Checking against LLVM
 //===----------------------------------------------------------------------===//
 
-llvm::Error verifyAgainstLLVM(const Target &target) {
+/// LLVM's subtarget tables for `target`'s architecture (its generic CPU: a
+/// wrong CPU name would print a warning; callers check it themselves).
+static Expected<std::unique_ptr<llvm::MCSubtargetInfo>>
+subtargetTables(const Target &target, StringRef where) {
   static const bool initialized = [] {
     llvm::InitializeAllTargetInfos();
     llvm::InitializeAllTargetMCs();
     return true;
   }();
   (void)initialized;
-
   llvm::Triple triple = tripleFor(target.arch);
-  std::string where = target.source.empty() ? target.name : target.source;
   std::string lookupError;
   const llvm::Target *backend =
       llvm::TargetRegistry::lookupTarget(triple, lookupError);
   if (!backend)
     return makeError(where + ": LLVM has no " + triple.str() +
                      " backend: " + lookupError);
-  // An empty CPU: a wrong one would print a warning; it is reported below.
   std::unique_ptr<llvm::MCSubtargetInfo> sti(
       backend->createMCSubtargetInfo(triple, "", ""));
   if (!sti)
     return makeError(where + ": cannot create LLVM subtarget info for " +
                      triple.str());
+  return std::move(sti);
+}
+
+llvm::Error addImpliedFeatures(Target &target) {
+  std::string where = target.source.empty() ? target.name : target.source;
+  auto sti = subtargetTables(target, where);
+  if (!sti)
+    return sti.takeError();
+  llvm::ArrayRef<llvm::SubtargetFeatureKV> table =
+      (*sti)->getAllProcessorFeatures();
+  std::vector<std::string> unknown;
+  for (const auto &feature : target.features)
+    if (llvm::none_of(table, [&](const llvm::SubtargetFeatureKV &e) {
+          return feature.getKey() == e.Key;
+        }))
+      unknown.push_back("'" + feature.getKey().str() + "'");
+  if (!unknown.empty()) {
+    llvm::sort(unknown);
+    return makeError(where + ": " + llvm::join(unknown, ", ") +
+                     (unknown.size() == 1 ? " is not an LLVM "
+                                          : " are not LLVM ") +
+                     stringifyTargetArch(target.arch).str() + " feature" +
+                     (unknown.size() == 1 ? "" : "s"));
+  }
+  for (bool added = true; added;) {
+    added = false;
+    for (const llvm::SubtargetFeatureKV &kv : table) {
+      if (!target.features.contains(kv.Key))
+        continue;
+      llvm::FeatureBitset implied = kv.Implies.getAsBitset();
+      for (const llvm::SubtargetFeatureKV &other : table)
+        if (implied.test(other.Value))
+          added |= target.features.insert(other.Key).second;
+    }
+  }
+  return llvm::Error::success();
+}
+
+llvm::Error verifyAgainstLLVM(const Target &target) {
+  std::string where = target.source.empty() ? target.name : target.source;
+  auto tables = subtargetTables(target, where);
+  if (!tables)
+    return tables.takeError();
+  const std::unique_ptr<llvm::MCSubtargetInfo> &sti = *tables;
 
   std::vector<std::string> problems;
   if (!sti->isCPUStringValid(target.cpu))

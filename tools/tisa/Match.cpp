@@ -80,6 +80,11 @@ FailureOr<std::optional<Target>> resolveTarget(const Options &o) {
   if (!o.features.empty()) {
     TargetArch arch = target ? target->arch : TargetArch::X86_64;
     Target fromFeatures = targetFromFeatures(arch, o.features);
+    if (llvm::Error e = addImpliedFeatures(fromFeatures)) {
+      llvm::WithColor::error(llvm::errs(), "tisa")
+          << llvm::toString(std::move(e)) << "\n";
+      return failure();
+    }
     if (target) {
       target->features = fromFeatures.features;
       target->name += " (features " + o.features + ")";

@@ -224,6 +224,11 @@ llvm::Expected<Target> parseTarget(llvm::StringRef json, llvm::StringRef path);
 /// user-written files.
 llvm::Error verifyAgainstLLVM(const Target &target);
 
+/// Adds to `target`'s features every feature a listed one implies in LLVM's
+/// tables (transitively: "avx512vnni" brings "avx512f" and what it implies);
+/// an error names a feature LLVM does not know for the architecture.
+llvm::Error addImpliedFeatures(Target &target);
+
 /// A target made only from a feature list ("+avx512vnni,+avx512f" or without
 /// '+'), for `--features`: architecture `arch`, vector registers derived from
 /// the features as for "host" (AVX-512 => 32 x 512-bit), no cache or rate data.
