@@ -201,7 +201,7 @@ int match(const Options &o) {
     });
     if (contractions == 0)
       os << "\n" << file << ": no contraction found"
-         << (others ? " (the linalg operations above are not contractions)"
+         << (others ? " (the linalg operations above were skipped, each with its reason)"
                     : " (no linalg operation)")
          << "\n";
   }
