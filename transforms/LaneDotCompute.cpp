@@ -490,15 +490,17 @@ void LaneDotKernel::Impl::Compute::parallel(OpBuilder &b, Location loc,
 }
 
 /// The row loop's last full tile and its remainder as two tiles of nearly
-/// even rows (Schedule::evenRows: 6 + 2 rows as 4 + 4).
+/// even rows (Schedule::evenRows, Impl::rowTiles: 6 + 2 rows as 4 + 4).
 void LaneDotKernel::Impl::Compute::evenRows(OpBuilder &b, Location loc,
                                             unsigned level, int64_t size,
                                             int64_t full, int64_t tail) {
   if (full > 1)
     fullTiles(b, loc, level, size, full - 1, Value());
-  int64_t from = (full - 1) * size, first = (size + tail + 1) / 2;
-  tile(b, loc, level, from, first);
-  tile(b, loc, level, from + first, size + tail - first);
+  int64_t from = (full - 1) * size;
+  for (int64_t rows : rowTiles(size + tail, size, /*even=*/true)) {
+    tile(b, loc, level, from, rows);
+    from += rows;
+  }
 }
 
 /// `count` tiles of `size` iterations of loop order[level] in a loop from

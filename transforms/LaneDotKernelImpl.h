@@ -300,6 +300,11 @@ struct LaneDotKernel::Impl {
   class Compute;
   /// The default schedule's search (Schedule.cpp).
   class TileSearch;
+  /// The rows of each tile of `a` rows over `n`: full tiles, then the rest;
+  /// `even` (Schedule::evenRows): the last full tile and the rest as two
+  /// tiles of nearly even rows (6 + 2 as 4 + 4). The cost model counts these
+  /// tiles and Compute::parallel emits them.
+  static SmallVector<int64_t> rowTiles(int64_t n, int64_t a, bool even);
 
   int64_t reductionVolume() const {
     int64_t v = 1;

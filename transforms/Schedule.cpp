@@ -210,6 +210,8 @@ private:
                   SmallVectorImpl<Tiles> &out, bool even) const;
   static void addTile(SmallVectorImpl<Tiles> &out, int64_t rows, double frac,
                       int loop);
+  static void appendScaled(ArrayRef<Tiles> tiles, int64_t count, double frac,
+                           SmallVectorImpl<Tiles> &out);
   double allRows(unsigned l) const;
   void consider(const Candidate &c, int64_t b);
   void edgeCandidates();
@@ -357,10 +359,8 @@ double LaneDotKernel::Impl::TileSearch::rowsSum(unsigned l, int64_t from,
   return f;
 }
 
-/// The rows of each tile of `a` rows over `n`: full tiles, then the rest;
-/// `even` (Schedule::evenRows): the last full tile and the rest as two tiles
-/// of nearly even rows.
-static SmallVector<int64_t> rowTiles(int64_t n, int64_t a, bool even) {
+SmallVector<int64_t> LaneDotKernel::Impl::rowTiles(int64_t n, int64_t a,
+                                                   bool even) {
   int64_t full = n / a, rest = n % a;
   if (even && full && rest) {
     SmallVector<int64_t> out(full - 1, a);
@@ -402,7 +402,15 @@ void LaneDotKernel::Impl::TileSearch::tilesOf(unsigned l, int64_t from,
     addTile(tiles, rows, fraction(l, first, first + rows - 1), int(l));
     first += rows;
   }
-  for (Tiles &t : tiles) {
+  appendScaled(tiles, count, frac, out);
+}
+
+/// `tiles` of one row of the other loops, appended to `out` as they come
+/// `count` times with their fractions scaled by `frac`.
+void LaneDotKernel::Impl::TileSearch::appendScaled(ArrayRef<Tiles> tiles,
+                                                   int64_t count, double frac,
+                                                   SmallVectorImpl<Tiles> &out) {
+  for (Tiles t : tiles) {
     t.count *= count;
     t.frac *= frac;
     out.push_back(t);
@@ -523,6 +531,7 @@ void LaneDotKernel::Impl::TileSearch::fusedTiles(int64_t a, int64_t count,
                                                  SmallVectorImpl<Tiles> &out,
                                                  bool even) const {
   int64_t w = m.extent[inner], rows = m.extent[outer] * w, first = 0;
+  SmallVector<Tiles> tiles;
   for (int64_t n : rowTiles(rows, a, even)) {
     int64_t last = first + n - 1;
     int64_t o0 = first / w, o1 = last / w;
@@ -531,13 +540,10 @@ void LaneDotKernel::Impl::TileSearch::fusedTiles(int64_t a, int64_t count,
                    : fraction(outer, o0, o1) *
                          (o0 == o1 ? fraction(inner, first % w, last % w)
                                    : fraction(inner, 0, w - 1));
-    addTile(out, n, f, int(inner));
+    addTile(tiles, n, f, int(inner));
     first += n;
   }
-  for (Tiles &t : out) {
-    t.frac *= frac;
-    t.count *= count;
-  }
+  appendScaled(tiles, count, frac, out);
 }
 
 /// Whether the chosen tile keeps up reading all of the packed operand from
