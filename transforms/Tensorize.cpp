@@ -151,27 +151,30 @@ LogicalResult LaneDotKernel::Impl::readExtents(std::string &why) {
 }
 
 LogicalResult LaneDotKernel::Impl::readInputs(std::string &why) {
-  // Which input is broadcast and which is packed.
+  // Which input is broadcast (the lane loop does not index it) and which
+  // runs along the lanes (packed, or read in place); the generator reads the
+  // broadcast one in place, so a plan that relays it out is refused.
+  bool broadcast[2] = {false, false};
   for (unsigned j = 0; j < 2; ++j) {
-    const OperandPlan &op = plan.operands[j];
-    switch (op.access) {
-    case OperandPlan::Access::Broadcast:
-      bcInstr = j;
-      bcInput = plan.programInputOf[j];
-      break;
-    case OperandPlan::Access::Packed:
-    case OperandPlan::Access::Direct:
-      pkInstr = j;
-      pkInput = plan.programInputOf[j];
-      break;
-    default:
+    unsigned input = plan.programInputOf[j];
+    const ProgramOperand &operand = c.operands[input];
+    OperandPlan::Access access = plan.operands[j].access;
+    broadcast[j] = !operand.map.isFunctionOfDim(laneLoop);
+    if (broadcast[j] && access != OperandPlan::Access::Broadcast)
+      return refuse(why, "the broadcast input " + operand.name +
+                             " needs a relayout first (" +
+                             plan.operands[j].detail +
+                             "); only one read in place is generated so far");
+    if (!broadcast[j] && access != OperandPlan::Access::Packed &&
+        access != OperandPlan::Access::Direct)
       return refuse(
-          why, "operand " + c.operands[plan.programInputOf[j]].name +
+          why, "operand " + operand.name +
                    " needs a strided or gathered access; only broadcast and "
                    "packed inputs are generated so far");
-    }
+    (broadcast[j] ? bcInstr : pkInstr) = j;
+    (broadcast[j] ? bcInput : pkInput) = input;
   }
-  if (bcInput == pkInput)
+  if (broadcast[0] == broadcast[1])
     return refuse(why,
                   "the plan does not broadcast one input and pack the other");
   if (plan.operands[2].access != OperandPlan::Access::Direct)
