@@ -3,6 +3,9 @@
 #include "tisa/Config.h"
 #include "tisa/Targets/Codegen.h"
 
+#include "mlir/Dialect/Linalg/IR/Linalg.h"
+#include "mlir/Dialect/MemRef/IR/MemRef.h"
+#include "mlir/Dialect/MemRef/Utils/MemRefUtils.h"
 #include "mlir/IR/MLIRContext.h"
 #include "mlir/InitAllPasses.h"
 #include "mlir/Pass/PassManager.h"
@@ -30,7 +33,32 @@ llvm::StringRef llvmLoweringPipeline() {
          "convert-ub-to-llvm, reconcile-unrealized-casts, canonicalize, cse";
 }
 
+namespace {
+
+/// memref.copy between buffers that are not both contiguous (a padded
+/// tensor's interior, a subview) as linalg.copy, which becomes loops:
+/// finalize-memref-to-llvm would call `memrefCopy` of MLIR's runner
+/// utilities, which no generated library links.
+void stridedCopiesAsLoops(ModuleOp module) {
+  module.walk([](memref::CopyOp copy) {
+    auto contiguous = [](Value v) {
+      auto t = cast<MemRefType>(v.getType());
+      return t.getLayout().isIdentity() ||
+             (t.hasStaticShape() && memref::isStaticShapeAndContiguousRowMajor(t));
+    };
+    if (contiguous(copy.getSource()) && contiguous(copy.getTarget()))
+      return;
+    OpBuilder b(copy);
+    linalg::CopyOp::create(b, copy.getLoc(), copy.getSource(),
+                           copy.getTarget());
+    copy.erase();
+  });
+}
+
+} // namespace
+
 LogicalResult lowerToLLVMDialect(ModuleOp module) {
+  stridedCopiesAsLoops(module);
   static bool registered = [] {
     registerAllPasses();
     return true;
