@@ -364,18 +364,19 @@ void rankPlans(MatchResult &result, const Target &target,
     result.plans.push_back(std::move(p));
 }
 
-/// Whether description `d` multiplies elements of the widths the program
-/// does (in either order) into an accumulator of its kind and width: the
-/// instructions whose rejection tells a user most.
-static bool typesFit(const Description &d, const Contraction &c) {
+/// How closely description `d`'s types fit the program's: one point each
+/// for the kind (integer or float), the input widths (in either order) and
+/// the accumulator width. The closest instructions' rejections tell a user
+/// most.
+static int typeFit(const Description &d, const Contraction &c) {
   const MulAcc &a = d.mulAcc, &b = c.mulAcc;
   auto bits = [](Type t) { return t.getIntOrFloatBitWidth(); };
   auto widths = [&](const MulAcc &m) {
     unsigned l = bits(m.lhsType), r = bits(m.rhsType);
     return std::pair(std::min(l, r), std::max(l, r));
   };
-  return a.isFloat == b.isFloat && bits(a.accType) == bits(b.accType) &&
-         widths(a) == widths(b);
+  return int(a.isFloat == b.isFloat) + int(widths(a) == widths(b)) +
+         int(bits(a.accType) == bits(b.accType));
 }
 
 FailureOr<std::unique_ptr<KernelGenerator>>
@@ -392,20 +393,20 @@ selectKernel(const MatchResult &result, std::string &why,
   }
   if (result.plans.empty()) {
     why = "no instruction applies";
-    // The most telling rejection: of an instruction of the program's
-    // element widths, then of one the target executes, else of one for its
-    // architecture lacking the fewest features, else the first.
+    // The most telling rejection: of an instruction of the target's
+    // architecture (another's says nothing a flag could change), then of the
+    // closest element types, then of one the target executes, else lacking
+    // the fewest features, else the first.
     const Rejection *shown = nullptr;
-    std::tuple<bool, bool, bool, int> rank{};
+    std::tuple<bool, int, bool, int> rank{};
     for (const Rejection &r : result.rejected) {
       bool executes = target && target->canExecute(*r.desc);
       bool sameArch = target && r.desc->target == target->arch;
       int lacking = sameArch && !executes
                         ? int(target->missingFeatures(*r.desc).size())
                         : 0;
-      std::tuple<bool, bool, bool, int> k{
-          typesFit(*r.desc, result.contraction), executes, sameArch,
-          -lacking};
+      std::tuple<bool, int, bool, int> k{
+          sameArch, typeFit(*r.desc, result.contraction), executes, -lacking};
       if (!shown || k > rank) {
         shown = &r;
         rank = k;
