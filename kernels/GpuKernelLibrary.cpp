@@ -9,6 +9,7 @@
 //===----------------------------------------------------------------------===//
 
 #include "Contraction.h"
+#include "KernelEpilogue.h"
 #include "tisa/Kernels/Kernels.h"
 #include "tisa/Kernels/Reference.h"
 #include "tisa/Targets/Codegen.h"
@@ -24,6 +25,8 @@
 #include "mlir/Pass/PassManager.h"
 #include "llvm/Support/FormatVariadic.h"
 
+#include <utility>
+
 using namespace mlir;
 
 namespace tisa {
@@ -31,25 +34,68 @@ namespace tisa {
 namespace {
 
 /// The spec's contraction as a function on memrefs (for the matcher's
-/// view; a convolution's input padded).
+/// view; a convolution's input padded). With an epilogue the contraction
+/// writes a buffer of accumulators that `epilogue` reads, and its operands
+/// (bias, residual, scale, zero point: those it names) are the function's
+/// arguments after the output.
 OwningOpRef<ModuleOp> programOf(MLIRContext &ctx, const KernelSpec &spec,
-                                linalg::GenericOp &op) {
+                                linalg::GenericOp &op,
+                                linalg::GenericOp &epilogue) {
   OpBuilder b(&ctx);
   Location loc = UnknownLoc::get(&ctx);
   OwningOpRef<ModuleOp> module = ModuleOp::create(loc);
   b.setInsertionPointToEnd(module->getBody());
   ProgramShapes shapes = programShapes(spec);
+  Type acc = kernelElementType(&ctx, spec.types.c);
+  auto accType = MemRefType::get(shapes.out, acc);
+  auto channels = [&](Type t) { return MemRefType::get({spec.channels()}, t); };
+  const EpilogueSpec &e = spec.epilogue;
   SmallVector<Type> args = {
       MemRefType::get(shapes.in, kernelElementType(&ctx, spec.types.a)),
       MemRefType::get(shapes.weights, kernelElementType(&ctx, spec.types.b)),
-      MemRefType::get(shapes.out, kernelElementType(&ctx, spec.types.c))};
+      MemRefType::get(shapes.out, kernelElementType(&ctx, spec.outputKind()))};
+  if (e.bias)
+    args.push_back(channels(acc));
+  if (e.residual)
+    args.push_back(accType);
+  if (e.requant)
+    llvm::append_range(args, ArrayRef<Type>{channels(b.getF32Type()),
+                                            b.getI32Type()});
   auto fn = func::FuncOp::create(b, loc, "gemm", b.getFunctionType(args, {}));
   Block *entry = fn.addEntryBlock();
   b.setInsertionPointToEnd(entry);
+  Value out = entry->getArgument(2);
+  Value into = e.any() ? Value(memref::AllocOp::create(b, loc, accType)) : out;
   op = buildKernelContraction(b, loc, spec, entry->getArgument(0),
-                              entry->getArgument(1), entry->getArgument(2));
+                              entry->getArgument(1), into);
+  if (e.any()) {
+    EpilogueValues v;
+    unsigned next = 3;
+    if (e.bias)
+      v.bias = entry->getArgument(next++);
+    if (e.residual)
+      v.residual = entry->getArgument(next++);
+    if (e.requant) {
+      v.scale = entry->getArgument(next++);
+      v.zeroPoint = entry->getArgument(next++);
+    }
+    epilogue = buildEpilogue(b, loc, spec, into, v, out);
+  }
   func::ReturnOp::create(b, loc);
   return module;
+}
+
+/// The kernel's parameters after the output, in order: those of the
+/// epilogue's operands it names.
+SmallVector<std::string> epilogueParameters(const EpilogueSpec &e) {
+  SmallVector<std::string> names;
+  if (e.bias)
+    names.push_back("bias");
+  if (e.residual)
+    names.push_back("residual");
+  if (e.requant)
+    llvm::append_range(names, ArrayRef<std::string>{"scale", "zero_point"});
+  return names;
 }
 
 /// The best plan of `c` the warp-fragment generator supports.
@@ -116,27 +162,64 @@ double occupancy(const Target &t, int64_t threads, int64_t registers,
 
 /// What the kernel computes and its parameters, for the header.
 std::string operation(const KernelSpec &spec) {
+  const EpilogueSpec &e = spec.epilogue;
+  std::string assign = e.any() ? " = epilogue(" : " += ",
+              close = e.any() ? ")" : "";
+  std::string text;
   if (spec.op == KernelSpec::Op::Gemm)
-    return llvm::formatv("C[M][N] += A[M][K] * B[K][N] ({0}), M={1} N={2} "
-                         "K={3}, all row-major",
-                         spec.types.text(), spec.m, spec.n, spec.k);
-  return llvm::formatv(
-      "output[N][OH][OW][F] += conv2d(input[N][H][W][C], filter[R][S][C][F]) "
-      "({0}), N={1} H={2} W={3} C={4} F={5} R=S={6} stride {7} pad {8}, "
-      "OH={9} OW={10}, dense NHWC/HWCF/NHWC (the input unpadded)",
-      spec.types.text(), spec.batch, spec.h, spec.w, spec.c, spec.filters,
-      spec.r, spec.stride, spec.pad, spec.outH(), spec.outW());
+    text = llvm::formatv("C[M][N]{0}A[M][K] * B[K][N]{1} ({2}), M={3} N={4} "
+                         "K={5}, all row-major",
+                         assign, close, spec.types.text(), spec.m, spec.n,
+                         spec.k);
+  else
+    text = llvm::formatv(
+        "output[N][OH][OW][F]{0}conv2d(input[N][H][W][C], "
+        "filter[R][S][C][F]){1} ({2}), N={3} H={4} W={5} C={6} F={7} R=S={8} "
+        "stride {9} pad {10}, OH={11} OW={12}, dense NHWC/HWCF/NHWC (the "
+        "input unpadded)",
+        assign, close, spec.types.text(), spec.batch, spec.h, spec.w, spec.c,
+        spec.filters, spec.r, spec.stride, spec.pad, spec.outH(),
+        spec.outW());
+  if (!e.any())
+    return text;
+  StringRef acc = cTypeName(spec.types.c);
+  text += llvm::formatv(";\n * epilogue {0}, the output of {1} (not read)",
+                        e.text(), cTypeName(spec.outputKind()));
+  if (e.bias)
+    text += llvm::formatv(";\n * bias: {0} per column or filter", acc);
+  if (e.residual)
+    text += llvm::formatv(";\n * residual: {0}, the output's shape, dense", acc);
+  if (e.requant)
+    text += ";\n * scale: float per column or filter; zero_point: an int";
+  return text;
+}
+
+/// The launch's parameters after the output (device pointers, and the
+/// zero point as an int): their names, declarations and kernel arguments,
+/// each after a comma.
+struct LaunchParameters {
+  std::string names, params, args;
+};
+LaunchParameters launchParameters(const KernelSpec &spec) {
+  LaunchParameters p;
+  for (const std::string &name : epilogueParameters(spec.epilogue)) {
+    p.names += ", " + name;
+    p.params += (name == "zero_point" ? ", int " : ", CUdeviceptr ") + name;
+    p.args += ", &" + name;
+  }
+  return p;
 }
 
 std::string headerFor(const KernelSpec &spec, const GeneratedGpuKernel &k,
                       const Target &target) {
   std::string guard = "TISA_" + llvm::StringRef(k.name).upper() + "_H";
+  LaunchParameters extra = launchParameters(spec);
   bool gemm = spec.op == KernelSpec::Op::Gemm;
   return llvm::formatv(
       R"(/* {0}: {1},
  * on {2} with {3} ({4}). Generated by tisa.
- * Kernel `{0}` in {0}.ptx / {0}.cubin: parameters {5}, {6}, {7} (device
- * pointers); grid {8} x {9} blocks of {10} threads, {11} bytes of static
+ * Kernel `{0}` in {0}.ptx / {0}.cubin: parameters {5}, {6}, {7}{15} (see
+ * the launch below); grid {8} x {9} blocks of {10} threads, {11} bytes of static
  * shared memory.
  * Link with -lcuda (the CUDA driver API); nothing else is needed at run time.
  */
@@ -154,11 +237,11 @@ static inline CUresult {0}_load(const char *path, CUmodule *module,
   return cuModuleGetFunction(kernel, *module, "{0}");
 }
 
-/* Launches {7} += {5} * {6} on `stream`. */
+/* Launches the kernel on `stream`. */
 static inline CUresult {0}_launch(CUfunction kernel, CUdeviceptr {5},
-                                  CUdeviceptr {6}, CUdeviceptr {7},
+                                  CUdeviceptr {6}, CUdeviceptr {7}{13},
                                   CUstream stream) {{
-  void *args[] = {{&{5}, &{6}, &{7}};
+  void *args[] = {{&{5}, &{6}, &{7}{14}};
   return cuLaunchKernel(kernel, {8}, {9}, 1, {10}, 1, 1, 0, stream, args, 0);
 }
 
@@ -166,7 +249,8 @@ static inline CUresult {0}_launch(CUfunction kernel, CUdeviceptr {5},
 )",
       k.name, operation(spec), target.name, k.instruction, k.mnemonic,
       gemm ? "a" : "input", gemm ? "b" : "filter", gemm ? "c" : "output",
-      k.gridX, k.gridY, k.blockThreads, k.sharedBytes, guard);
+      k.gridX, k.gridY, k.blockThreads, k.sharedBytes, guard, extra.params,
+      extra.args, extra.names);
 }
 
 /// Lines of `ptx` holding `needle`.
@@ -240,10 +324,6 @@ generateGpuKernel(MLIRContext &ctx, const KernelSpec &spec,
   if (!options.schedule.empty())
     return llvm::createStringError("--schedule does not apply to " +
                                    target.name + " kernels yet");
-  if (spec.epilogue.any())
-    return llvm::createStringError("--epilogue is not generated for " +
-                                   target.name +
-                                   " kernels yet (CPU kernels only)");
   if (spec.runTimeShape())
     return llvm::createStringError(
         "run-time extents (--m ?, --n ?, ...) are not generated for " +
@@ -253,8 +333,8 @@ generateGpuKernel(MLIRContext &ctx, const KernelSpec &spec,
   // the default rate (tisa match prints the warning).
   Target withRates = target;
   resolveRates(withRates, descriptions);
-  linalg::GenericOp op;
-  OwningOpRef<ModuleOp> program = programOf(ctx, spec, op);
+  linalg::GenericOp op, epilogue;
+  OwningOpRef<ModuleOp> program = programOf(ctx, spec, op, epilogue);
   std::string why;
   FailureOr<Contraction> c = readContraction(op, why);
   if (failed(c))
@@ -277,7 +357,7 @@ generateGpuKernel(MLIRContext &ctx, const KernelSpec &spec,
         {0, {0, spec.pad, spec.pad, 0}, {spec.batch, spec.h, spec.w, spec.c}});
   auto launch = buildWarpMmaKernel(*kernels, out.name, *c, *plan,
                                    defaultWarpMmaSchedule(*c, *plan), why,
-                                   padded);
+                                   padded, epilogue);
   if (failed(launch))
     return llvm::createStringError(why);
   out.loops = launch->loops;
@@ -309,6 +389,31 @@ std::vector<int64_t> memrefDescriptor(void *data, ArrayRef<int64_t> shape) {
   return d;
 }
 
+template <size_t... I>
+void callWith(void *fn, ArrayRef<int64_t> args, std::index_sequence<I...>) {
+  using Fn = void (*)(decltype(I, int64_t())...);
+  reinterpret_cast<Fn>(fn)(args[I]...);
+}
+
+/// Calls the host kernel `fn` with `args`: memref descriptor pointers, the
+/// zero point (an i32, passed in the low half of an integer argument) and
+/// the grid, every one an integer argument of 8 bytes.
+void callHostKernel(void *fn, ArrayRef<int64_t> args) {
+  switch (args.size()) {
+  case 5:
+    return callWith(fn, args, std::make_index_sequence<5>());
+  case 6:
+    return callWith(fn, args, std::make_index_sequence<6>());
+  case 7:
+    return callWith(fn, args, std::make_index_sequence<7>());
+  case 8:
+    return callWith(fn, args, std::make_index_sequence<8>());
+  case 9:
+    return callWith(fn, args, std::make_index_sequence<9>());
+  }
+  llvm_unreachable("a host kernel takes 5 to 9 arguments");
+}
+
 } // namespace
 
 llvm::Expected<std::function<void(KernelData &)>>
@@ -323,21 +428,37 @@ loadGpuKernelOnHost(GeneratedGpuKernel &kernel, const KernelSpec &spec) {
   auto entry = (*jit)->lookup("_mlir_ciface_" + kernel.name + "_host");
   if (!entry)
     return entry.takeError();
-  using Fn = void (*)(void *, void *, void *, int64_t, int64_t);
-  auto call = reinterpret_cast<Fn>(*entry);
+  void *call = reinterpret_cast<void *>(*entry);
   std::shared_ptr<JitObject> owner(std::move(*jit));
   int64_t gridX = kernel.gridX, gridY = kernel.gridY;
   // The kernel's arguments: a convolution's input unpadded.
   ProgramShapes shapes = programShapes(spec);
   if (spec.op == KernelSpec::Op::Conv2d)
     shapes.in = {spec.batch, spec.h, spec.w, spec.c};
+  const EpilogueSpec &e = spec.epilogue;
+  int64_t channels = spec.channels();
   return [=](KernelData &data) {
     (void)owner;
-    std::vector<int64_t> a = memrefDescriptor(data.input.data(), shapes.in),
-                         b = memrefDescriptor(data.weights.data(),
-                                              shapes.weights),
-                         c = memrefDescriptor(data.out(), shapes.out);
-    call(a.data(), b.data(), c.data(), gridX, gridY);
+    std::vector<std::vector<int64_t>> memrefs = {
+        memrefDescriptor(data.input.data(), shapes.in),
+        memrefDescriptor(data.weights.data(), shapes.weights),
+        memrefDescriptor(data.out(), shapes.out)};
+    if (e.residual && spec.op == KernelSpec::Op::Gemm && data.ldr != spec.n)
+      llvm::report_fatal_error("a Tensor Core kernel's residual is dense "
+                               "(KernelData::ldr must be n)");
+    if (e.bias)
+      memrefs.push_back(memrefDescriptor(data.bias.data(), {channels}));
+    if (e.residual)
+      memrefs.push_back(memrefDescriptor(data.residual.data(), shapes.out));
+    if (e.requant)
+      memrefs.push_back(memrefDescriptor(data.scale.data(), {channels}));
+    std::vector<int64_t> args;
+    for (std::vector<int64_t> &m : memrefs)
+      args.push_back(int64_t(reinterpret_cast<intptr_t>(m.data())));
+    if (e.requant)
+      args.push_back(data.zeroPoint);
+    llvm::append_range(args, ArrayRef<int64_t>{gridX, gridY});
+    callHostKernel(call, args);
   };
 }
 

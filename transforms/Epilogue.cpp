@@ -8,6 +8,7 @@
 #include "mlir/Dialect/Vector/IR/VectorOps.h"
 #include "mlir/IR/IRMapping.h"
 #include "mlir/IR/Matchers.h"
+#include "mlir/Transforms/RegionUtils.h"
 #include "mlir/Interfaces/SideEffectInterfaces.h"
 
 using namespace mlir;
@@ -180,6 +181,41 @@ void Epilogue::apply(OpBuilder &b, Location loc, Value acc, ArrayRef<Value> at,
   for (unsigned r = 0; r < out.getNumResults(); ++r)
     outAt.push_back(loops[out.getDimPosition(r)]);
   vector::MaskedStoreOp::create(b, loc, output(), outAt, mask, result);
+}
+
+void Epilogue::applyScalar(OpBuilder &b, Location loc, Value acc,
+                           ArrayRef<Value> at, const IRMapping &outside) const {
+  SmallVector<Value> loops = loopIndices(at);
+  SmallVector<AffineMap> maps = op.getIndexingMapsArray();
+  auto indices = [&](AffineMap map) {
+    SmallVector<Value> out;
+    for (unsigned r = 0; r < map.getNumResults(); ++r)
+      out.push_back(loops[map.getDimPosition(r)]);
+    return out;
+  };
+  Block *body = op.getBody();
+  IRMapping map = outside;
+  map.map(body->getArgument(0), acc);
+  for (unsigned i = 1; i < body->getNumArguments(); ++i) {
+    Value v = values[i - 1];
+    if (body->getArgument(i).use_empty())
+      continue;
+    map.map(body->getArgument(i),
+            isa<MemRefType>(v.getType())
+                ? Value(memref::LoadOp::create(b, loc, v, indices(maps[i])))
+                : v);
+  }
+  for (Operation &inner : body->without_terminator())
+    b.clone(inner, map);
+  memref::StoreOp::create(
+      b, loc, map.lookupOrDefault(body->getTerminator()->getOperand(0)),
+      output(), indices(maps.back()));
+}
+
+SmallVector<Value> Epilogue::capturedValues() const {
+  llvm::SetVector<Value> used;
+  getUsedValuesDefinedAbove(op->getRegion(0), used);
+  return SmallVector<Value>(used.begin(), used.end());
 }
 
 void Epilogue::applyToBuffer(OpBuilder &b, Value accumulators) const {

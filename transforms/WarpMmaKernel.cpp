@@ -23,6 +23,7 @@
 #include "WarpFragmentReads.h"
 #include "WarpMmaStaging.h"
 #include "tisa/Semantics/Instruction.h"
+#include "tisa/Transforms/Epilogue.h"
 
 #include "mlir/Dialect/Affine/Utils.h"
 #include "mlir/Dialect/Arith/IR/Arith.h"
@@ -151,9 +152,9 @@ public:
   KernelEmitter(OpBuilder &b, Location loc, const Contraction &c,
                 const TensorizePlan &plan, const WarpMmaSchedule &s,
                 const Geometry &g, FunctionType signature,
-                ArrayRef<PaddedOperand> padded)
+                ArrayRef<PaddedOperand> padded, linalg::GenericOp epilogue)
       : b(b), loc(loc), c(c), plan(plan), d(*plan.desc), s(s), g(g),
-        signature(signature), padded(padded) {
+        signature(signature), padded(padded), epilogueOp(epilogue) {
     BM = s.warpsM * s.tileM * g.im;
     BN = s.warpsN * s.tileN * g.in;
     BK = s.kSteps * g.ik;
@@ -206,9 +207,13 @@ private:
                      const FragmentReadPlan &reads, ArrayRef<Value> offsets);
   /// The concatenation of equal vectors.
   Value concat(SmallVector<Value> parts);
-  /// C += the accumulators (inside the edges only).
+  /// C += the accumulators, or the epilogue of each stored (inside the
+  /// edges only).
   void storeAccumulators(Value cArg, Value rowBase, Value colBase,
                          ValueRange acc);
+  /// Stores accumulator `v` at C's indices `idx`: added to C, or through
+  /// the epilogue.
+  void storeOne(Value cArg, ArrayRef<Value> idx, Value v);
   /// Stages reduction slice `k0` of both inputs into buffer half `which`;
   /// the cp.async group of its copies, or null when it has none.
   Value stageSlice(Value k0, Value which);
@@ -238,6 +243,10 @@ private:
   const Geometry &g;
   FunctionType signature;
   ArrayRef<PaddedOperand> padded;
+  linalg::GenericOp epilogueOp;
+  /// The epilogue on the kernel's arguments, and its captured values.
+  std::optional<Epilogue> epilogue;
+  IRMapping captured;
   int64_t BM = 0, BN = 0, BK = 0;
   Value tid, lane;
   SmallVector<Value> offA, offB, offCm, offCn;
@@ -333,7 +342,6 @@ Value KernelEmitter::loadFragment(unsigned op, Value shared, Value base,
 
 void KernelEmitter::storeAccumulators(Value cArg, Value rowBase, Value colBase,
                                       ValueRange acc) {
-  bool isFloat = isa<FloatType>(elementType(2));
   for (int64_t i = 0; i < s.tileM; ++i)
     for (int64_t j = 0; j < s.tileN; ++j)
       for (auto [e, om, on] : llvm::enumerate(offCm, offCn)) {
@@ -346,13 +354,22 @@ void KernelEmitter::storeAccumulators(Value cArg, Value rowBase, Value colBase,
         Value v = vector::ExtractOp::create(b, loc, acc[i * s.tileN + j],
                                             ArrayRef<int64_t>{int64_t(e)});
         scf::IfOp::create(b, loc, exists, [&](OpBuilder &, Location) {
-          Value old = memref::LoadOp::create(b, loc, cArg, idx);
-          Value sum = isFloat ? Value(arith::AddFOp::create(b, loc, old, v))
-                              : Value(arith::AddIOp::create(b, loc, old, v));
-          memref::StoreOp::create(b, loc, sum, cArg, idx);
+          storeOne(cArg, idx, v);
           scf::YieldOp::create(b, loc);
         });
       }
+}
+
+void KernelEmitter::storeOne(Value cArg, ArrayRef<Value> idx, Value v) {
+  if (epilogue) {
+    epilogue->applyScalar(b, loc, v, idx, captured);
+    return;
+  }
+  Value old = memref::LoadOp::create(b, loc, cArg, idx);
+  Value sum = isa<FloatType>(v.getType())
+                  ? Value(arith::AddFOp::create(b, loc, old, v))
+                  : Value(arith::AddIOp::create(b, loc, old, v));
+  memref::StoreOp::create(b, loc, sum, cArg, idx);
 }
 
 SmallVector<Value> KernelEmitter::multiply(Value sA, Value sB, Value aBase,
@@ -418,6 +435,16 @@ void KernelEmitter::emit(gpu::GPUFuncOp f, const FragmentReads &readA,
   Block &entry = f.getBody().front();
   b.setInsertionPointToStart(&entry);
   Value argC = entry.getArgument(2);
+  if (epilogueOp) {
+    // Arguments after C: the epilogue's inputs but the accumulators, then
+    // its captured values; the output is C's argument.
+    unsigned inputs = epilogueOp.getNumDpsInputs() - 1;
+    SmallVector<Value> values(entry.getArguments().slice(3, inputs));
+    values.push_back(argC);
+    epilogue.emplace(epilogueOp, values);
+    for (auto [i, v] : llvm::enumerate(epilogue->capturedValues()))
+      captured.map(v, entry.getArgument(3 + inputs + i));
+  }
   sA = f.getWorkgroupAttributions()[0];
   sB = f.getWorkgroupAttributions()[1];
 
@@ -528,13 +555,57 @@ std::string whyNotWarpMmaGemm(const Contraction &c, const TensorizePlan &plan) {
   return "";
 }
 
+/// The kernel arguments after C that `epilogue` needs: its inputs but the
+/// accumulators, then the values its body captures; or why it cannot run
+/// on the accumulators of `c`.
+static FailureOr<SmallVector<Type>>
+epilogueArguments(linalg::GenericOp epilogue, const Contraction &c,
+                  std::string &why) {
+  if (failed(Epilogue::check(epilogue, why))) {
+    why = "the epilogue cannot be fused: " + why;
+    return failure();
+  }
+  auto acc = cast<MemRefType>(epilogue.getDpsInputs()[0].getType());
+  auto out = cast<MemRefType>(epilogue.getDpsInits()[0].getType());
+  if (acc.getShape() != ArrayRef<int64_t>(c.operands[2].shape) ||
+      out.getShape() != acc.getShape() ||
+      !epilogue.getIndexingMapsArray()[0].isIdentity()) {
+    why = "the epilogue does not read the accumulators in the output's shape "
+          "and order";
+    return failure();
+  }
+  SmallVector<Type> types;
+  for (Value v : llvm::drop_begin(epilogue.getDpsInputs()))
+    types.push_back(v.getType());
+  for (Value v : Epilogue(epilogue, {}).capturedValues())
+    types.push_back(v.getType());
+  for (Type t : types) {
+    auto m = dyn_cast<MemRefType>(t);
+    if (m ? !m.hasStaticShape() || !m.getLayout().isIdentity()
+          : !t.isIntOrFloat()) {
+      why = "an operand of the epilogue is neither a scalar nor a dense "
+            "memref of static shape";
+      return failure();
+    }
+  }
+  return types;
+}
+
 FailureOr<WarpMmaLaunch>
 buildWarpMmaKernel(ModuleOp module, StringRef name, const Contraction &c,
                    const TensorizePlan &plan, const WarpMmaSchedule &schedule,
-                   std::string &why, ArrayRef<PaddedOperand> padded) {
+                   std::string &why, ArrayRef<PaddedOperand> padded,
+                   linalg::GenericOp epilogue) {
   why = whyNotWarpMmaGemm(c, plan);
   if (!why.empty())
     return failure();
+  SmallVector<Type> epilogueArgs;
+  if (epilogue) {
+    FailureOr<SmallVector<Type>> extra = epilogueArguments(epilogue, c, why);
+    if (failed(extra))
+      return failure();
+    epilogueArgs = *extra;
+  }
   SmallVector<int64_t> argShapes[3];
   for (unsigned i = 0; i < 3; ++i)
     argShapes[i] = c.operands[i].shape;
@@ -575,7 +646,8 @@ buildWarpMmaKernel(ModuleOp module, StringRef name, const Contraction &c,
                   b.getUnitAttr());
   b.setInsertionPointToStart(gm.getBody());
 
-  KernelEmitter emitter(b, loc, c, plan, schedule, *g, *signature, padded);
+  KernelEmitter emitter(b, loc, c, plan, schedule, *g, *signature, padded,
+                        epilogue);
   int64_t BM = emitter.blockM(), BN = emitter.blockN();
   // Shared memory holds each input with k innermost (A [BM][BK], B
   // [BN][BK]), or transposed where only that copies as whole lines
@@ -597,6 +669,11 @@ buildWarpMmaKernel(ModuleOp module, StringRef name, const Contraction &c,
   SmallVector<Type> args;
   for (unsigned i = 0; i < 3; ++i)
     args.push_back(MemRefType::get(argShapes[i], c.operands[i].elementType));
+  if (epilogue) {
+    args[2] = MemRefType::get(
+        argShapes[2], getElementTypeOrSelf(epilogue.getDpsInits()[0]));
+    llvm::append_range(args, epilogueArgs);
+  }
   auto workgroup = gpu::AddressSpaceAttr::get(ctx, gpu::AddressSpace::Workgroup);
   // Two halves per input (double buffering).
   int64_t sharedElements[2] = {2 * emitter.sliceElements(reads[0].layout),

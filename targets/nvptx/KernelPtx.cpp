@@ -5,6 +5,7 @@
 
 #include "mlir/Conversion/Passes.h"
 #include "mlir/Dialect/GPU/IR/GPUDialect.h"
+#include "mlir/Dialect/LLVMIR/LLVMDialect.h"
 #include "mlir/Dialect/LLVMIR/NVVMDialect.h"
 #include "mlir/IR/Diagnostics.h"
 #include "mlir/InitAllExtensions.h"
@@ -13,6 +14,7 @@
 #include "mlir/Target/LLVMIR/Dialect/LLVMIR/LLVMToLLVMIRTranslation.h"
 #include "mlir/Target/LLVMIR/Dialect/NVVM/NVVMToLLVMIRTranslation.h"
 #include "mlir/Transforms/Passes.h"
+#include "llvm/ADT/StringSwitch.h"
 
 using namespace mlir;
 
@@ -21,8 +23,37 @@ namespace nvptx {
 
 namespace {
 
+/// The float ops of an epilogue (requantization's roundeven, its clamps by
+/// maxnum and minnum, ReLU's maximum) as calls of LLVM's intrinsics, which
+/// NVPTX selects as cvt.rni, max, min and max.NaN: convert-gpu-to-nvvm
+/// would call libdevice (__nv_rintf, __nv_fmaxf, ...), which is not linked.
+void floatOpsAsIntrinsics(ModuleOp module) {
+  module.walk([](Operation *op) {
+    StringRef base =
+        llvm::StringSwitch<StringRef>(op->getName().getStringRef())
+            .Case("math.roundeven", "llvm.roundeven")
+            .Case("arith.maxnumf", "llvm.maxnum")
+            .Case("arith.minnumf", "llvm.minnum")
+            .Case("arith.maximumf", "llvm.maximum")
+            .Case("arith.minimumf", "llvm.minimum")
+            .Default("");
+    if (base.empty() || op->getNumResults() != 1)
+      return;
+    Type t = op->getResult(0).getType();
+    if (!t.isF32() && !t.isF64())
+      return;
+    OpBuilder b(op);
+    std::string name = (base + (t.isF32() ? ".f32" : ".f64")).str();
+    Operation *call = LLVM::CallIntrinsicOp::create(
+        b, op->getLoc(), t, b.getStringAttr(name), op->getOperands());
+    op->getResult(0).replaceAllUsesWith(call->getResult(0));
+    op->erase();
+  });
+}
+
 /// Lowers the gpu.modules of `module` to the NVVM/LLVM dialects in place.
 LogicalResult lowerToNVVM(ModuleOp module) {
+  floatOpsAsIntrinsics(module);
   PassManager pm(module.getContext());
   OpPassManager &kernels = pm.nest<gpu::GPUModuleOp>();
   kernels.addPass(createSCFToControlFlowPass());

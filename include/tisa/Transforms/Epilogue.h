@@ -14,6 +14,7 @@
 
 #include "mlir/Dialect/Linalg/IR/Linalg.h"
 #include "mlir/IR/Builders.h"
+#include "mlir/IR/IRMapping.h"
 
 #include <string>
 
@@ -48,6 +49,18 @@ public:
   void apply(mlir::OpBuilder &b, mlir::Location loc, mlir::Value acc,
              mlir::ArrayRef<mlir::Value> at, unsigned dim,
              mlir::Value mask) const;
+
+  /// Applies the epilogue to one accumulator `acc` (a scalar) at index `at`
+  /// of the contraction's output and stores the result to the output;
+  /// operands are loaded at their indices, and `outside` maps the values
+  /// of the enclosing function the body uses (capturedValues()).
+  void applyScalar(mlir::OpBuilder &b, mlir::Location loc, mlir::Value acc,
+                   mlir::ArrayRef<mlir::Value> at,
+                   const mlir::IRMapping &outside) const;
+
+  /// The values defined outside the generic that its body uses (a zero
+  /// point passed to the enclosing function), in a stable order.
+  llvm::SmallVector<mlir::Value> capturedValues() const;
 
   /// The same, unfused: the generic on `accumulators` (a buffer of the
   /// contraction's output) in place of the region's first argument.

@@ -73,11 +73,19 @@ std::string whyNotWarpMmaGemm(const Contraction &c, const TensorizePlan &plan);
 /// convolution: an implicit GEMM). The arguments are row-major static
 /// memrefs of the operands' shapes (`padded` ones: their buffers' shapes).
 /// C is accumulated into, as the linalg op does.
+///
+/// With an `epilogue` (an elementwise linalg.generic reading the
+/// contraction's output as its input 0, Epilogue::check) the third argument
+/// is the epilogue's output instead, which each accumulator is applied to
+/// and stored in (not added to), and the epilogue's other inputs, then the
+/// values of the enclosing function its body uses, follow as arguments of
+/// their types (memrefs static).
 mlir::FailureOr<WarpMmaLaunch>
 buildWarpMmaKernel(mlir::ModuleOp module, llvm::StringRef name,
                    const Contraction &c, const TensorizePlan &plan,
                    const WarpMmaSchedule &schedule, std::string &why,
-                   llvm::ArrayRef<PaddedOperand> padded = {});
+                   llvm::ArrayRef<PaddedOperand> padded = {},
+                   mlir::linalg::GenericOp epilogue = {});
 
 } // namespace tisa
 

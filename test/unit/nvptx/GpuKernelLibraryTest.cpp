@@ -95,7 +95,8 @@ TEST_P(GpuLibrary, HostRunMatchesTheReference) {
   for (Fill fill : {Fill::Random, Fill::Extreme}) {
     KernelData data = makeData(spec, /*seed=*/7, fill);
     data.denormalsAreZero = {false, false}; // mma.sync keeps denormals
-    std::fill(data.output.begin(), data.output.end(), 0); // C += A * B
+    // C += A * B; with an epilogue C = epilogue(A * B), C not read.
+    std::fill(data.output.begin(), data.output.end(), 0);
     (*run)(data);
     computeReference(spec, data);
     EXPECT_EQ(compareOutput(spec, data), "")
@@ -144,6 +145,26 @@ std::vector<Case> cases() {
   return out;
 }
 
+/// Fused epilogues (bias, residual, ReLU, requantization or a bf16 output)
+/// applied to each accumulator on its way out; the data makes s32 wrap and
+/// tells rounding modes apart (tisa::fillEpilogue).
+std::vector<Case> epilogueCases() {
+  auto with = [](KernelSpec s, const char *types, llvm::StringRef list) {
+    s.types = cantFail(KernelTypes::parse(types));
+    s.epilogue = cantFail(EpilogueSpec::parse(list));
+    return Case{types, s};
+  };
+  return {with(gemm(97, 131, 67), "u8,s8,s32", "bias,relu,requant=u8"),
+          with(gemm(97, 131, 67), "s8,s8,s32", "bias,residual,requant=s8"),
+          with(gemm(1, 1, 1), "u8,s8,s32", "bias,requant=u8"),
+          with(gemm(33, 48, 70), "bf16,bf16,f32", "bias,residual,relu,bf16"),
+          with(gemm(17, 15, 65), "f16,f16,f32", "bias,relu"),
+          with(conv(1, 14, 14, 19, 21, 3, 1, 1), "u8,s8,s32",
+               "bias,residual,relu,requant=u8"),
+          with(conv(2, 9, 7, 16, 24, 3, 2, 1), "bf16,bf16,f32",
+               "bias,relu,bf16")};
+}
+
 std::string caseName(const ::testing::TestParamInfo<Case> &info) {
   std::string s = info.param.spec.symbol();
   std::replace_if(
@@ -153,5 +174,7 @@ std::string caseName(const ::testing::TestParamInfo<Case> &info) {
 
 INSTANTIATE_TEST_SUITE_P(Matrix, GpuLibrary, ::testing::ValuesIn(cases()),
                          caseName);
+INSTANTIATE_TEST_SUITE_P(Epilogues, GpuLibrary,
+                         ::testing::ValuesIn(epilogueCases()), caseName);
 
 } // namespace
