@@ -424,5 +424,33 @@ Value flipSignBits(OpBuilder &b, Location loc, Value v) {
   return arith::XOrIOp::create(b, loc, v, mask);
 }
 
+FailureOr<DotRoles> dotRoles(const Contraction &c, const TensorizePlan &plan,
+                             unsigned laneLoop, std::string &why) {
+  bool broadcast[2];
+  for (unsigned j = 0; j < 2; ++j) {
+    const ProgramOperand &operand = c.operands[plan.programInputOf[j]];
+    OperandPlan::Access access = plan.operands[j].access;
+    broadcast[j] = !operand.map.isFunctionOfDim(laneLoop);
+    if (broadcast[j] && access != OperandPlan::Access::Broadcast) {
+      why = "the broadcast input " + operand.name + " needs a relayout first (" +
+            plan.operands[j].detail +
+            "); only one read in place is generated so far";
+      return failure();
+    }
+    if (!broadcast[j] && access != OperandPlan::Access::Packed &&
+        access != OperandPlan::Access::Direct) {
+      why = "operand " + operand.name +
+            " needs a strided or gathered access; only broadcast and packed "
+            "inputs are generated so far";
+      return failure();
+    }
+  }
+  if (broadcast[0] == broadcast[1]) {
+    why = "the plan does not broadcast one input and pack the other";
+    return failure();
+  }
+  return broadcast[0] ? DotRoles{0, 1} : DotRoles{1, 0};
+}
+
 } // namespace codegen
 } // namespace tisa

@@ -38,6 +38,16 @@ std::optional<SmallVector<int64_t>> linearCoefficients(AffineExpr e,
                                                        unsigned loops);
 /// Whether the operand's last dimension is contiguous.
 bool isIdentityStride(const ProgramOperand &o);
+
+/// The instruction operands of a dot-product plan whose lanes run along
+/// program loop `laneLoop`: the broadcast input (the lane loop does not
+/// index it; read in place, so its plan must not relay it out) and the one
+/// along the lanes (packed or read in place). Else why not, one line.
+struct DotRoles {
+  unsigned broadcast = 0, lanes = 1;
+};
+FailureOr<DotRoles> dotRoles(const Contraction &c, const TensorizePlan &plan,
+                             unsigned laneLoop, std::string &why);
 /// Whether `operand`'s memref has unit stride in its last dimension and
 /// `map` indexes that dimension by loop `loop` alone and no other dimension
 /// by it (plain code's vectorizable dimension).

@@ -75,23 +75,17 @@ LogicalResult ScalableDotKernel::readInstruction(std::string &why) {
 }
 
 LogicalResult ScalableDotKernel::readOperands(std::string &why) {
-  for (unsigned j = 0; j < 2; ++j) {
-    OperandPlan::Access access = plan_.operands[j].access;
-    if (access == OperandPlan::Access::Broadcast) {
-      aReg = j;
-      aInput = plan_.programInputOf[j];
-    } else if (access == OperandPlan::Access::Packed ||
-               access == OperandPlan::Access::Direct) {
-      bReg = j;
-      bInput = plan_.programInputOf[j];
-    } else {
-      return refuse(why, "operand " + c.operands[plan_.programInputOf[j]].name +
-                             " needs a strided or gathered access");
-    }
-  }
-  if (aInput == bInput || plan_.operands[2].access != OperandPlan::Access::Direct)
-    return refuse(why, "the plan does not broadcast one input, pack the "
-                       "other and accumulate in place");
+  FailureOr<codegen::DotRoles> roles =
+      codegen::dotRoles(c, plan_, laneLoop, why);
+  if (failed(roles))
+    return failure();
+  aReg = roles->broadcast;
+  bReg = roles->lanes;
+  aInput = plan_.programInputOf[aReg];
+  bInput = plan_.programInputOf[bReg];
+  if (plan_.operands[2].access != OperandPlan::Access::Direct)
+    return refuse(why, "the output needs a relayout; only a direct "
+                       "accumulator is generated so far");
   const ProgramOperand &a = c.operands[aInput], &bOp = c.operands[bInput],
                        &out = c.operands[2];
   MLIRContext *ctx = c.op->getContext();

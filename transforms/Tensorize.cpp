@@ -151,32 +151,15 @@ LogicalResult LaneDotKernel::Impl::readExtents(std::string &why) {
 }
 
 LogicalResult LaneDotKernel::Impl::readInputs(std::string &why) {
-  // Which input is broadcast (the lane loop does not index it) and which
-  // runs along the lanes (packed, or read in place); the generator reads the
-  // broadcast one in place, so a plan that relays it out is refused.
-  bool broadcast[2] = {false, false};
-  for (unsigned j = 0; j < 2; ++j) {
-    unsigned input = plan.programInputOf[j];
-    const ProgramOperand &operand = c.operands[input];
-    OperandPlan::Access access = plan.operands[j].access;
-    broadcast[j] = !operand.map.isFunctionOfDim(laneLoop);
-    if (broadcast[j] && access != OperandPlan::Access::Broadcast)
-      return refuse(why, "the broadcast input " + operand.name +
-                             " needs a relayout first (" +
-                             plan.operands[j].detail +
-                             "); only one read in place is generated so far");
-    if (!broadcast[j] && access != OperandPlan::Access::Packed &&
-        access != OperandPlan::Access::Direct)
-      return refuse(
-          why, "operand " + operand.name +
-                   " needs a strided or gathered access; only broadcast and "
-                   "packed inputs are generated so far");
-    (broadcast[j] ? bcInstr : pkInstr) = j;
-    (broadcast[j] ? bcInput : pkInput) = input;
-  }
-  if (broadcast[0] == broadcast[1])
-    return refuse(why,
-                  "the plan does not broadcast one input and pack the other");
+  // Which input is broadcast and which runs along the lanes.
+  FailureOr<codegen::DotRoles> roles =
+      codegen::dotRoles(c, plan, laneLoop, why);
+  if (failed(roles))
+    return failure();
+  bcInstr = roles->broadcast;
+  pkInstr = roles->lanes;
+  bcInput = plan.programInputOf[bcInstr];
+  pkInput = plan.programInputOf[pkInstr];
   if (plan.operands[2].access != OperandPlan::Access::Direct)
     return refuse(why, "the output needs a relayout; only a direct accumulator "
                        "is generated so far");
