@@ -2,6 +2,9 @@
 
 #include "tisa/tisa.h"
 #include "tisa/Kernels/Jit.h"
+#include "tisa/Targets/Target.h"
+
+#include "llvm/ADT/StringExtras.h"
 
 #include <cstdlib>
 #include <cstring>
@@ -54,6 +57,31 @@ llvm::Expected<tisa::KernelSpec> specFrom(const tisa_kernel_spec &c) {
   return s;
 }
 
+/// Why this machine cannot run code for `name` in process, or success: the
+/// entries tisa_compile hands out are called right here (another
+/// architecture's code crashed the caller, AMX code raised SIGILL).
+llvm::Error runsHere(const std::string &name) {
+  auto target = tisa::loadTarget(name);
+  if (!target)
+    return target.takeError();
+  auto host = tisa::loadTarget("host");
+  if (!host)
+    return host.takeError();
+  std::string why;
+  if (target->arch != host->arch)
+    why = "it is an " + tisa::stringifyTargetArch(target->arch).str() +
+          " target and this machine is " +
+          tisa::stringifyTargetArch(host->arch).str();
+  else if (auto lacking = tisa::featuresLacking(*target, *host);
+           !lacking.empty())
+    why = "this machine lacks " + llvm::join(lacking, ", ");
+  if (why.empty())
+    return llvm::Error::success();
+  return llvm::createStringError(
+      "tisa_compile: cannot run code for " + target->name + " here: " + why +
+      " (`tisa gen --target " + target->name + "` writes a library for it)");
+}
+
 } // namespace
 
 extern "C" {
@@ -74,6 +102,8 @@ tisa_kernel *tisa_compile(const tisa_kernel_spec *spec, const char *target,
   tisa::JitOptions options;
   if (target)
     options.target = target;
+  if (auto e = runsHere(options.target))
+    return fail(std::move(e));
   auto compiled = tisa::compileKernel(*s, options);
   if (!compiled)
     return fail(compiled.takeError());

@@ -181,6 +181,16 @@ int main(void) {
     return 1;
   }
   tisa_free(error);
+  /* So is a target whose code this machine cannot run (another
+   * architecture): the entries would be called here. */
+  error = NULL;
+  tisa_kernel_spec good = tisa_gemm_spec(M, N, K, "u8,s8,s32");
+  if (tisa_compile(&good, "neoverse-v2", &error) || !error ||
+      !strstr(error, "cannot run code for neoverse-v2")) {
+    fprintf(stderr, "a foreign target was not refused with its reason\n");
+    return 1;
+  }
+  tisa_free(error);
 
   tisa_kernel *k = compile(tisa_gemm_spec(M, N, K, "u8,s8,s32"), "static");
   if (!k)
