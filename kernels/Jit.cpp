@@ -291,6 +291,8 @@ llvm::Expected<GeneratedKernel> generate(const KernelSpec &spec,
   std::vector<const Description *> descriptions;
   for (const auto &d : set.descriptions())
     descriptions.push_back(d.get());
+  if (descriptions.empty())
+    return llvm::createStringError(noDescriptionsFound(options.isaDirs));
   GenerateOptions generate;
   generate.isa = options.isa;
   generate.schedule = schedule;

@@ -140,11 +140,33 @@ std::vector<std::string> isaSearchPath(ArrayRef<std::string> extraDirs) {
     for (StringRef p : parts)
       dirs.push_back(p.str());
   }
-  if (llvm::sys::fs::is_directory(TISA_INSTALLED_ISA_DIR))
-    dirs.push_back(TISA_INSTALLED_ISA_DIR);
-  else if (llvm::sys::fs::is_directory(TISA_SOURCE_ISA_DIR))
-    dirs.push_back(TISA_SOURCE_ISA_DIR);
+  std::string shipped = shippedDataDir(
+      "isa-descriptions", TISA_INSTALLED_ISA_DIR, TISA_SOURCE_ISA_DIR);
+  if (!shipped.empty())
+    dirs.push_back(shipped);
   return dirs;
+}
+
+std::string noDescriptionsFound(ArrayRef<std::string> extraDirs) {
+  std::vector<std::string> dirs = isaSearchPath(extraDirs);
+  return "no instruction descriptions found (searched: " +
+         (dirs.empty() ? std::string("no directory exists")
+                       : llvm::join(dirs, ", ")) +
+         "); set TISA_ISA_PATH to an installed tree's "
+         "PREFIX/share/tisa/isa-descriptions";
+}
+
+std::string shippedDataDir(StringRef sub, StringRef configured,
+                           StringRef source) {
+  std::string exe = llvm::sys::fs::getMainExecutable(
+      nullptr, reinterpret_cast<void *>(&shippedDataDir));
+  SmallString<256> beside(llvm::sys::path::parent_path(
+      llvm::sys::path::parent_path(exe)));
+  llvm::sys::path::append(beside, "share", "tisa", sub);
+  for (StringRef dir : {StringRef(beside), configured, source})
+    if (!exe.empty() && llvm::sys::fs::is_directory(dir))
+      return dir.str();
+  return "";
 }
 
 LoadedDescriptions::LoadedDescriptions(llvm::ArrayRef<std::string> extraDirs) {

@@ -7,6 +7,7 @@
 
 #include "tisa/Targets/Target.h"
 #include "tisa/Config.h"
+#include "tisa/Semantics/DescriptionSet.h"
 
 #include "llvm/ADT/STLExtras.h"
 #include "llvm/ADT/StringExtras.h"
@@ -620,9 +621,9 @@ Expected<Target> parseTarget(StringRef json, StringRef path) {
 //===----------------------------------------------------------------------===//
 
 std::string defaultTargetDir() {
-  if (llvm::sys::fs::is_directory(TISA_INSTALLED_TARGET_DIR))
-    return TISA_INSTALLED_TARGET_DIR;
-  return TISA_SOURCE_TARGET_DIR;
+  std::string dir = shippedDataDir("targets", TISA_INSTALLED_TARGET_DIR,
+                                   TISA_SOURCE_TARGET_DIR);
+  return dir.empty() ? TISA_SOURCE_TARGET_DIR : dir;
 }
 
 std::vector<std::string> listTargets(StringRef dir) {

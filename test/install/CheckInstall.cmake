@@ -18,6 +18,13 @@ function(step what)
 endfunction()
 
 step("install" ${CMAKE_COMMAND} --install ${BUILD_DIR} --prefix ${WORK_DIR}/prefix)
+# The installed tool starts without a library path (its run path names
+# LLVM's) and reads the descriptions of its own prefix, not the configured one.
+step("installed tisa" ${CMAKE_COMMAND} -E env --unset=LD_LIBRARY_PATH
+     ${WORK_DIR}/prefix/bin/tisa isa show vpdpbusd.zmm)
+if(NOT step_output MATCHES "file: +${WORK_DIR}/prefix/share/tisa/isa-descriptions/")
+  message(FATAL_ERROR "the installed tisa did not read its prefix's descriptions:\n${step_output}")
+endif()
 set(launcher "")
 find_program(CCACHE ccache)
 if(CCACHE)

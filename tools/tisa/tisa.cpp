@@ -40,6 +40,11 @@ bool loadAll(tisa::DescriptionSet &set, const Options &o) {
   bool ok = true;
   for (const std::string &dir : tisa::isaSearchPath(o.isaDirs))
     ok &= succeeded(set.loadDirectory(dir));
+  if (ok && set.descriptions().empty()) {
+    llvm::WithColor::error(llvm::errs(), "tisa")
+        << tisa::noDescriptionsFound(o.isaDirs) << "\n";
+    return false;
+  }
   return ok;
 }
 
@@ -151,6 +156,8 @@ int isaList(const Options &o) {
   MLIRContext ctx;
   tisa::DescriptionSet set(ctx, llvm::errs());
   bool ok = loadAll(set, o);
+  if (set.descriptions().empty())
+    return 1;
   size_t nameWidth = 4, featWidth = 8;
   for (const auto &d : set.descriptions()) {
     nameWidth = std::max(nameWidth, d->name.size());
@@ -303,6 +310,11 @@ int isaVerify(const Options &o) {
         entries.push_back(
             {set.descriptions()[i]->path, set.descriptions()[i].get()});
       before = set.descriptions().size();
+    }
+    if (entries.empty()) {
+      llvm::WithColor::error(llvm::errs(), "tisa")
+          << tisa::noDescriptionsFound(o.isaDirs) << "\n";
+      return 1;
     }
   } else {
     for (const std::string &file : o.positional) {

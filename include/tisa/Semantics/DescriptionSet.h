@@ -65,11 +65,21 @@ private:
   std::vector<std::unique_ptr<Description>> loaded;
 };
 
+/// Where tisa's shipped data directory `sub` of share/tisa is
+/// ("isa-descriptions", "targets"): beside the running program's install
+/// tree (PREFIX/bin/PROGRAM -> PREFIX/share/tisa/SUB: an install moved to
+/// another prefix), else in the prefix tisa was configured with, else in the
+/// source tree (`source`); "" when none exists.
+std::string shippedDataDir(llvm::StringRef sub, llvm::StringRef configured,
+                           llvm::StringRef source);
+
 /// Directories searched for descriptions, in order: `extraDirs`, then
-/// TISA_ISA_PATH
-/// (':'-separated), then the installed directory (or the source tree's when the
-/// installed one does not exist).
+/// TISA_ISA_PATH (':'-separated), then the shipped ones (shippedDataDir).
 std::vector<std::string> isaSearchPath(llvm::ArrayRef<std::string> extraDirs);
+
+/// The error for a search that found no description at all: where it
+/// looked, and how to point it at an installed tree.
+std::string noDescriptionsFound(llvm::ArrayRef<std::string> extraDirs);
 
 /// Every description of isaSearchPath(extraDirs), loaded into a context of
 /// their own: what a program that generates kernels outside a pass (a
