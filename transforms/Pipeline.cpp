@@ -6,6 +6,7 @@
 #include "mlir/Dialect/Bufferization/Pipelines/Passes.h"
 #include "mlir/Dialect/Bufferization/Transforms/Passes.h"
 #include "mlir/Pass/PassManager.h"
+#include "mlir/Pass/PassRegistry.h"
 #include "mlir/Transforms/Passes.h"
 
 namespace tisa {
@@ -30,6 +31,15 @@ void addTisaBufferizePasses(mlir::OpPassManager &pm) {
   // between two ops, a copy for a conflict) get their deallocations here.
   mlir::bufferization::buildBufferDeallocationPipeline(pm);
   pm.addPass(mlir::createCanonicalizerPass());
+}
+
+void registerTisaPipelines() {
+  mlir::PassPipelineRegistration<>(
+      "tisa-bufferize",
+      "What tisa gen FILE.mlir runs first: one-shot bufferization of whole "
+      "functions (identity layouts at their boundaries), returned buffers as "
+      "output arguments",
+      [](mlir::OpPassManager &pm) { addTisaBufferizePasses(pm); });
 }
 
 void addTisaTensorizePasses(mlir::OpPassManager &pm,

@@ -21,12 +21,7 @@ int main(int argc, char **argv) {
   mlir::registerAllPasses();
   tisa::registerTisaPasses();
   tisa::registerTisaTransformsPasses();
-  mlir::PassPipelineRegistration<>(
-      "tisa-bufferize",
-      "What tisa gen FILE.mlir runs first: one-shot bufferization of whole "
-      "functions (identity layouts at their boundaries), returned buffers as "
-      "output arguments",
-      [](mlir::OpPassManager &pm) { tisa::addTisaBufferizePasses(pm); });
+  tisa::registerTisaPipelines();
   mlir::DialectRegistry registry;
   mlir::registerAllDialects(registry);
   mlir::registerAllExtensions(registry);

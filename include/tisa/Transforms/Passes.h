@@ -34,6 +34,11 @@ void populateTisaLegalizeInstructionsPatterns(
 /// tensor arguments of public functions so: they are the caller's inputs).
 void addTisaBufferizePasses(mlir::OpPassManager &pm);
 
+/// Registers the pipelines of tisa's passes a driver names as one pass:
+/// `tisa-bufferize` (addTisaBufferizePasses). tisa-opt and the mlir-opt
+/// plugin call it.
+void registerTisaPipelines();
+
 /// What runs between tensorization and LLVM lowering, on every path
 /// (tisa gen gemm|conv2d, tisa gen FILE.mlir): the generators' scratch
 /// buffers out of loops, plain contractions in register tiles of the

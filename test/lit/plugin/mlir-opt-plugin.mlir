@@ -9,6 +9,10 @@
 // RUN: mlir-opt --load-dialect-plugin=%tisa_plugin --load-pass-plugin=%tisa_plugin %s \
 // RUN:   "--pass-pipeline=builtin.module(func.func(tisa-select-plan{target=znver4},tisa-split-pack{target=znver4},tisa-tensorize{target=znver4},tisa-register-tile),tisa-legalize-instructions)" \
 // RUN:   | FileCheck %s --check-prefix=LOWERED
+// A program on tensors: tisa-bufferize (the pipeline tisa gen runs first) comes with the plugin.
+// RUN: mlir-opt --load-dialect-plugin=%tisa_plugin --load-pass-plugin=%tisa_plugin %S/../gen/Inputs/matmul-tensors.mlir \
+// RUN:   "--pass-pipeline=builtin.module(tisa-bufferize,func.func(tisa-select-plan{target=znver4},tisa-split-pack{target=znver4}))" \
+// RUN:   | FileCheck %s --check-prefix=TENSORS
 // Without the dialect plugin mlir-opt cannot read what the split wrote.
 // RUN: mlir-opt --load-dialect-plugin=%tisa_plugin --load-pass-plugin=%tisa_plugin %s \
 // RUN:   "--pass-pipeline=builtin.module(func.func(tisa-select-plan{target=znver4},tisa-split-pack{target=znver4}))" \
@@ -29,3 +33,5 @@ func.func @gemm(%a: memref<8x64xi8>, %b: memref<64x32xi8>, %c: memref<8x32xi32>)
   linalg.matmul ins(%a, %b : memref<8x64xi8>, memref<64x32xi8>) outs(%c : memref<8x32xi32>)
   return
 }
+
+// TENSORS: tisa.compute
