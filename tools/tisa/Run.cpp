@@ -40,6 +40,7 @@
 #include "llvm/Support/WithColor.h"
 
 #include <algorithm>
+#include <array>
 #include <chrono>
 
 using namespace mlir;
@@ -60,6 +61,40 @@ std::string tilesText(const CompiledKernel &k, const KernelSpec &call) {
   return std::to_string(rangeTiles(k, data)) + " tiles" + at;
 }
 
+/// The names of the extents `--at` triples give: m, n, k or n, h, w.
+std::array<llvm::StringRef, 3> extentNames(const KernelSpec &spec) {
+  if (spec.op == KernelSpec::Op::Gemm)
+    return {"m", "n", "k"};
+  return {"n", "h", "w"};
+}
+
+/// The default `--at` of a kernel of run-time n or k (conv2d h or w): three
+/// shapes from a small one to a large one, each static extent as the kernel
+/// has it.
+std::string defaultAt(const KernelSpec &spec) {
+  bool gemm = spec.op == KernelSpec::Op::Gemm;
+  int64_t shapes[3][3] = {{1, 1, 1}, {33, 100, 300}, {256, 256, 256}};
+  if (!gemm) // the smallest image with an output, an odd one, ResNet's
+    for (auto [i, shape] : llvm::enumerate(
+             std::array<std::array<int64_t, 3>, 3>{
+                 {{1, spec.r, spec.s + 1},
+                  {2, 17, 2 * spec.s + 9},
+                  {1, 56, 56}}}))
+      std::copy(shape.begin(), shape.end(), shapes[i]);
+  auto [second, third] = spec.callExtents();
+  bool runTime[3] = {spec.runTimeRows, spec.runTimeN || spec.runTimeH,
+                     spec.runTimeK || spec.runTimeW};
+  int64_t fixed[3] = {spec.rows(), second, third};
+  std::vector<std::string> items;
+  for (int64_t *shape : shapes) {
+    for (unsigned i = 0; i < 3; ++i)
+      if (!runTime[i])
+        shape[i] = fixed[i];
+    items.push_back(llvm::formatv("{0}x{1}x{2}", shape[0], shape[1], shape[2]));
+  }
+  return llvm::join(items, ",");
+}
+
 /// `--at` (the calls a kernel of run-time extents runs at: M,M,... or
 /// MxNxK,...), or a usage error.
 std::optional<std::vector<KernelSpec>> callsToRun(const Options &o,
@@ -78,12 +113,8 @@ std::optional<std::vector<KernelSpec>> callsToRun(const Options &o,
     }
     return std::vector<KernelSpec>();
   }
-  std::string text = at != o.values.end() ? at->second
-                     : !nk                ? "1,33,256"
-                     : gemm ? "1x1x1,33x100x300,256x256x256"
-                            : llvm::formatv("1x{0}x{1},2x17x{2},1x56x56",
-                                            spec.r, spec.s + 1, 2 * spec.s + 9)
-                                  .str();
+  std::string text =
+      at != o.values.end() ? at->second : !nk ? "1,33,256" : defaultAt(spec);
   llvm::SmallVector<llvm::StringRef> items;
   llvm::StringRef(text).split(items, ',');
   std::vector<KernelSpec> calls;
@@ -107,11 +138,14 @@ std::optional<std::vector<KernelSpec>> callsToRun(const Options &o,
     KernelSpec call = nk ? spec.withCall(v[0], v[1], v[2])
                          : spec.withRows(v[0]);
     auto [second, third] = call.callExtents();
-    if (nk && (call.rows() != v[0] || second != v[1] || third != v[2])) {
-      code = usageError("--at " + item.str() + ": the kernel's static " +
-                        "extents are " + call.describe());
-      return std::nullopt;
-    }
+    int64_t fixed[3] = {call.rows(), second, third};
+    for (unsigned i = 0; nk && i < 3; ++i)
+      if (fixed[i] != v[i]) {
+        code = usageError(llvm::formatv(
+            "--at {0}: the kernel's {1} is {2}, fixed when it was generated",
+            item, extentNames(spec)[i], fixed[i]));
+        return std::nullopt;
+      }
     if (llvm::Error e = call.validate()) {
       code = usageError("--at " + item.str() + ": " +
                         llvm::toString(std::move(e)));
