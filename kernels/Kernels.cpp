@@ -10,6 +10,9 @@
 #include "llvm/ADT/StringExtras.h"
 #include "llvm/Support/FormatVariadic.h"
 
+#include <array>
+#include <cmath>
+
 using namespace mlir;
 
 namespace tisa {
@@ -170,6 +173,18 @@ llvm::Error KernelSpec::validate() const {
   if (hChecked + 2 * pad < r || wChecked + 2 * pad < s)
     return llvm::createStringError("the filter is larger than the padded "
                                    "input: no output");
+  // Each extent fits, but their products may not (a 4096x4096 filter of
+  // 2^20 channels and filters wrapped the packed size to 0).
+  double elements[] = {
+      double(rowsChecked) * (hChecked + 2 * pad) * (wChecked + 2 * pad) * c,
+      double(r) * s * c * filters,
+      double(rowsChecked) * hChecked * wChecked * filters};
+  for (auto [what, v] : llvm::zip(
+           std::array<StringRef, 3>{"input", "filter", "output"}, elements))
+    if (v > std::ldexp(1.0, 40))
+      return llvm::createStringError(
+          llvm::formatv("the {0} would have {1:E1} elements, more than 2^40",
+                        what, v));
   return llvm::Error::success();
 }
 

@@ -1,5 +1,7 @@
 /*===- tisa.h - the JIT as a C API ------------------------------*- C -*-===*
  *
+ * C99 or later, or C++.
+ *
  * Compile a tensorized GEMM or NHWC conv2d for this machine at run time (the
  * best instruction the host executes, plain vector code with a warning where
  * none applies), with tisa's on-disk kernel cache, and get its entry points.
@@ -15,7 +17,9 @@
  * entry but the pack takes it as its first argument (int64_t), e.g.
  * NAME(m, A, lda, B, ldb, C, ldc), and NAME_tiles(m) counts the range
  * entry's tiles (16 rows; one image). A GEMM's n and k may be TISA_RUN_TIME
- * too: every entry then takes its run-time extents first in the order m, n,
+ * too where a tensor instruction of the target implements the types (plain
+ * vector code, the fallback, takes m only; tisa_compile says so): every
+ * entry then takes its run-time extents first in the order m, n,
  * k, NAME_pack_b and NAME_packed_bytes take n and k (the packed weights grow
  * with them), e.g. NAME(m, n, k, A, lda, B, ldb, C, ldc). A conv2d's h and w
  * may be TISA_RUN_TIME as well: every entry but the pack then takes its

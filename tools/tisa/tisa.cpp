@@ -133,8 +133,8 @@ options:
   --time-limit S           'tune': stop searching after S seconds
   --schedule TEXT          'gen', 'run': the loop schedule (as 'tisa tune' prints it, e.g.
                            unroll=6x4x1,block=0,order=lanes-inner,panel=64; fields unroll, block,
-                           order, panel, fuse: docs/codegen.md) instead of the tuned or default one;
-                           an AMX kernel takes unroll alone (its register tile of accumulators)
+                           order, panel, fuse, edge, kunroll, hold, even: docs/codegen.md) instead
+                           of the tuned or default one; an AMX kernel takes unroll and hold
   --all                    'match': also list every candidate plan and why each other
                            description was rejected
   --strict-fp              'match': reject floating-point instructions whose accumulation
