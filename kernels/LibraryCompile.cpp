@@ -128,14 +128,16 @@ std::string LibraryBuilder::runTimeText() const {
     return names;
   };
   std::string all = list(KernelSpec::Extents::All);
+  std::string are =
+      spec.runTimeExtents(KernelSpec::Extents::All).size() == 1 ? " is" : " are";
   if (spec.runTimeN || spec.runTimeK)
-    return " * " + all + " are given at run time: the first arguments of " +
+    return " * " + all + are + " given at run time: the first arguments of " +
            "every entry (" + packName + " and\n * " +
            name("_packed_bytes") + " take " +
            list(KernelSpec::Extents::Weights) +
            "); one kernel for any extents >= 1.\n";
   if (spec.runTimeH || spec.runTimeW)
-    return " * " + all + " are given at run time: the first arguments of " +
+    return " * " + all + are + " given at run time: the first arguments of " +
            "every entry but " + packName + "\n * (one kernel for any " +
            "extents with an output).\n";
   if (spec.runTimeRows)
