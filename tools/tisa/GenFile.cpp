@@ -49,6 +49,9 @@ std::optional<std::string> cParameters(FunctionType f,
                                        std::vector<std::string> &types) {
   std::vector<std::string> params;
   auto add = [&](Type t) {
+    // A vector travels by value in an ABI of its own, not as a descriptor.
+    if (isa<VectorType>(t))
+      return false;
     auto shaped = dyn_cast<ShapedType>(t);
     std::string elt = cElementType(shaped ? shaped.getElementType() : t);
     if (elt.empty() || (shaped && !shaped.hasRank()))
