@@ -123,6 +123,13 @@ LogicalResult ScalableMatrixKernel::readOperands(std::string &why) {
   if (!bOp.map.isProjectedPermutation() || bOp.map.isFunctionOfDim(rowLoop))
     return refuse(why, "the packed input " + bOp.name +
                            " is not indexed by plain loops besides the rows");
+  // Its packed size follows the loops that index it: one the columns do not
+  // index (B[k]: every column the same) left the packing of run-time blocks
+  // short of the columns (every output wrong).
+  if (!bOp.map.isFunctionOfDim(laneLoop))
+    return refuse(why, "the packed input " + bOp.name +
+                           " is the same for every column; a matrix "
+                           "multiply of it is not generated");
   if (!out.map.isProjectedPermutation() || out.map.getNumResults() == 0 ||
       out.map.getResults().back() != getAffineDimExpr(laneLoop, ctx) ||
       !isIdentityStride(out) || !out.map.isFunctionOfDim(rowLoop))

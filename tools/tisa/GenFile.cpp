@@ -83,6 +83,23 @@ std::optional<std::string> cParameters(FunctionType f,
   return params.empty() ? std::string("void") : llvm::join(params, ", ");
 }
 
+/// Whether any value of `module` is a tensor: a program on memrefs is not
+/// bufferized (its own deallocations stay; the deallocation pipeline
+/// refuses them).
+bool usesTensors(ModuleOp module) {
+  auto tensor = [](Type t) { return isa<TensorType>(t); };
+  bool found = false;
+  module.walk([&](Operation *op) {
+    if (llvm::any_of(op->getResultTypes(), tensor))
+      found = true;
+    if (auto f = dyn_cast<func::FuncOp>(op))
+      found |= llvm::any_of(f.getArgumentTypes(), tensor) ||
+               llvm::any_of(f.getResultTypes(), tensor);
+    return found ? WalkResult::interrupt() : WalkResult::advance();
+  });
+  return found;
+}
+
 } // namespace
 
 /// tisa gen FILE.mlir: tensorize every contraction on memrefs, register
@@ -140,7 +157,8 @@ int genFromFile(const Options &o, llvm::StringRef file, llvm::StringRef dir) {
   // Tensors become buffers; the plan and schedule become attributes (a
   // --schedule applies to every contraction without one), each planned
   // contraction its pack and its computation, which the tensorizer lowers.
-  addTisaBufferizePasses(pm);
+  if (usesTensors(*module))
+    addTisaBufferizePasses(pm);
   addTisaTensorizePasses(pm, *inputs, value(o, "schedule", ""),
                          !o.noFuseEpilogue);
   addTisaRegisterLevelPasses(pm, plainTileOptions(*(*inputs)->target));
