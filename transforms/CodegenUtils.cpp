@@ -449,7 +449,17 @@ FailureOr<DotRoles> dotRoles(const Contraction &c, const TensorizePlan &plan,
     why = "the plan does not broadcast one input and pack the other";
     return failure();
   }
-  return broadcast[0] ? DotRoles{0, 1} : DotRoles{1, 0};
+  if (plan.operands[2].access != OperandPlan::Access::Direct) {
+    why = "the output needs a relayout; only a direct accumulator is "
+          "generated so far";
+    return failure();
+  }
+  DotRoles roles;
+  roles.broadcast = broadcast[0] ? 0 : 1;
+  roles.lanes = 1 - roles.broadcast;
+  roles.broadcastInput = plan.programInputOf[roles.broadcast];
+  roles.lanesInput = plan.programInputOf[roles.lanes];
+  return roles;
 }
 
 } // namespace codegen

@@ -42,9 +42,11 @@ bool isIdentityStride(const ProgramOperand &o);
 /// The instruction operands of a dot-product plan whose lanes run along
 /// program loop `laneLoop`: the broadcast input (the lane loop does not
 /// index it; read in place, so its plan must not relay it out) and the one
-/// along the lanes (packed or read in place). Else why not, one line.
+/// along the lanes (packed or read in place), as instruction operands and
+/// as program inputs; the accumulator read in place. Else why not, one line.
 struct DotRoles {
-  unsigned broadcast = 0, lanes = 1;
+  unsigned broadcast = 0, lanes = 1;           ///< instruction operands
+  unsigned broadcastInput = 0, lanesInput = 1; ///< program inputs
 };
 FailureOr<DotRoles> dotRoles(const Contraction &c, const TensorizePlan &plan,
                              unsigned laneLoop, std::string &why);

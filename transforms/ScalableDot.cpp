@@ -81,11 +81,8 @@ LogicalResult ScalableDotKernel::readOperands(std::string &why) {
     return failure();
   aReg = roles->broadcast;
   bReg = roles->lanes;
-  aInput = plan_.programInputOf[aReg];
-  bInput = plan_.programInputOf[bReg];
-  if (plan_.operands[2].access != OperandPlan::Access::Direct)
-    return refuse(why, "the output needs a relayout; only a direct "
-                       "accumulator is generated so far");
+  aInput = roles->broadcastInput;
+  bInput = roles->lanesInput;
   const ProgramOperand &a = c.operands[aInput], &bOp = c.operands[bInput],
                        &out = c.operands[2];
   MLIRContext *ctx = c.op->getContext();

@@ -158,11 +158,8 @@ LogicalResult LaneDotKernel::Impl::readInputs(std::string &why) {
     return failure();
   bcInstr = roles->broadcast;
   pkInstr = roles->lanes;
-  bcInput = plan.programInputOf[bcInstr];
-  pkInput = plan.programInputOf[pkInstr];
-  if (plan.operands[2].access != OperandPlan::Access::Direct)
-    return refuse(why, "the output needs a relayout; only a direct accumulator "
-                       "is generated so far");
+  bcInput = roles->broadcastInput;
+  pkInput = roles->lanesInput;
   return success();
 }
 
