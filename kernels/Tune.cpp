@@ -161,6 +161,11 @@ public:
         continue;
       out.push_back(with(base, u + du, v + dv));
     }
+    // Nearly even row tiles or a full tile and its remainder (the same
+    // kernel when the rows divide evenly; the cache's text still differs).
+    Schedule even = base;
+    even.evenRows = !base.evenRows;
+    out.push_back(even);
     return out;
   }
 
