@@ -6,9 +6,11 @@
 //   image and writes its output's channels at the same stride: input and
 //   output are transposed to NHWC (the filter keeps FCHW; the plan packs it
 //   as any layout);
-// - a contraction neither of whose inputs runs along a reduction loop in
-//   memory (A^T B) cannot broadcast groups of either: its first input is
-//   copied with its reduction dimensions innermost.
+// - a lane-dot puts its lanes along the loop the output is contiguous in
+//   and broadcasts groups of the other input along the reduction: when that
+//   input does not run along a reduction loop in memory (A^T B, or B of a
+//   C stored transposed, C[n][m] += A[m][k] B[k][n]), it is copied with its
+//   reduction dimensions innermost.
 // The tensorizing passes then generate the copies' kernel.
 //
 //===----------------------------------------------------------------------===//
@@ -123,6 +125,21 @@ bool isReductionResult(linalg::LinalgOp op, AffineMap map, unsigned d) {
                     utils::IteratorType::reduction;
 }
 
+/// The input a lane-dot plan broadcasts: the one not indexed by the loop
+/// along which the output is contiguous (where the lanes go), when exactly
+/// one is; else input 0.
+unsigned broadcastInput(ArrayRef<AffineMap> maps) {
+  AffineMap out = maps[2];
+  if (out.getNumResults() == 0)
+    return 0;
+  auto lanes = dyn_cast<AffineDimExpr>(out.getResults().back());
+  if (!lanes)
+    return 0;
+  bool in0 = maps[0].isFunctionOfDim(lanes.getPosition());
+  bool in1 = maps[1].isFunctionOfDim(lanes.getPosition());
+  return in0 && !in1 ? 1 : 0;
+}
+
 struct RelayoutReductionOuterInput
     : public OpInterfaceRewritePattern<linalg::LinalgOp> {
   using OpInterfaceRewritePattern::OpInterfaceRewritePattern;
@@ -142,15 +159,15 @@ struct RelayoutReductionOuterInput
                       [](AffineMap m) { return m.isProjectedPermutation(); }))
       return rewriter.notifyMatchFailure(op, "an operand is not read along "
                                              "loops alone (a convolution)");
-    for (unsigned i = 0; i < 2; ++i) {
-      AffineMap m = maps[i];
-      if (m.getNumResults() == 0 ||
-          isReductionResult(op, m, m.getNumResults() - 1))
-        return rewriter.notifyMatchFailure(
-            op, "an input runs along a reduction loop in memory");
-    }
-    // Input 0 with its reduction dimensions innermost, in their order.
-    AffineMap a = maps[0];
+    if (llvm::any_of(ArrayRef(maps).take_front(2),
+                     [](AffineMap m) { return m.getNumResults() == 0; }))
+      return rewriter.notifyMatchFailure(op, "an input is a scalar");
+    unsigned in = broadcastInput(maps);
+    AffineMap a = maps[in];
+    if (isReductionResult(op, a, a.getNumResults() - 1))
+      return rewriter.notifyMatchFailure(
+          op, "the broadcast input runs along a reduction loop in memory");
+    // The input with its reduction dimensions innermost, in their order.
     SmallVector<int64_t> permutation;
     for (unsigned d = 0; d < a.getNumResults(); ++d)
       if (!isReductionResult(op, a, d))
@@ -160,14 +177,16 @@ struct RelayoutReductionOuterInput
       if (isReductionResult(op, a, d))
         permutation.push_back(d);
     if (permutation.size() == parallel)
-      return rewriter.notifyMatchFailure(op, "input 0 reads no reduction loop");
+      return rewriter.notifyMatchFailure(
+          op, "the broadcast input reads no reduction loop");
     Location loc = op.getLoc();
     rewriter.setInsertionPoint(op);
-    Value copy = transposed(rewriter, loc, op.getDpsInputs()[0], permutation);
-    genericWithBodyOf(rewriter, loc, op,
-                      ValueRange{copy, op.getDpsInputs()[1]},
-                      ValueRange{op.getDpsInits()[0]},
-                      {permuteResults(a, permutation), maps[1], maps[2]});
+    SmallVector<Value> inputs(op.getDpsInputs());
+    Value copy = transposed(rewriter, loc, inputs[in], permutation);
+    inputs[in] = copy;
+    maps[in] = permuteResults(a, permutation);
+    genericWithBodyOf(rewriter, loc, op, inputs,
+                      ValueRange{op.getDpsInits()[0]}, maps);
     memref::DeallocOp::create(rewriter, loc, copy);
     rewriter.eraseOp(op);
     return success();

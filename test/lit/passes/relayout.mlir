@@ -102,3 +102,61 @@ func.func @negative_weights_first(%b: memref<70x48xi8>, %a: memref<33x70xi8>, %c
   }
   return
 }
+
+// -----
+
+// C stored transposed (C[n][m]): the lanes run along m, where the output is
+// contiguous, so B, the input m does not index, is the one broadcast; it is
+// copied with k innermost ([k][n] -> [n][k]) and A stays. With A^T too
+// (A[k][m]) it is still B that is copied, not A.
+// CHECK-DAG:   #[[BNK:.*]] = affine_map<(d0, d1, d2) -> (d1, d2)>
+// CHECK-DAG:   #[[AMK:.*]] = affine_map<(d0, d1, d2) -> (d0, d2)>
+// CHECK-DAG:   #[[AKM:.*]] = affine_map<(d0, d1, d2) -> (d2, d0)>
+// CHECK-LABEL: func.func @transposed_c
+// CHECK:         %[[COPY:.*]] = memref.alloc() {alignment = 64 : i64} : memref<48x64xi8>
+// CHECK:         linalg.transpose ins(%arg1 : memref<64x48xi8>) outs(%[[COPY]] : memref<48x64xi8>) permutation = [1, 0]
+// CHECK:         linalg.generic {indexing_maps = [#[[AMK]], #[[BNK]], #{{.*}}], {{.*}}} ins(%arg0, %[[COPY]] : memref<40x64xi8>, memref<48x64xi8>)
+// CHECK:         memref.dealloc %[[COPY]]
+// CHECK-LABEL: func.func @transposed_a_and_c
+// CHECK:         %[[COPY2:.*]] = memref.alloc() {alignment = 64 : i64} : memref<48x64xi8>
+// CHECK:         linalg.transpose ins(%arg1 : memref<64x48xi8>) outs(%[[COPY2]] : memref<48x64xi8>) permutation = [1, 0]
+// CHECK:         linalg.generic {indexing_maps = [#[[AKM]], #[[BNK]], #{{.*}}], {{.*}}} ins(%arg0, %[[COPY2]] : memref<64x40xi8>, memref<48x64xi8>)
+func.func @transposed_c(%a: memref<40x64xi8>, %b: memref<64x48xi8>, %c: memref<48x40xi32>) {
+  linalg.matmul indexing_maps = [affine_map<(m, n, k) -> (m, k)>, affine_map<(m, n, k) -> (k, n)>, affine_map<(m, n, k) -> (n, m)>]
+    ins(%a, %b : memref<40x64xi8>, memref<64x48xi8>) outs(%c : memref<48x40xi32>)
+  return
+}
+func.func @transposed_a_and_c(%a: memref<64x40xi8>, %b: memref<64x48xi8>, %c: memref<48x40xi32>) {
+  linalg.matmul indexing_maps = [affine_map<(m, n, k) -> (k, m)>, affine_map<(m, n, k) -> (k, n)>, affine_map<(m, n, k) -> (n, m)>]
+    ins(%a, %b : memref<64x40xi8>, memref<64x48xi8>) outs(%c : memref<48x40xi32>)
+  return
+}
+
+// -----
+
+// negative_: C[n][m] with B^T given (B[n][k], k innermost: broadcast as it
+// is), and a B no output column depends on (C[m][n] += A[m][k] B[k]: both
+// inputs lack n, the plan broadcasts both, and A runs along k) get no copy.
+// CHECK-LABEL: func.func @negative_transposed_c_bt
+// CHECK-NEXT:    linalg.matmul
+// CHECK-LABEL: func.func @negative_broadcast_both
+// CHECK-NEXT:    linalg.generic
+// CHECK-NOT:     linalg.transpose
+func.func @negative_transposed_c_bt(%a: memref<40x64xi8>, %b: memref<48x64xi8>, %c: memref<48x40xi32>) {
+  linalg.matmul indexing_maps = [affine_map<(m, n, k) -> (m, k)>, affine_map<(m, n, k) -> (n, k)>, affine_map<(m, n, k) -> (n, m)>]
+    ins(%a, %b : memref<40x64xi8>, memref<48x64xi8>) outs(%c : memref<48x40xi32>)
+  return
+}
+func.func @negative_broadcast_both(%a: memref<40x64xi8>, %b: memref<64xi8>, %c: memref<40x48xi32>) {
+  linalg.generic {indexing_maps = [affine_map<(m, n, k) -> (m, k)>, affine_map<(m, n, k) -> (k)>, affine_map<(m, n, k) -> (m, n)>],
+                  iterator_types = ["parallel", "parallel", "reduction"]}
+      ins(%a, %b : memref<40x64xi8>, memref<64xi8>) outs(%c : memref<40x48xi32>) {
+  ^bb0(%x: i8, %y: i8, %acc: i32):
+    %xw = arith.extui %x : i8 to i32
+    %yw = arith.extsi %y : i8 to i32
+    %p = arith.muli %xw, %yw : i32
+    %s = arith.addi %acc, %p : i32
+    linalg.yield %s : i32
+  }
+  return
+}
