@@ -627,15 +627,32 @@ private:
       return add("differential", CheckStatus::Skipped,
                  "no warp-level reference: " +
                      llvm::toString(form.takeError()));
+    // The registers in the order the lowering passes them to mma.sync (A,
+    // B, C): the instruction computes with that order, whatever the
+    // semantics say.
+    unsigned order[3];
+    if (d.lowering.args.size() != 3)
+      return add("differential", CheckStatus::Failed,
+                 "'" + d.mnemonic + "' takes three operands (A, B, C); the "
+                 "lowering passes " + std::to_string(d.lowering.args.size()));
+    for (unsigned k = 0; k < 3; ++k) {
+      const LoweringArg &arg = d.lowering.args[k];
+      if (arg.kind != LoweringArg::Operand || arg.operand >= 3)
+        return add("differential", CheckStatus::Failed,
+                   "lowering operand " + std::to_string(k) +
+                       " of '" + d.mnemonic + "' is not a register");
+      order[k] = arg.operand;
+    }
     nvptx::FragmentSizes sizes = nvptx::fragmentSizes(*form);
     unsigned perLane[3] = {sizes.a, sizes.b, sizes.c};
-    for (unsigned op = 0; op < 3; ++op) {
-      int64_t have = d.registers[op].type.getDimSize(1);
-      if (have != perLane[op])
+    for (unsigned k = 0; k < 3; ++k) {
+      int64_t have = d.registers[order[k]].type.getDimSize(1);
+      if (have != perLane[k])
         return add("differential", CheckStatus::Failed,
-                   "registers[" + std::to_string(op) + "] holds " +
+                   "registers[" + std::to_string(order[k]) + "], which the "
+                   "lowering passes as " + "ABC"[k] + ", holds " +
                        std::to_string(have) + " elements per lane; '" +
-                       d.mnemonic + "' has " + std::to_string(perLane[op]));
+                       d.mnemonic + "' has " + std::to_string(perLane[k]));
     }
     std::vector<TestCase> cases = makeTestCases(d, 1, options.seed);
     std::vector<uint8_t> results;
@@ -643,8 +660,9 @@ private:
       std::vector<uint64_t> fragments[3];
       for (unsigned op = 0; op < 3; ++op)
         fragments[op] = toElements(op, packOperand(d, op, c.operands[op]));
-      for (uint64_t v : nvptx::warpMma(*form, fragments[0], fragments[1],
-                                       fragments[2]))
+      for (uint64_t v :
+           nvptx::warpMma(*form, fragments[order[0]], fragments[order[1]],
+                          fragments[order[2]]))
         appendElement(results, v, elementBytes(d.accumulatorOperand()));
     }
     compare(cases, results, 1, "warp-level mma reference (PTX fragment rules)");

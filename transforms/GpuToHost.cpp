@@ -222,24 +222,43 @@ void BlockEmulator::flush() {
   inPhase.clear();
 }
 
+/// The op's registers in the order the instruction takes them (A, B, C):
+/// the lowering's `order` (one entry per intrinsic parameter, so a fragment
+/// of several 32-bit parameters repeats its register), as the emitted
+/// mma.sync passes them.
+FailureOr<SmallVector<Value>> mmaOperands(ApplyOp op) {
+  SmallVector<int64_t> registers;
+  for (int64_t r : op.getOrder())
+    if (registers.empty() || registers.back() != r)
+      registers.push_back(r);
+  auto distinct = llvm::to_vector(registers);
+  llvm::sort(distinct);
+  if (op.getRegisters().size() != 3 || registers.size() != 3 ||
+      distinct != SmallVector<int64_t>{0, 1, 2})
+    return op.emitError() << "a warp-level mma takes three registers (A, B, "
+                             "C) each once, in the order of its parameters";
+  SmallVector<Value> out;
+  for (int64_t r : registers)
+    out.push_back(op.getRegisters()[r]);
+  return out;
+}
+
 /// The registers of `op` must be the lanes' fragments of `form` (A, B, C:
 /// vectors of the form's elements per lane at the register width it reads),
 /// since tisa_emulate_mma reads and writes exactly those.
-LogicalResult checkFragments(ApplyOp op, const nvptx::MmaForm &form) {
-  if (op.getRegisters().size() != 3)
-    return op.emitError() << "a warp-level mma takes three registers (A, B, "
-                             "C), not "
-                          << op.getRegisters().size();
+LogicalResult checkFragments(ApplyOp op, ArrayRef<Value> operands,
+                             const nvptx::MmaForm &form) {
   nvptx::FragmentSizes sizes = nvptx::fragmentSizes(form);
   unsigned perLane[3] = {sizes.a, sizes.b, sizes.c};
   nvptx::PtxType types[3] = {form.a, form.b, form.c};
-  for (auto [i, v] : llvm::enumerate(op.getRegisters())) {
+  for (auto [i, v] : llvm::enumerate(operands)) {
     auto t = dyn_cast<VectorType>(v.getType());
     unsigned bits = nvptx::registerBits(types[i]);
     if (!t || t.getRank() != 1 || t.getNumElements() != perLane[i] ||
         t.getElementTypeBitWidth() != bits || bits % 8)
       return op.emitError()
-             << "register " << i << " (" << v.getType() << ") is not one "
+             << "mma operand " << "ABC"[i] << " (" << v.getType()
+             << ") is not one "
              << "lane's fragment of '" << form.mnemonic() << "': "
              << perLane[i] << " elements of " << bits << " bits";
   }
@@ -327,11 +346,12 @@ LogicalResult BlockEmulator::emitWarpApply(ApplyOp op) {
   if (threads % 32)
     return op.emitError() << "a block of " << threads
                           << " threads is not a whole number of warps";
-  if (failed(checkFragments(op, *form)))
+  auto operands = mmaOperands(op);
+  if (failed(operands) || failed(checkFragments(op, *operands, *form)))
     return failure();
   // Every lane's fragments in per-thread buffers.
   SmallVector<Value> fragments;
-  for (Value v : op.getRegisters())
+  for (Value v : *operands)
     fragments.push_back(perThread(v));
   fragments.push_back(bufferOf(op.getResult()));
   auto i64 = b.getI64Type();
