@@ -341,6 +341,11 @@ void rankPlans(MatchResult &result, const Target &target,
       continue;
     }
     ScheduleEstimate e = (*kernel)->estimate(target, inputShape, inputPadding);
+    if (!e.infeasible.empty()) {
+      p.cost.unsupported = e.infeasible;
+      other.push_back(std::move(p));
+      continue;
+    }
     p.cost.cycles = e.cycles * nominalScale(result.contraction, p) +
                     p.cost.overheadCycles;
     p.cost.schedule = e.schedule.text();
@@ -384,7 +389,12 @@ selectKernel(const MatchResult &result, std::string &why,
              const Target *target) {
   std::string first;
   for (const TensorizePlan &p : result.plans) {
-    std::string reason;
+    std::string reason = p.cost.unsupported;
+    if (!reason.empty()) { // ranked unsupported (no register tile fits)
+      if (first.empty())
+        first = p.desc->name + ": " + reason;
+      continue;
+    }
     auto k = getKernelGenerator(result.contraction, p, reason);
     if (succeeded(k))
       return k;

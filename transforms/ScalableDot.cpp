@@ -220,6 +220,9 @@ ScheduleEstimate ScalableDotKernel::estimate(const Target &target,
   const CostModel &cm = target.cost;
   int64_t lanes = segLanes * std::max<int64_t>(1, target.vectorBits / 128);
   int64_t vectors = llvm::divideCeil(extent[laneLoop], lanes);
+  if (std::string why = scalable::noTileFits(registerBudget(target), target);
+      !why.empty())
+    return {Schedule::untiled(extent.size()), 0, why};
   int64_t tm, tn;
   std::tie(tm, tn) =
       scalable::fewestLoadsTile(rows(), vectors, registerBudget(target));

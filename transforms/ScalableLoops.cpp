@@ -231,6 +231,14 @@ LogicalResult checkRegisterTile(int64_t tm, int64_t tn, int64_t accumulators,
                std::to_string(target.vectorRegistersOrAssumed()));
 }
 
+std::string noTileFits(int64_t budget, const Target &target) {
+  if (budget >= 2)
+    return "";
+  return "no register tile fits: one accumulator, a packed vector and the "
+         "broadcast need 3 vector registers, " +
+         target.name + " has " + std::to_string(target.vectorRegistersOrAssumed());
+}
+
 std::pair<int64_t, int64_t> fewestLoadsTile(int64_t rows, int64_t vectors,
                                             int64_t budget) {
   auto loads = [&](int64_t m, int64_t n) {

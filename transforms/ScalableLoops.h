@@ -102,6 +102,10 @@ LogicalResult checkRegisterTile(int64_t tm, int64_t tn, int64_t accumulators,
                                 int64_t budget, const Target &target,
                                 std::string &why);
 
+/// Why no register tile fits `budget` registers (one accumulator and one
+/// packed vector need 2), or "".
+std::string noTileFits(int64_t budget, const Target &target);
+
 /// The register tile (rows, vectors) within `budget` registers (rows *
 /// vectors accumulators and one step's vectors of the packed input) that
 /// loads the fewest registers over `rows` x `vectors`: a broadcast per row

@@ -307,6 +307,9 @@ ScheduleEstimate ScalableMatrixKernel::estimate(const Target &target,
   int64_t segs = std::max<int64_t>(1, target.vectorBits / 128);
   int64_t vectors = llvm::divideCeil(extent[laneLoop], segCols * segs);
   int64_t pairs = llvm::divideCeil(rows(), segRows);
+  if (std::string why = scalable::noTileFits(registerBudget(target), target);
+      !why.empty())
+    return {Schedule::untiled(extent.size()), 0, why};
   int64_t tp, tn;
   std::tie(tp, tn) =
       scalable::fewestLoadsTile(pairs, vectors, registerBudget(target));

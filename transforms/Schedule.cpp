@@ -219,6 +219,7 @@ private:
   void fusedCandidates();
   void blockLanes();
   bool streamsFromL3() const;
+  std::string noTileFits() const;
 
   const Impl &m;
   const CostModel &cm;
@@ -461,6 +462,19 @@ void LaneDotKernel::Impl::TileSearch::consider(const Candidate &c, int64_t b) {
   }
 }
 
+/// Why not even a tile of one row by one vector fits: the registers it
+/// needs (consider's two counts) against the target's.
+std::string LaneDotKernel::Impl::TileSearch::noTileFits() const {
+  int64_t packedWithRows = m.broadcastByElement() ? 1 : 0;
+  int64_t need = std::max(2 + cm.spareRegistersWithPacked,
+                          2 + packedWithRows + cm.spareRegistersWithBroadcasts);
+  return llvm::formatv("no register tile fits: one row of one vector needs {0} "
+                       "vector registers with the cost model's spares, the "
+                       "target has {1}",
+                       need, registers)
+      .str();
+}
+
 /// Edge tiles: rows of the inner loop on interior columns and of the outer
 /// on border columns.
 void LaneDotKernel::Impl::TileSearch::edgeCandidates() {
@@ -602,6 +616,8 @@ ScheduleEstimate LaneDotKernel::Impl::TileSearch::run() {
        ++b)
     for (const Candidate &c : candidates)
       consider(c, b);
+  if (bestCycles == 0)
+    return {s, 0, noTileFits()};
   blockLanes();
   return {s, bestCycles};
 }

@@ -342,17 +342,15 @@ Value TileKernel::bTile(OpBuilder &b, Location loc, Value outer, Value panel,
 //===----------------------------------------------------------------------===//
 
 int64_t TileKernel::tileRegisterBudget(const Target &target) const {
-  // At least one accumulator and one tile of each input. Vector segments
-  // share the vector register file with what LLVM keeps beside a step's
-  // loads, as the lane-dot kernels' tiles do.
+  // Vector segments share the vector register file with what LLVM keeps
+  // beside a step's loads, as the lane-dot kernels' tiles do. A budget
+  // below one accumulator and a tile of each input makes the plan
+  // infeasible (estimate).
   if (!segments)
-    return std::max<int64_t>(target.tileRegisters
-                                 ? target.tileRegisters
-                                 : target.cost.assumedTileRegisters,
-                             3);
-  int64_t vectors = target.vectorRegisters ? target.vectorRegisters
-                                           : target.cost.assumedVectorRegisters;
-  return std::max<int64_t>(vectors - target.cost.spareRegistersWithPacked, 3);
+    return target.tileRegisters ? target.tileRegisters
+                                : target.cost.assumedTileRegisters;
+  return target.vectorRegistersOrAssumed() -
+         target.cost.spareRegistersWithPacked;
 }
 
 bool TileKernel::canHoldB() const {
@@ -388,6 +386,14 @@ ScheduleEstimate TileKernel::estimate(const Target &target, ArrayRef<int64_t>,
   int64_t nTiles = llvm::divideCeil(extent[nLoop], nI);
   int64_t steps = reductionSteps();
   int64_t registers = tileRegisterBudget(target);
+  if (registersNeeded(1, 1, 0) > registers)
+    return {Schedule::untiled(extent.size()), 0,
+            "no register tile fits: one accumulator and a tile of each input "
+            "need " +
+                std::to_string(registersNeeded(1, 1, 0)) +
+                (segments ? " vector registers (with the cost model's spares)"
+                          : " tile registers") +
+                ", " + target.name + " has " + std::to_string(registers)};
   auto cost = [&](int64_t m, int64_t n, int64_t hold) {
     int64_t mb = llvm::divideCeil(mTiles, m), nb = llvm::divideCeil(nTiles, n);
     if (!hold)

@@ -45,6 +45,12 @@ struct Schedule {
   /// Unroll (register tile) factor per program loop, in iterations of that
   /// loop (lanes registers for the lane loop); 1 = none.
   llvm::SmallVector<int64_t> unroll;
+  /// No register tile: every loop unrolled once.
+  static Schedule untiled(size_t loops) {
+    Schedule s;
+    s.unroll.assign(loops, 1);
+    return s;
+  }
   /// Lanes per cache block of the lane loop (a multiple of the register
   /// tile's lanes); 0: no blocking. A block's packed panel should fit in L2.
   int64_t laneBlock = 0;
@@ -107,6 +113,9 @@ struct Schedule {
 struct ScheduleEstimate {
   Schedule schedule;
   double cycles = 0;
+  /// Why no register tile fits the target's registers ("" when one does);
+  /// then `cycles` counts nothing and the plan is ranked last, unsupported.
+  std::string infeasible;
 };
 
 /// What a schedule may choose for one kernel: which program loops are

@@ -35,7 +35,8 @@ protected:
 
   /// The plans of `source`'s only linalg op for `targetName`, matched and
   /// ranked by the generators.
-  MatchResult ranked(StringRef source, StringRef targetName, Target &t) {
+  MatchResult ranked(StringRef source, StringRef targetName, Target &t,
+                     llvm::function_ref<void(Target &)> edit = nullptr) {
     module = parseSourceString<ModuleOp>(source, &loaded.ctx);
     EXPECT_TRUE(bool(module));
     linalg::LinalgOp op;
@@ -46,6 +47,8 @@ protected:
     llvm::Expected<Target> loadedTarget = loadTarget(targetName);
     EXPECT_TRUE(bool(loadedTarget));
     t = std::move(*loadedTarget);
+    if (edit)
+      edit(t);
     resolveRates(t, loaded.all);
     MatchOptions options;
     options.target = &t;
@@ -105,6 +108,44 @@ TEST_F(RankPlansTest, GeneratedPlansFirstByTheirCount) {
       EXPECT_EQ(r.plans[i].cost.schedule, e.schedule.text());
       EXPECT_DOUBLE_EQ(r.plans[i].cost.cycles,
                        e.cycles + r.plans[i].cost.overheadCycles);
+    }
+  }
+}
+
+/// A target whose registers hold no register tile of a generator: its plans
+/// go last, unsupported with the reason, instead of being counted as the
+/// packing alone (they once ranked first at ~0 cycles). The others still
+/// rank: AMX tiles with 5 vector registers, vectors with 2 tile registers.
+TEST_F(RankPlansTest, NoRegisterTileFitsRanksLast) {
+  ASSERT_TRUE(loaded.ok) << loaded.errors;
+  struct Case {
+    const char *target;
+    std::function<void(Target &)> edit;
+    const char *unfit; ///< prefix of the descriptions that no longer fit
+  };
+  for (const Case &k :
+       {Case{"sapphirerapids", [](Target &t) { t.vectorRegisters = 5; }, "vp"},
+        Case{"sapphirerapids", [](Target &t) { t.tileRegisters = 2; }, "td"},
+        Case{"neoverse-v2", [](Target &t) { t.vectorRegisters = 2; }, ""}}) {
+    Target t;
+    MatchResult r = ranked(kGemm, k.target, t, k.edit);
+    size_t unfit = 0;
+    for (const TensorizePlan &p : r.plans) {
+      bool fitsNot = p.cost.unsupported.find("no register tile fits") !=
+                     std::string::npos;
+      if (StringRef(p.desc->name).starts_with(k.unfit) &&
+          p.desc->target == t.arch && t.canExecute(*p.desc)) {
+        EXPECT_FALSE(p.cost.counted())
+            << k.target << ": " << p.desc->name << " counted";
+      }
+      unfit += fitsNot;
+    }
+    EXPECT_GT(unfit, 0u) << k.target;
+    if (*k.unfit) {
+      ASSERT_FALSE(r.plans.empty());
+      EXPECT_TRUE(r.plans.front().cost.counted()) << k.target;
+      EXPECT_FALSE(StringRef(r.plans.front().desc->name).starts_with(k.unfit))
+          << k.target << ": " << r.plans.front().desc->name;
     }
   }
 }
