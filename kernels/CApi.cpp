@@ -5,6 +5,7 @@
 #include "tisa/Targets/Target.h"
 
 #include "llvm/ADT/StringExtras.h"
+#include "llvm/Support/FormatVariadic.h"
 
 #include <cstdlib>
 #include <cstring>
@@ -22,19 +23,58 @@ char *copyMessage(const std::string &text) {
   return out;
 }
 
+/// The fields of `c` its op reads, by their C names, each positive (or 0 for
+/// pad) or TISA_RUN_TIME where run time may give it; the first that is not,
+/// as an error (tisa's own checks speak of command-line options).
+llvm::Error checkFields(const tisa_kernel_spec &c) {
+  struct Field {
+    const char *name;
+    int64_t value;
+    bool runTime; ///< may be TISA_RUN_TIME
+    int64_t least = 1;
+  };
+  std::vector<Field> fields;
+  if (c.op == TISA_GEMM)
+    fields = {{"m", c.m, true}, {"n", c.n, true}, {"k", c.k, true}};
+  else
+    fields = {{"batch", c.batch, true}, {"h", c.h, true},
+              {"w", c.w, true},         {"c", c.c, false},
+              {"filters", c.filters, false}, {"r", c.r, false},
+              {"s", c.s, false},        {"stride", c.stride, false},
+              {"pad", c.pad, false, 0}};
+  for (const Field &f : fields) {
+    if (f.value >= f.least || (f.runTime && f.value == TISA_RUN_TIME))
+      continue;
+    std::string allowed =
+        f.least ? "a positive integer" : "a non-negative integer";
+    return llvm::createStringError(
+        llvm::formatv("tisa_compile: spec.{0} is {1}; it must be {2}{3}",
+                      f.name, f.value, allowed,
+                      f.runTime ? " or TISA_RUN_TIME"
+                                : " (it cannot be given at run time)")
+            .str());
+  }
+  if (!c.types)
+    return llvm::createStringError(
+        "tisa_compile: spec.types is NULL; give \"A,B,C\", e.g. \"u8,s8,s32\"");
+  return llvm::Error::success();
+}
+
 /// The C spec as tisa's, or an error naming what is wrong.
 llvm::Expected<tisa::KernelSpec> specFrom(const tisa_kernel_spec &c) {
-  tisa::KernelSpec s;
-  if (c.op == TISA_GEMM) {
-    s = tisa::KernelSpec::makeGemm(c.m, c.n, c.k);
-  } else if (c.op == TISA_CONV2D) {
-    s = tisa::KernelSpec::makeConv2d(c.batch, c.h, c.w, c.c, c.filters, c.r,
-                                     c.stride, c.pad);
-    s.s = c.s;
-  } else {
+  if (c.op != TISA_GEMM && c.op != TISA_CONV2D)
     return llvm::createStringError("tisa_compile: op " +
                                    std::to_string(int(c.op)) +
                                    " is neither TISA_GEMM nor TISA_CONV2D");
+  if (auto e = checkFields(c))
+    return std::move(e);
+  tisa::KernelSpec s;
+  if (c.op == TISA_GEMM) {
+    s = tisa::KernelSpec::makeGemm(c.m, c.n, c.k);
+  } else {
+    s = tisa::KernelSpec::makeConv2d(c.batch, c.h, c.w, c.c, c.filters, c.r,
+                                     c.stride, c.pad);
+    s.s = c.s;
   }
   if (s.rows() == TISA_RUN_TIME) {
     s.runTimeRows = true;
@@ -48,12 +88,17 @@ llvm::Expected<tisa::KernelSpec> specFrom(const tisa_kernel_spec &c) {
     s.runTimeW = c.w == TISA_RUN_TIME;
   }
   s = s.withCall(s.rows(), 0, 0);
-  auto types = tisa::KernelTypes::parse(c.types ? c.types : "");
-  if (!types)
-    return types.takeError();
+  auto types = tisa::KernelTypes::parse(c.types);
+  if (!types) {
+    std::string text = llvm::toString(types.takeError());
+    llvm::StringRef why(text);
+    why.consume_front("--types ");
+    return llvm::createStringError("tisa_compile: spec.types " + why.str());
+  }
   s.types = *types;
-  if (auto e = s.validate())
-    return std::move(e);
+  if (auto e = s.validate(tisa::KernelSpec::Names::CFields))
+    return llvm::createStringError("tisa_compile: " +
+                                   llvm::toString(std::move(e)));
   return s;
 }
 

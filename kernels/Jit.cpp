@@ -106,7 +106,7 @@ llvm::Expected<std::string> kernelKey(const KernelSpec &spec,
   return llvm::utohexstr(llvm::xxh3_64bits(keyText));
 }
 
-static std::string tunedPath(llvm::StringRef cacheDir, const KernelSpec &spec,
+std::string tunedSchedulePath(llvm::StringRef cacheDir, const KernelSpec &spec,
                              llvm::StringRef key) {
   llvm::SmallString<256> path(cacheDir);
   llvm::sys::path::append(path, "tuned",
@@ -118,7 +118,7 @@ std::string lookupTunedSchedule(llvm::StringRef cacheDir,
                                 const KernelSpec &spec, llvm::StringRef key) {
   if (cacheDir.empty())
     return "";
-  auto file = llvm::MemoryBuffer::getFile(tunedPath(cacheDir, spec, key));
+  auto file = llvm::MemoryBuffer::getFile(tunedSchedulePath(cacheDir, spec, key));
   if (!file)
     return "";
   // "# comment" lines, then the schedule.
@@ -146,15 +146,22 @@ static std::error_code writeAtomically(llvm::StringRef path,
     if (ec)
       return ec;
     os << data;
+    os.close();
+    ec = os.error();
+    os.clear_error();
   }
-  return llvm::sys::fs::rename(tmp, path);
+  if (!ec)
+    ec = llvm::sys::fs::rename(tmp, path);
+  if (ec) // no temporary left behind (a directory where the entry goes)
+    llvm::sys::fs::remove(tmp);
+  return ec;
 }
 
 llvm::Error storeTunedSchedule(llvm::StringRef cacheDir,
                                const KernelSpec &spec, llvm::StringRef key,
                                llvm::StringRef schedule,
                                llvm::StringRef comment) {
-  std::string path = tunedPath(cacheDir, spec, key);
+  std::string path = tunedSchedulePath(cacheDir, spec, key);
   std::string text = "# " + spec.describe() + "\n# " + comment.str() + "\n" +
                      schedule.str() + "\n";
   if (std::error_code ec = writeAtomically(path, text))
@@ -277,7 +284,8 @@ namespace {
 llvm::Expected<GeneratedKernel> generate(const KernelSpec &spec,
                                          const JitOptions &options,
                                          const Target &target,
-                                         const std::string &schedule) {
+                                         const std::string &schedule,
+                                         const std::string &scheduleSource) {
   mlir::DialectRegistry registry;
   registerDescriptionDialects(registry);
   mlir::MLIRContext ctx(registry);
@@ -296,6 +304,7 @@ llvm::Expected<GeneratedKernel> generate(const KernelSpec &spec,
   GenerateOptions generate;
   generate.isa = options.isa;
   generate.schedule = schedule;
+  generate.scheduleSource = scheduleSource;
   return generateKernel(ctx, spec, descriptions, target, generate);
 }
 
@@ -313,9 +322,12 @@ compileKernel(const KernelSpec &spec, const JitOptions &options) {
     return baseKey.takeError();
   std::string schedule = options.schedule;
   bool tuned = false;
+  std::string scheduleSource;
   if (schedule.empty() && options.useTuned) {
     schedule = lookupTunedSchedule(options.cacheDir, spec, *baseKey);
     tuned = !schedule.empty();
+    if (tuned)
+      scheduleSource = tunedSchedulePath(options.cacheDir, spec, *baseKey);
   }
   std::string key = llvm::utohexstr(
       llvm::xxh3_64bits(*baseKey + "|schedule=" + schedule));
@@ -338,9 +350,11 @@ compileKernel(const KernelSpec &spec, const JitOptions &options) {
   }
   if (!object) {
     kernel = makeKernel(); // without what stale metadata set
-    auto generated = generate(spec, options, *target, schedule);
+    auto generated = generate(spec, options, *target, schedule, scheduleSource);
     if (!generated)
       return generated.takeError();
+    // A tuned schedule that did not fit was ignored (with a warning).
+    kernel->tuned_ = tuned && generated->schedule == schedule;
     kernel->adopt(*generated);
     object = std::move(generated->object);
     if (!options.cacheDir.empty()) {

@@ -251,18 +251,32 @@ llvm::Error LibraryBuilder::chooseSchedule() {
   if (!options.schedule.empty()) {
     std::string why;
     FailureOr<Schedule> s = Schedule::parse(options.schedule, why);
-    if (failed(s) || failed(kernel->verify(*s, target, why)))
+    if (succeeded(s) && succeeded(kernel->verify(*s, target, why)))
+      schedule = *s;
+    else if (!options.scheduleSource.empty()) {
+      // A damaged file may hold any bytes: they are shown escaped.
+      std::string text;
+      llvm::raw_string_ostream os(text);
+      llvm::printEscapedString("'" + options.schedule + "': " + why, os);
+      out.warnings.push_back("ignoring the schedule in " +
+                             options.scheduleSource + " (" + text +
+                             "); using the default (`tisa tune` again "
+                             "replaces the file)");
+    }
+    else
       return llvm::createStringError("bad schedule '" + options.schedule +
                                      "' for " + spec.describe() + ": " + why);
-    schedule = *s;
   }
   recordPlan(program, contraction, kernel->plan(), schedule);
   out.schedule = schedule.text();
   out.scheduleSpace = kernel->space().text();
   // With run-time rows the tiles are counted per call (NAME_tiles(rows));
   // with only n or k at run time the range entry's tiles are rows too;
-  // with h or w, output rows (NAME_tiles(...)).
-  out.tiles = spec.runTimeRows || imageRows() ? 0
+  // with h or w, output rows (NAME_tiles(...)), a constant when the batch
+  // and h are not given at run time.
+  int64_t reach = spec.h + 2 * spec.pad - spec.r;
+  out.tiles = spec.runTimeRows || (imageRows() && spec.runTimeH) ? 0
+              : imageRows() ? spec.rows() * (reach < 0 ? 0 : reach / spec.stride + 1)
               : spec.runTimeShape() ? (spec.rows() + rowsPerTile() - 1) /
                                           rowsPerTile()
                                     : kernel->partitionTiles(schedule);
@@ -668,15 +682,18 @@ void LibraryBuilder::emitPackedEntry(bool range) {
   // Run-time extents: the range's tiles are rows, each operand viewed from
   // its first; the computation then has no range of its own.
   bool rowRange = range && spec.runTimeShape() && !imageRows();
-  if (rowRange)
-    restrictRows(e, e.func.getArgument(nargs - 2),
-                 e.func.getArgument(nargs - 1));
+  if (rowRange) {
+    auto [begin, end] = clampRange(e, e.func.getArgument(nargs - 2),
+                                   e.func.getArgument(nargs - 1));
+    restrictRows(e, begin, end);
+  }
   Value in = operand(e, other);
   Value buffer = bufferFromPointer(e, e.arg());
   Value dst = operand(e, 2);
   Value epilogue = spec.epilogue.any() ? e.arg() : Value();
   if (range && imageRows()) {
     Value begin = e.arg(), end = e.arg();
+    std::tie(begin, end) = clampRange(e, begin, end);
     emitImageRowRange(e, in, buffer, dst, epilogue, begin, end);
     deallocPadded(b, in, other);
     func::ReturnOp::create(b, loc);
@@ -684,8 +701,11 @@ void LibraryBuilder::emitPackedEntry(bool range) {
   }
   Value begin, end;
   if (range && !rowRange) {
-    begin = arith::IndexCastOp::create(b, loc, b.getIndexType(), e.arg());
-    end = arith::IndexCastOp::create(b, loc, b.getIndexType(), e.arg());
+    begin = e.arg();
+    end = e.arg();
+    std::tie(begin, end) = clampRange(e, begin, end);
+    begin = arith::IndexCastOp::create(b, loc, b.getIndexType(), begin);
+    end = arith::IndexCastOp::create(b, loc, b.getIndexType(), end);
   }
   emitCompute(e, in, buffer, dst, epilogue, begin, end);
   deallocPadded(b, in, other);
@@ -703,16 +723,31 @@ void LibraryBuilder::emitConstants() {
   }
   Entry e(mb, loc, name("_tiles"), {}, {}, out, prototypes, spec,
           KernelSpec::Extents::Rows);
+  setResult(e, tileCount(e));
+}
+
+Value LibraryBuilder::tileCount(Entry &e) {
   OpBuilder &b = e.body;
-  Value tiles = arith::ConstantIntOp::create(b, loc, out.tiles, 64);
   if (imageRows())
-    tiles = arith::MulIOp::create(b, loc, e.rows,
-                                  convExtents(e, 2, /*padded=*/false)[1]);
-  else if (spec.runTimeShape())
-    tiles = arith::CeilDivSIOp::create(
+    return arith::MulIOp::create(b, loc, e.rows,
+                                 convExtents(e, 2, /*padded=*/false)[1]);
+  if (spec.runTimeShape())
+    return arith::CeilDivSIOp::create(
         b, loc, e.rows,
         arith::ConstantIntOp::create(b, loc, rowsPerTile(), 64));
-  setResult(e, tiles);
+  return arith::ConstantIntOp::create(b, loc, out.tiles, 64);
+}
+
+std::pair<Value, Value> LibraryBuilder::clampRange(Entry &e, Value begin,
+                                                   Value end) {
+  OpBuilder &b = e.body;
+  Value tiles = tileCount(e);
+  Value zero = arith::ConstantIntOp::create(b, loc, 0, 64);
+  begin = arith::MinSIOp::create(
+      b, loc, arith::MaxSIOp::create(b, loc, begin, zero), tiles);
+  end = arith::MinSIOp::create(
+      b, loc, arith::MaxSIOp::create(b, loc, end, begin), tiles);
+  return {begin, end};
 }
 
 void LibraryBuilder::setResult(Entry &e, Value result) {

@@ -114,7 +114,17 @@ std::string KernelTypes::text() const {
       .str();
 }
 
-llvm::Error KernelSpec::validate() const {
+llvm::Error KernelSpec::validate(Names names) const {
+  // An extent's name in the messages: the option, or the C field.
+  auto named = [&](StringRef what) -> std::string {
+    if (names == Names::Options)
+      return ("--" + what).str();
+    if (op == Op::Conv2d && what == "n")
+      return "spec.batch";
+    if (op == Op::Conv2d && what == "k")
+      return "spec.filters";
+    return ("spec." + what).str();
+  };
   if (epilogue.requant && types.c != ElementKind::S32)
     return llvm::createStringError("--epilogue requant=" +
                                    elementInfo(*epilogue.requant).name +
@@ -123,12 +133,12 @@ llvm::Error KernelSpec::validate() const {
   if (epilogue.bf16 && types.c != ElementKind::F32)
     return llvm::createStringError("--epilogue bf16 takes an f32 result, not " +
                                    elementInfo(types.c).name);
-  auto positive = [](StringRef what, int64_t v) -> llvm::Error {
+  auto positive = [&](StringRef what, int64_t v) -> llvm::Error {
     if (v < 1)
-      return llvm::createStringError("--" + what + " must be a positive "
+      return llvm::createStringError(named(what) + " must be a positive "
                                      "integer, got " + std::to_string(v));
     if (v > (int64_t(1) << 20))
-      return llvm::createStringError("--" + what + " = " + std::to_string(v) +
+      return llvm::createStringError(named(what) + " = " + std::to_string(v) +
                                      " is larger than 2^20");
     return llvm::Error::success();
   };
@@ -163,11 +173,11 @@ llvm::Error KernelSpec::validate() const {
     if (auto e = positive(what, v))
       return e;
   if (pad < 0)
-    return llvm::createStringError("--pad must be >= 0, got " +
+    return llvm::createStringError(named("pad") + " must be >= 0, got " +
                                    std::to_string(pad));
   if (pad >= r || pad >= s)
     return llvm::createStringError(
-        "--pad " + std::to_string(pad) +
+        named("pad") + " " + std::to_string(pad) +
         " must be smaller than the filter (" + std::to_string(r) + "x" +
         std::to_string(s) + ")");
   if (hChecked + 2 * pad < r || wChecked + 2 * pad < s)

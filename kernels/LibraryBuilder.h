@@ -200,6 +200,12 @@ private:
   /// A range entry of run-time rows: rows [begin, end) x rowsPerTile(),
   /// within the call's, become `e`'s rows and row offset.
   void restrictRows(Entry &e, Value begin, Value end);
+  /// What NAME_tiles returns, for `e`'s run-time extents.
+  Value tileCount(Entry &e);
+  /// A range entry's [begin, end) within [0, tiles): a negative begin
+  /// wrote before the output, an end past the tiles (a convolution's)
+  /// after it.
+  std::pair<Value, Value> clampRange(Entry &e, Value begin, Value end);
   /// `p` advanced by `e.rowOffset` rows of `rowElements` elements of
   /// `elt` (or `p` without an offset).
   Value atFirstRow(Entry &e, Value p, Type elt, Value rowElements);

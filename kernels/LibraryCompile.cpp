@@ -101,8 +101,9 @@ std::string LibraryBuilder::operandsText() const {
           window ? (in + 2 * spec.pad - window) / spec.stride + 1 : in);
     if (!window)
       return name.str();
-    return llvm::formatv("({0} + {1} - {2}) / {3} + 1", name, 2 * spec.pad,
-                         window, spec.stride)
+    return llvm::formatv("({0} + {1} - {2}) / {3} + 1, none when {0} + {1} "
+                         "< {2}",
+                         name, 2 * spec.pad, window, spec.stride)
         .str();
   };
   os << " * output = conv2d(input, filter), overwriting output. Dense "
@@ -139,7 +140,7 @@ std::string LibraryBuilder::runTimeText() const {
   if (spec.runTimeH || spec.runTimeW)
     return " * " + all + are + " given at run time: the first arguments of " +
            "every entry but " + packName + "\n * (one kernel for any " +
-           "extents with an output).\n";
+           "extents; an image the filter does not fit has no output).\n";
   if (spec.runTimeRows)
     return " * " + all + " is given at run time: the first argument of " +
            "every entry but " + packName + "\n * (one kernel for any " + all +
@@ -193,7 +194,8 @@ std::string LibraryBuilder::header() const {
                                    (gemm ? " rows" : " image") + " each)"
                             : "")
      << "\n"
-     << " * disjoint parts of the output: give each thread one range.\n"
+     << " * disjoint parts of the output, [begin, end) clamped to the tiles: "
+        "give each thread one range.\n"
      << (out.schedule.empty() ? std::string()
                               : " * schedule: " + out.schedule + "\n")
      << " * Entry points are thread-safe; " << out.name

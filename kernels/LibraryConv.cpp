@@ -33,10 +33,15 @@ SmallVector<Value> LibraryBuilder::convExtents(Entry &e, unsigned i,
     Value bordered = arith::AddIOp::create(b, loc, in, constant(2 * spec.pad));
     if (i == 0)
       return bordered;
+    // floor((bordered - window) / stride) + 1, and none when the window does
+    // not fit (truncating division gave a row for h + 2p = r - 1 at stride
+    // 2, read past the input and written past the output).
     Value reach = arith::SubIOp::create(b, loc, bordered, constant(window));
-    return arith::AddIOp::create(
-        b, loc, arith::DivSIOp::create(b, loc, reach, constant(spec.stride)),
+    Value out = arith::AddIOp::create(
+        b, loc,
+        arith::FloorDivSIOp::create(b, loc, reach, constant(spec.stride)),
         constant(1));
+    return arith::MaxSIOp::create(b, loc, out, constant(0));
   };
   if (i == 3)
     return {};

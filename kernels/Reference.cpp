@@ -663,9 +663,13 @@ std::function<void()> bindKernel(const CompiledKernel &k, KernelData &d,
   std::function<void(int64_t, int64_t)> call =
       gemm ? bindRange(f, std::tuple(other, ld, p, out, n))
            : bindRange(f, std::tuple(other, p, out));
+  // The first part starts before tile 0 and the last ends past the last
+  // tile: range entries clamp [begin, end) to the tiles (once, a negative
+  // begin wrote before the output and a conv2d's end past it after).
   std::function<void(int64_t, int64_t)> range = [=](int64_t part,
                                                     int64_t parts) {
-    call(tiles * part / parts, tiles * (part + 1) / parts);
+    call(part ? tiles * part / parts : -tiles - 3,
+         part + 1 < parts ? tiles * (part + 1) / parts : 2 * tiles + 3);
   };
   if (ThreadPool *pool = mode.pool)
     return keep([=] { pool->run(parts, range); });

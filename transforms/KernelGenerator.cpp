@@ -342,7 +342,7 @@ void rankPlans(MatchResult &result, const Target &target,
     }
     ScheduleEstimate e = (*kernel)->estimate(target, inputShape, inputPadding);
     if (!e.infeasible.empty()) {
-      p.cost.unsupported = e.infeasible;
+      p.cost.unsupported = p.desc->name + ": " + e.infeasible;
       other.push_back(std::move(p));
       continue;
     }
@@ -389,10 +389,11 @@ selectKernel(const MatchResult &result, std::string &why,
              const Target *target) {
   std::string first;
   for (const TensorizePlan &p : result.plans) {
+    // Ranked unsupported (rankPlans: "NAME: why").
     std::string reason = p.cost.unsupported;
-    if (!reason.empty()) { // ranked unsupported (no register tile fits)
+    if (!reason.empty()) {
       if (first.empty())
-        first = p.desc->name + ": " + reason;
+        first = reason;
       continue;
     }
     auto k = getKernelGenerator(result.contraction, p, reason);

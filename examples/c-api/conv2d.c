@@ -55,6 +55,15 @@ static int check(const char *entry, int n, int h, int w, const uint8_t *in,
 }
 
 int main(void) {
+  /* A bad extent is refused by its field's name (filters, not GEMM's k). */
+  char *why = NULL;
+  tisa_kernel_spec bad = tisa_conv2d_spec(1, 8, 8, C, 0, R, R, S, P, "u8,s8,s32");
+  if (tisa_compile(&bad, NULL, &why) || !why || !strstr(why, "spec.filters")) {
+    fprintf(stderr, "filters = 0 was not refused by its name: %s\n",
+            why ? why : "(no error)");
+    return 1;
+  }
+  tisa_free(why);
   tisa_kernel_spec spec =
       tisa_conv2d_spec(TISA_RUN_TIME, TISA_RUN_TIME, TISA_RUN_TIME, C, F, R,
                        R, S, P, "u8,s8,s32");

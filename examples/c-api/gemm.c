@@ -181,6 +181,16 @@ int main(void) {
     return 1;
   }
   tisa_free(error);
+  /* A bad extent is named by its field. */
+  error = NULL;
+  bad = tisa_gemm_spec(0, N, K, "u8,s8,s32");
+  if (tisa_compile(&bad, NULL, &error) || !error ||
+      !strstr(error, "spec.m is 0")) {
+    fprintf(stderr, "m = 0 was not refused by its field name: %s\n",
+            error ? error : "(no error)");
+    return 1;
+  }
+  tisa_free(error);
   /* So is a target whose code this machine cannot run (another
    * architecture): the entries would be called here. */
   error = NULL;

@@ -211,6 +211,8 @@ generateWith(MLIRContext &ctx, ArrayRef<const Description *> descriptions,
     if (auto key = kernelKey(spec, jit)) {
       options.schedule = lookupTunedSchedule(jit.cacheDir, spec, *key);
       tuned = !options.schedule.empty();
+      if (tuned)
+        options.scheduleSource = tunedSchedulePath(jit.cacheDir, spec, *key);
     } else {
       llvm::consumeError(key.takeError());
     }
@@ -220,6 +222,8 @@ generateWith(MLIRContext &ctx, ArrayRef<const Description *> descriptions,
   seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() -
                                           start)
                 .count();
+  if (kernel && tuned)
+    tuned = kernel->schedule == options.schedule; // else ignored, warned
   if (kernel)
     for (const std::string &w : kernel->warnings)
       llvm::WithColor::warning(llvm::errs(), "tisa") << w << "\n";

@@ -57,6 +57,9 @@ struct JitOptions {
 llvm::Expected<std::string> kernelKey(const KernelSpec &spec,
                                       const JitOptions &options);
 /// The schedule `tisa tune` stored for `key` in `cacheDir`, or "".
+/// The file lookupTunedSchedule reads.
+std::string tunedSchedulePath(llvm::StringRef cacheDir, const KernelSpec &spec,
+                              llvm::StringRef key);
 std::string lookupTunedSchedule(llvm::StringRef cacheDir,
                                 const KernelSpec &spec, llvm::StringRef key);
 /// Stores `schedule` (with a comment line, e.g. the measured speed) as the

@@ -206,7 +206,11 @@ struct KernelSpec {
   int64_t outH() const { return (h + 2 * pad - r) / stride + 1; }
   int64_t outW() const { return (w + 2 * pad - s) / stride + 1; }
   /// Checks extents and types; the error names the bad value.
-  llvm::Error validate() const;
+  /// How validate names the extents: as `tisa gen`'s options (--m, a
+  /// conv2d's --n and --k) or as the C API's fields (spec.m, spec.batch,
+  /// spec.filters).
+  enum class Names { Options, CFields };
+  llvm::Error validate(Names names = Names::Options) const;
   std::string symbol() const;
   /// Canonical text of everything that determines the code.
   std::string key() const;
@@ -233,6 +237,11 @@ struct GenerateOptions {
   /// A loop schedule (Schedule::text(), e.g. from `tisa tune`); empty: the
   /// default for the plan and target.
   std::string schedule;
+  /// Where `schedule` was read when the caller did not give it (a file
+  /// `tisa tune` stored): one that does not fit the kernel, or is not a
+  /// schedule at all (a damaged file), is then ignored with a warning that
+  /// names it, instead of failing every build of the kernel.
+  std::string scheduleSource;
 };
 
 struct GeneratedKernel {

@@ -108,7 +108,7 @@ module attributes {gpu.container_module} {
       %a = arith.constant dense<1.0> : vector<4xf16>
       %b = arith.constant dense<1.0> : vector<2xf16>
       %c = arith.constant dense<0.0> : vector<2xf32>
-      // expected-error @+1 {{register 2 ('vector<2xf32>') is not one lane's fragment of 'mma.sync.aligned.m16n8k8.row.col.f32.f16.f16.f32': 4 elements of 32 bits}}
+      // expected-error @+1 {{mma operand C ('vector<2xf32>') is not one lane's fragment of 'mma.sync.aligned.m16n8k8.row.col.f32.f16.f16.f32': 4 elements of 32 bits}}
       %d = tisa.apply "mma.m16n8k8.f16f16f32"(%a, %b, %c) {accumulator = 2 : i64, intrinsic = "llvm.nvvm.mma.m16n8k8.row.col.f32.f32", order = array<i64: 0, 0, 1, 2, 2>, signature = (vector<2xf16>, vector<2xf16>, vector<2xf16>, f32, f32) -> !llvm.struct<(f32, f32)>, tisa.ptx = "mma.sync.aligned.m16n8k8.row.col.f32.f16.f16.f32"} : (vector<4xf16>, vector<2xf16>, vector<2xf32>) -> vector<2xf32>
       gpu.return
     }

@@ -182,6 +182,24 @@ INSTANTIATE_TEST_SUITE_P(
       return info.param.spec.symbol().substr(5); // without "tisa_"
     });
 
+/// With only a conv2d's w at run time, the range entry's tiles (output rows)
+/// are a constant: CompiledKernel::tiles (tisa_kernel_tiles) gives it, as
+/// NAME_tiles() does, instead of 0 (which says "call NAME_tiles").
+TEST(KernelsRunTime, ConstantTilesWithOnlyWidthAtRunTime) {
+  KernelSpec spec = conv(2, 7, 9, 16, 16, 3, 1, 1, "u8s8s32");
+  spec.runTimeW = true;
+  spec = spec.withCall(spec.rows(), spec.h, 0);
+  std::string warnings, notRun;
+  auto compiled = compileUncached(spec, x86MatrixTarget(notRun), warnings);
+  ASSERT_TRUE(bool(compiled)) << llvm::toString(compiled.takeError());
+  EXPECT_EQ((*compiled)->tiles(), 2 * 7);
+  if (!notRun.empty())
+    GTEST_SKIP() << notRun;
+  auto *entry = reinterpret_cast<int64_t (*)()>((*compiled)->address("_tiles"));
+  ASSERT_NE(entry, nullptr);
+  EXPECT_EQ(entry(), 2 * 7);
+}
+
 // Every schedule computes the same result: loop orders, cache blocks of the
 // lane loop (with a partial last block), register tiles with remainders in
 // both directions, and the range entry's partition over each of them.
