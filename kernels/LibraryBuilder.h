@@ -66,7 +66,7 @@ struct Entry {
         ("void " + name + "(" + llvm::join(names, ", ") + ");").str());
     using Extents = KernelSpec::Extents;
     if (spec.runTimeRows && which != Extents::Weights)
-      rows = arg();
+      rows = atLeastZero(arg());
     else if (spec.runTimeShape())
       rows = arith::ConstantIntOp::create(body, loc, spec.rows(), 64);
     if (spec.runTimeN && which != Extents::Rows)
@@ -74,14 +74,21 @@ struct Entry {
     if (spec.runTimeK && which != Extents::Rows)
       k = arg();
     if (spec.runTimeH && which != Extents::Weights)
-      h = arg();
+      h = atLeastZero(arg());
     if (spec.runTimeW && which == Extents::All)
-      w = arg();
+      w = atLeastZero(arg());
     if (rows)
       rowsIndex = arith::IndexCastOp::create(body, loc, body.getIndexType(),
                                              rows);
   }
   Value arg() { return func.getArgument(next++); }
+  /// A negative m, batch, h or w computes nothing (it wrote before the
+  /// output); 0 is a call with no output.
+  Value atLeastZero(Value v) {
+    return arith::MaxSIOp::create(
+        body, v.getLoc(), v,
+        arith::ConstantIntOp::create(body, v.getLoc(), 0, 64));
+  }
   /// The leading arguments of run-time extents.
   ValueRange extents() { return func.getArguments().take_front(extentArgs); }
 };

@@ -136,6 +136,21 @@ static int runTimeM(void) {
       range(rows, A, K, buffer, C, N, t, t + 1);
     failed |= compareRows("range", rows);
   }
+  /* A negative m computes nothing (it once wrote thousands of words before
+   * C): the output and the 8192 words before it stay as they were. */
+  enum { GUARD = 8192 };
+  int32_t *guarded = malloc(sizeof(int32_t) * (GUARD + M * N));
+  memset(guarded, 0x5a, sizeof(int32_t) * (GUARD + M * N));
+  gemm(-1, A, K, B, N, guarded + GUARD, N);
+  packed(-1, A, K, buffer, guarded + GUARD, N);
+  range(-1, A, K, buffer, guarded + GUARD, N, -1, 1);
+  for (int i = 0; i < GUARD + M * N; ++i)
+    if (guarded[i] != 0x5a5a5a5a) {
+      fprintf(stderr, "m = -1 wrote word %d of the output's guard\n", i - GUARD);
+      failed = 1;
+      break;
+    }
+  free(guarded);
   printf("%s: m = 1, 20, %d through the plain, pre-packed and range entries "
          "%s\n",
          tisa_kernel_name(k), M, failed ? "DIFFER" : "bit-exact");
