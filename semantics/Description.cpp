@@ -208,6 +208,27 @@ FailureOr<MulAcc> readMulAcc(linalg::LinalgOp op) {
 
 namespace {
 
+/// The most elements of a semantic operand or a register (an AMX tile holds
+/// 1024 bytes, a 2048-bit SVE vector 256): the checks visit each.
+constexpr int64_t kMaxOperandElements = int64_t(1) << 16;
+
+/// The first floordiv, ceildiv or mod in `map` whose divisor is not a
+/// positive constant, or null (the layout's value would be undefined).
+AffineExpr badDivisor(AffineMap map) {
+  AffineExpr bad;
+  for (AffineExpr e : map.getResults())
+    e.walk([&](AffineExpr x) {
+      auto bin = dyn_cast<AffineBinaryOpExpr>(x);
+      if (bad || !bin || bin.getKind() == AffineExprKind::Add ||
+          bin.getKind() == AffineExprKind::Mul)
+        return;
+      auto c = dyn_cast<AffineConstantExpr>(bin.getRHS());
+      if (!c || c.getValue() <= 0)
+        bad = x;
+    });
+  return bad;
+}
+
 /// Reads one dictionary with a fixed set of keys, reporting unknown, missing
 /// and mistyped ones.
 class DictReader {
@@ -350,6 +371,19 @@ LogicalResult parseRegisters(Operation *op, DictReader &r, Description &d) {
     if (failed(layout))
       return failure();
     reg.layout = layout->getValue();
+    if (AffineExpr bad = badDivisor(reg.layout)) {
+      std::string expr, divisor;
+      llvm::raw_string_ostream(expr) << bad;
+      llvm::raw_string_ostream(divisor)
+          << cast<AffineBinaryOpExpr>(bad).getRHS();
+      return rr.error() << "the layout of " << what << " divides by "
+                        << divisor << " in '" << expr
+                        << "': floordiv, ceildiv and mod need a positive "
+                           "constant";
+    }
+    if (reg.type.getNumElements() > kMaxOperandElements)
+      return rr.error() << what << " (" << reg.type << ") has more than "
+                        << kMaxOperandElements << " elements";
 
     auto tensorType = dyn_cast<RankedTensorType>(d.func.getArgumentTypes()[i]);
     Type elem = tensorType.getElementType();
@@ -573,6 +607,13 @@ LogicalResult parseSemantics(func::FuncOp func, Description &d) {
       return func.emitError("operand ")
              << i << " has an empty dimension (" << t
              << "): an instruction computes at least one element";
+    // The checks visit every element (an AMX tile holds 1024 bytes; a file
+    // of 2^26 lanes ran out of memory before the cheap checks ran).
+    if (tensor.getNumElements() > kMaxOperandElements)
+      return func.emitError("operand ")
+             << i << " has " << tensor.getNumElements()
+             << " elements; a description's operands have at most "
+             << kMaxOperandElements;
   }
   Block &entry = func.getBody().front();
   auto ops = entry.without_terminator();
@@ -602,6 +643,17 @@ LogicalResult parseSemantics(func::FuncOp func, Description &d) {
   FailureOr<MulAcc> mulAcc = readMulAcc(generic);
   if (failed(mulAcc))
     return failure();
+  // A loop the accumulator does not index is a reduction, and one it does
+  // is not (a reduction declared "parallel" verified and was matched).
+  AffineMap accMap = generic.getIndexingMapsArray()[2];
+  for (auto [l, it] : llvm::enumerate(generic.getIteratorTypesArray())) {
+    bool reduces = !accMap.isFunctionOfDim(l);
+    if (reduces != (it == utils::IteratorType::reduction))
+      return generic.emitError("loop d")
+             << l << " is " << (reduces ? "not " : "")
+             << "indexed by the accumulator, so it must be declared \""
+             << (reduces ? "reduction" : "parallel") << "\"";
+  }
   // The accumulator is read: accumulate-into semantics are part of every
   // description.
   for (AffineMap map : generic.getIndexingMapsArray())
@@ -642,6 +694,14 @@ FailureOr<Description> parseDescription(func::FuncOp func) {
   if (failed(name) || failed(extension) || failed(mnemonic) ||
       failed(reference))
     return failure();
+  // The name reaches generated C headers and file names: a "*/" or a
+  // newline in it broke the header.
+  if (name->empty() || llvm::any_of(*name, [](char ch) {
+        return !llvm::isAlnum(ch) && ch != '.' && ch != '_' && ch != '-';
+      }))
+    return r.error() << "'name' is '" << *name
+                     << "': it may hold letters, digits, '.', '_' and '-' "
+                        "only (it becomes part of generated C headers)";
   d.name = *name;
   d.extension = *extension;
   d.mnemonic = *mnemonic;
