@@ -114,7 +114,29 @@ public:
   bool empty() const { return messages.empty(); }
   llvm::Error take() { return makeError(llvm::join(messages, "\n")); }
 
+  /// A top-level key given twice (llvm::json keeps the last one, and the
+  /// messages would point at the first): an error at the second.
+  void duplicate(StringRef key) {
+    std::optional<size_t> first = findKey(key, 0);
+    if (!first)
+      return;
+    std::optional<size_t> second = findKey(key, *first + 1);
+    if (!second)
+      return;
+    messages.push_back(at(*second) + ": key '" + key.str() +
+                       "' is given twice (first at " + at(*first) +
+                       "); give it once");
+  }
+
 private:
+  std::string at(size_t pos) const {
+    StringRef before = text.take_front(pos);
+    size_t line = before.count('\n') + 1;
+    size_t lineStart = before.rfind('\n');
+    size_t column = lineStart == StringRef::npos ? pos + 1 : pos - lineStart;
+    return (path + ":" + Twine(line) + ":" + Twine(column)).str();
+  }
+
   std::string location(llvm::ArrayRef<StringRef> keyPath) const {
     size_t pos = 0;
     bool found = !keyPath.empty();
@@ -128,11 +150,7 @@ private:
     }
     if (!found)
       return path.str();
-    StringRef before = text.take_front(pos);
-    size_t line = before.count('\n') + 1;
-    size_t lineStart = before.rfind('\n');
-    size_t column = lineStart == StringRef::npos ? pos + 1 : pos - lineStart;
-    return (path + ":" + Twine(line) + ":" + Twine(column)).str();
+    return at(pos);
   }
 
   std::optional<size_t> findKey(StringRef key, size_t from) const {
@@ -480,9 +498,11 @@ Expected<Target> parseTarget(StringRef json, StringRef path) {
   for (const auto &entry : *root)
     keys.push_back(entry.first.str());
   llvm::sort(keys);
-  for (StringRef key : keys)
+  for (StringRef key : keys) {
     if (!llvm::is_contained(kAllowedKeys, key))
       diag.error({key}, "unknown key '" + key + "' (allowed: " + allowed + ")");
+    diag.duplicate(key);
+  }
   for (StringRef key : kRequiredKeys)
     if (!root->get(key))
       diag.error({}, "missing required key '" + key + "'");
@@ -590,6 +610,9 @@ Expected<Target> parseTarget(StringRef json, StringRef path) {
   if (t.vectorBits % 128 != 0)
     diag.error({"vector_bits"}, "key 'vector_bits' is " + Twine(t.vectorBits) +
                                     ": must be 0 or a multiple of 128");
+  else if (t.arch == TargetArch::AArch64 && t.vectorBits > 2048)
+    diag.error({"vector_bits"}, "key 'vector_bits' is " + Twine(t.vectorBits) +
+                                    ": SVE vectors have at most 2048 bits");
   getCount("vector_registers", t.vectorRegisters);
   getCount("tile_registers", t.tileRegisters);
   getCount("registers_per_thread", t.registersPerThread);

@@ -360,6 +360,30 @@ TEST(Target, CostModelErrors) {
                         "object"));
 }
 
+/// A key given twice is an error at the second (JSON kept the last value,
+/// and a bad second value was reported at the first, valid one).
+TEST(Target, ErrorDuplicateKey) {
+  std::string json = kMinimal;
+  json.insert(json.find("\"features\""),
+              "\"vector_registers\": 32,\n  \"vector_registers\": -3,\n  ");
+  EXPECT_THAT(parseError(json),
+              HasSubstr("dir/bad.json:7:3: key 'vector_registers' is given "
+                        "twice (first at dir/bad.json:6:3); give it once"));
+}
+
+/// SVE vectors have at most 2048 bits (4096, a multiple of 128, was
+/// accepted and refused only when a kernel ran).
+TEST(Target, ErrorSveVectorBits) {
+  std::string json = kMinimal;
+  json.replace(json.find("x86_64"), 6, "aarch64");
+  json.replace(json.find("x86-64"), 6, "neoverse-v1");
+  json.replace(json.find("[\"sse2\"]"), 8, "[\"sve\"]");
+  json.insert(json.find("\"features\""), "\"vector_bits\": 4096,\n  ");
+  EXPECT_THAT(parseError(json),
+              HasSubstr("key 'vector_bits' is 4096: SVE vectors have at most "
+                        "2048 bits"));
+}
+
 TEST(Target, ErrorWrongType) {
   std::string json = kMinimal;
   json.insert(json.find("\"features\""), "\"vector_bits\": \"512\",\n  ");
