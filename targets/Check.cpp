@@ -7,6 +7,7 @@
 #include "tisa/Targets/Disassembler.h"
 #include "tisa/Targets/Probe.h"
 #include "tisa/Targets/PtxasChecker.h"
+#include "tisa/Targets/Target.h"
 #include "tisa/Targets/WarpMma.h"
 
 #include "mlir/IR/Builders.h"
@@ -290,6 +291,7 @@ public:
   Checker(const Description &d, const VerifyOptions &o) : d(d), options(o) {}
 
   VerifyReport run() {
+    checkFeatures();
     checkEvaluator();
     switch (d.target) {
     case TargetArch::X86_64:
@@ -306,6 +308,27 @@ public:
 private:
   void add(std::string name, CheckStatus s, std::string detail) {
     report.checks.push_back({std::move(name), s, std::move(detail)});
+  }
+
+  /// Every feature is one LLVM knows for the architecture (a misspelt one
+  /// reads as a feature no machine has: the description applies nowhere).
+  /// Reported only when one is not.
+  void checkFeatures() {
+    std::vector<std::string> list(d.features.begin(), d.features.end());
+    auto unknown = unknownFeatures(d.target, list);
+    if (!unknown) {
+      add("features", CheckStatus::Failed, llvm::toString(unknown.takeError()));
+      return;
+    }
+    if (unknown->empty())
+      return;
+    std::string names;
+    for (const std::string &f : *unknown)
+      names += (names.empty() ? "'" : ", '") + f + "'";
+    add("features", CheckStatus::Failed,
+        names + (unknown->size() == 1 ? " is not an LLVM " : " are not LLVM ") +
+            stringifyTargetArch(d.target).str() +
+            " feature (misspelt? the description would apply to no target)");
   }
 
   /// Invariants any correct evaluation has: zero inputs leave the accumulator

@@ -747,6 +747,26 @@ subtargetTables(const Target &target, StringRef where) {
   return std::move(sti);
 }
 
+llvm::Expected<std::vector<std::string>>
+unknownFeatures(TargetArch arch, llvm::ArrayRef<std::string> features) {
+  Target target;
+  target.arch = arch;
+  auto sti = subtargetTables(target, stringifyTargetArch(arch));
+  if (!sti)
+    return sti.takeError();
+  llvm::ArrayRef<llvm::SubtargetFeatureKV> table =
+      (*sti)->getAllProcessorFeatures();
+  std::vector<std::string> unknown;
+  for (const std::string &f : features) {
+    StringRef name = StringRef(f).ltrim("+-");
+    if (llvm::none_of(table, [&](const llvm::SubtargetFeatureKV &e) {
+          return name == e.Key;
+        }))
+      unknown.push_back(f);
+  }
+  return unknown;
+}
+
 llvm::Error addImpliedFeatures(Target &target) {
   std::string where = target.source.empty() ? target.name : target.source;
   auto sti = subtargetTables(target, where);

@@ -229,6 +229,12 @@ llvm::Error verifyAgainstLLVM(const Target &target);
 /// an error names a feature LLVM does not know for the architecture.
 llvm::Error addImpliedFeatures(Target &target);
 
+/// The features of `features` ("+name" or "name") that LLVM does not know
+/// for `arch`, as written (a description's misspelt feature made it apply
+/// to no target, silently).
+llvm::Expected<std::vector<std::string>>
+unknownFeatures(TargetArch arch, llvm::ArrayRef<std::string> features);
+
 /// A target made only from a feature list ("+avx512vnni,+avx512f" or without
 /// '+'), for `--features`: architecture `arch`, vector registers derived from
 /// the features as for "host" (AVX-512 => 32 x 512-bit), no cache or rate data.
