@@ -202,7 +202,9 @@ int isaShow(const Options &o) {
     return usageError("'isa show' takes one description name");
   MLIRContext ctx;
   tisa::DescriptionSet set(ctx, llvm::errs());
-  loadAll(set, o);
+  // Errors (a duplicate name) are printed; the description is still shown,
+  // and the exit status says they happened.
+  bool loaded = loadAll(set, o);
   const tisa::Description *d = set.lookup(o.positional[0]);
   if (!d) {
     std::vector<std::string> names;
@@ -288,7 +290,7 @@ int isaShow(const Options &o) {
     }
   }
   os << ") -> operand " << d->accumulatorOperand() << "\n";
-  return 0;
+  return loaded ? 0 : 1;
 }
 
 int isaVerify(const Options &o) {
@@ -332,7 +334,10 @@ int isaVerify(const Options &o) {
   auto &os = llvm::outs();
   for (const Entry &e : entries) {
     if (!e.d) {
-      os << "FAIL " << e.file << ": the file does not load (errors above)\n";
+      os << "FAIL " << e.file
+         << (llvm::sys::fs::is_directory(e.file)
+                 ? ": a description in it does not load (errors above)\n"
+                 : ": the file does not load (errors above)\n");
       ++failedCount;
       continue;
     }
