@@ -365,8 +365,19 @@ generateGpuKernel(MLIRContext &ctx, const KernelSpec &spec,
   out.gridX = launch->gridX;
   out.gridY = launch->gridY;
   out.sharedBytes = launch->sharedBytes;
+  if (target.sharedMemoryBytes &&
+      uint64_t(out.sharedBytes) > target.sharedMemoryBytes)
+    return llvm::createStringError(llvm::formatv(
+        "the kernel needs {0} bytes of shared memory per block; {1} gives a "
+        "block {2} (shared_memory_bytes)",
+        out.sharedBytes, target.name, target.sharedMemoryBytes));
   if (auto e = emitDevice(*kernels, target, out))
     return std::move(e);
+  if (target.registersPerThread && out.registers > target.registersPerThread)
+    return llvm::createStringError(llvm::formatv(
+        "ptxas allocates the kernel {0} registers per thread; {1} gives a "
+        "thread {2} (registers_per_thread)",
+        out.registers, target.name, target.registersPerThread));
   // The PTX stands without the host lowering; `tisa run` needs it.
   if (auto e = emitHost(*kernels, host, out))
     out.noHostWhy = llvm::toString(std::move(e));

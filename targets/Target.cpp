@@ -617,6 +617,9 @@ Expected<Target> parseTarget(StringRef json, StringRef path) {
   getCount("tile_registers", t.tileRegisters);
   getCount("registers_per_thread", t.registersPerThread);
   getCount("warp_size", t.warpSize);
+  if (t.arch == TargetArch::NVPTX && t.warpSize && t.warpSize != 32)
+    diag.error({"warp_size"}, "key 'warp_size' is " + Twine(t.warpSize) +
+                                  ": mma.sync is warp-wide over 32 threads");
   getCount("l1d_bytes", t.l1dBytes);
   getCount("l2_bytes", t.l2Bytes);
   getCount("l3_bytes", t.l3Bytes);

@@ -177,4 +177,27 @@ INSTANTIATE_TEST_SUITE_P(Matrix, GpuLibrary, ::testing::ValuesIn(cases()),
 INSTANTIATE_TEST_SUITE_P(Epilogues, GpuLibrary,
                          ::testing::ValuesIn(epilogueCases()), caseName);
 
+/// A target whose blocks hold less shared memory than the kernel uses is
+/// refused with the figures (the key was read and never used: the kernel
+/// could not have launched there).
+TEST(GpuLibraryTarget, SharedMemoryBeyondTheTargetIsRefused) {
+  LoadedDescriptions loaded;
+  loaded.ctx.loadDialect<mlir::gpu::GPUDialect>();
+  auto sm80 = loadTarget("sm_80");
+  auto host = loadTarget("host");
+  ASSERT_TRUE(static_cast<bool>(sm80)) << llvm::toString(sm80.takeError());
+  ASSERT_TRUE(static_cast<bool>(host)) << llvm::toString(host.takeError());
+  sm80->sharedMemoryBytes = 1024;
+  KernelSpec spec = gemm(256, 256, 256);
+  spec.types = *KernelTypes::parse("f16,f16,f32");
+  auto kernel =
+      generateGpuKernel(loaded.ctx, spec, loaded.all, *sm80, *host, {});
+  ASSERT_FALSE(static_cast<bool>(kernel));
+  std::string why = llvm::toString(kernel.takeError());
+  EXPECT_NE(why.find("bytes of shared memory per block; sm_80 gives a block "
+                     "1024 (shared_memory_bytes)"),
+            std::string::npos)
+      << why;
+}
+
 } // namespace
