@@ -536,6 +536,12 @@ int run(const Options &o) {
      << llvm::formatv("compile      {0:f3} s ({1})\n", compileSeconds,
                       k.fromCache() ? "from the disk cache" : "generated");
 
+  if (r->emulateAMX && !r->options.withoutFeatures.empty())
+    os << "features     built without " +
+              llvm::join(r->options.withoutFeatures, ", ") +
+              " (this CPU lacks them; `tisa gen --target " + o.target +
+              "` keeps them, so its plain code may differ from what runs "
+              "here)\n";
   if (r->emulateAMX && !installAMXEmulator(os))
     return 1;
   // Check: random and extreme inputs, through both entries.
