@@ -212,23 +212,6 @@ namespace {
 /// 1024 bytes, a 2048-bit SVE vector 256): the checks visit each.
 constexpr int64_t kMaxOperandElements = int64_t(1) << 16;
 
-/// The first floordiv, ceildiv or mod in `map` whose divisor is not a
-/// positive constant, or null (the layout's value would be undefined).
-AffineExpr badDivisor(AffineMap map) {
-  AffineExpr bad;
-  for (AffineExpr e : map.getResults())
-    e.walk([&](AffineExpr x) {
-      auto bin = dyn_cast<AffineBinaryOpExpr>(x);
-      if (bad || !bin || bin.getKind() == AffineExprKind::Add ||
-          bin.getKind() == AffineExprKind::Mul)
-        return;
-      auto c = dyn_cast<AffineConstantExpr>(bin.getRHS());
-      if (!c || c.getValue() <= 0)
-        bad = x;
-    });
-  return bad;
-}
-
 /// Reads one dictionary with a fixed set of keys, reporting unknown, missing
 /// and mistyped ones.
 class DictReader {
@@ -371,16 +354,6 @@ LogicalResult parseRegisters(Operation *op, DictReader &r, Description &d) {
     if (failed(layout))
       return failure();
     reg.layout = layout->getValue();
-    if (AffineExpr bad = badDivisor(reg.layout)) {
-      std::string expr, divisor;
-      llvm::raw_string_ostream(expr) << bad;
-      llvm::raw_string_ostream(divisor)
-          << cast<AffineBinaryOpExpr>(bad).getRHS();
-      return rr.error() << "the layout of " << what << " divides by "
-                        << divisor << " in '" << expr
-                        << "': floordiv, ceildiv and mod need a positive "
-                           "constant";
-    }
     if (reg.type.getNumElements() > kMaxOperandElements)
       return rr.error() << what << " (" << reg.type << ") has more than "
                         << kMaxOperandElements << " elements";

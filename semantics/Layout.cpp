@@ -110,6 +110,23 @@ TensorValue unpackOperand(const Description &d, unsigned i,
   return v;
 }
 
+/// The first floordiv, ceildiv or mod in `map` whose divisor is not a
+/// positive constant, or null (the layout's value would be undefined).
+static AffineExpr badDivisor(AffineMap map) {
+  AffineExpr bad;
+  for (AffineExpr e : map.getResults())
+    e.walk([&](AffineExpr x) {
+      auto bin = dyn_cast<AffineBinaryOpExpr>(x);
+      if (bad || !bin || bin.getKind() == AffineExprKind::Add ||
+          bin.getKind() == AffineExprKind::Mul)
+        return;
+      auto c = dyn_cast<AffineConstantExpr>(bin.getRHS());
+      if (!c || c.getValue() <= 0)
+        bad = x;
+    });
+  return bad;
+}
+
 LogicalResult
 checkLayoutInjective(const Description &d, unsigned i,
                      llvm::function_ref<InFlightDiagnostic()> emitError) {
@@ -118,6 +135,16 @@ checkLayoutInjective(const Description &d, unsigned i,
     return emitError() << "registers[" << i << "]: elements of "
                        << reg.type.getElementTypeBitWidth()
                        << " bits are not supported (whole bytes only)";
+  // Composing a division by 0 or a negative constant is undefined.
+  if (AffineExpr bad = badDivisor(reg.layout)) {
+    std::string expr, divisor;
+    llvm::raw_string_ostream(expr) << bad;
+    llvm::raw_string_ostream(divisor) << cast<AffineBinaryOpExpr>(bad).getRHS();
+    return emitError() << "the layout of registers[" << i << "] divides by "
+                       << divisor << " in '" << expr
+                       << "': floordiv, ceildiv and mod need a positive "
+                          "constant";
+  }
   llvm::DenseMap<int64_t, SmallVector<int64_t>> seen;
   LogicalResult result = success();
   forEachIndex(d.operandShape(i), [&](ArrayRef<int64_t> idx) {

@@ -352,6 +352,8 @@ Expected<Target> detectHost(StringRef dir) {
   return t;
 }
 
+} // namespace
+
 llvm::Triple tripleFor(TargetArch arch) {
   switch (arch) {
   case TargetArch::X86_64:
@@ -363,8 +365,6 @@ llvm::Triple tripleFor(TargetArch arch) {
   }
   llvm_unreachable("unknown TargetArch");
 }
-
-} // namespace
 
 //===----------------------------------------------------------------------===//
 // Target
@@ -719,128 +719,6 @@ Target targetFromFeatures(TargetArch arch, StringRef features) {
   }
   deriveRegistersFromFeatures(t);
   return t;
-}
-
-//===----------------------------------------------------------------------===//
-// Checking against LLVM
-//===----------------------------------------------------------------------===//
-
-/// LLVM's subtarget tables for `target`'s architecture (its generic CPU: a
-/// wrong CPU name would print a warning; callers check it themselves).
-static Expected<std::unique_ptr<llvm::MCSubtargetInfo>>
-subtargetTables(const Target &target, StringRef where) {
-  static const bool initialized = [] {
-    llvm::InitializeAllTargetInfos();
-    llvm::InitializeAllTargetMCs();
-    return true;
-  }();
-  (void)initialized;
-  llvm::Triple triple = tripleFor(target.arch);
-  std::string lookupError;
-  const llvm::Target *backend =
-      llvm::TargetRegistry::lookupTarget(triple, lookupError);
-  if (!backend)
-    return makeError(where + ": LLVM has no " + triple.str() +
-                     " backend: " + lookupError);
-  std::unique_ptr<llvm::MCSubtargetInfo> sti(
-      backend->createMCSubtargetInfo(triple, "", ""));
-  if (!sti)
-    return makeError(where + ": cannot create LLVM subtarget info for " +
-                     triple.str());
-  return std::move(sti);
-}
-
-llvm::Expected<std::vector<std::string>>
-unknownFeatures(TargetArch arch, llvm::ArrayRef<std::string> features) {
-  Target target;
-  target.arch = arch;
-  auto sti = subtargetTables(target, stringifyTargetArch(arch));
-  if (!sti)
-    return sti.takeError();
-  llvm::ArrayRef<llvm::SubtargetFeatureKV> table =
-      (*sti)->getAllProcessorFeatures();
-  std::vector<std::string> unknown;
-  for (const std::string &f : features) {
-    StringRef name = StringRef(f).ltrim("+-");
-    if (llvm::none_of(table, [&](const llvm::SubtargetFeatureKV &e) {
-          return name == e.Key;
-        }))
-      unknown.push_back(f);
-  }
-  return unknown;
-}
-
-llvm::Error addImpliedFeatures(Target &target) {
-  std::string where = target.source.empty() ? target.name : target.source;
-  auto sti = subtargetTables(target, where);
-  if (!sti)
-    return sti.takeError();
-  llvm::ArrayRef<llvm::SubtargetFeatureKV> table =
-      (*sti)->getAllProcessorFeatures();
-  std::vector<std::string> unknown;
-  for (const auto &feature : target.features)
-    if (llvm::none_of(table, [&](const llvm::SubtargetFeatureKV &e) {
-          return feature.getKey() == e.Key;
-        }))
-      unknown.push_back("'" + feature.getKey().str() + "'");
-  if (!unknown.empty()) {
-    llvm::sort(unknown);
-    return makeError(where + ": " + llvm::join(unknown, ", ") +
-                     (unknown.size() == 1 ? " is not an LLVM "
-                                          : " are not LLVM ") +
-                     stringifyTargetArch(target.arch).str() + " feature" +
-                     (unknown.size() == 1 ? "" : "s"));
-  }
-  for (bool added = true; added;) {
-    added = false;
-    for (const llvm::SubtargetFeatureKV &kv : table) {
-      if (!target.features.contains(kv.Key))
-        continue;
-      llvm::FeatureBitset implied = kv.Implies.getAsBitset();
-      for (const llvm::SubtargetFeatureKV &other : table)
-        if (implied.test(other.Value))
-          added |= target.features.insert(other.Key).second;
-    }
-  }
-  return llvm::Error::success();
-}
-
-llvm::Error verifyAgainstLLVM(const Target &target) {
-  std::string where = target.source.empty() ? target.name : target.source;
-  auto tables = subtargetTables(target, where);
-  if (!tables)
-    return tables.takeError();
-  const std::unique_ptr<llvm::MCSubtargetInfo> &sti = *tables;
-
-  std::vector<std::string> problems;
-  if (!sti->isCPUStringValid(target.cpu))
-    problems.push_back("cpu '" + target.cpu + "' is not an LLVM " +
-                       stringifyTargetArch(target.arch).str() + " CPU");
-  llvm::ArrayRef<llvm::SubtargetFeatureKV> table =
-      sti->getAllProcessorFeatures();
-  std::vector<std::string> names;
-  for (const auto &feature : target.features)
-    names.push_back(feature.getKey().str());
-  llvm::sort(names);
-  for (StringRef name : names) {
-    const auto *kv =
-        llvm::find_if(table, [&](const llvm::SubtargetFeatureKV &e) {
-          return name == e.Key;
-        });
-    if (kv == table.end()) {
-      problems.push_back("feature '" + name.str() + "' is not an LLVM " +
-                         stringifyTargetArch(target.arch).str() + " feature");
-      continue;
-    }
-    llvm::FeatureBitset implied = kv->Implies.getAsBitset();
-    for (const llvm::SubtargetFeatureKV &other : table)
-      if (implied.test(other.Value) && !target.features.contains(other.Key))
-        problems.push_back("feature '" + name.str() + "' implies '" +
-                           other.Key + "', which is not listed");
-  }
-  if (problems.empty())
-    return llvm::Error::success();
-  return makeError(where + ": " + llvm::join(problems, "\n" + where + ": "));
 }
 
 } // namespace tisa

@@ -15,6 +15,7 @@
 #include "llvm/ADT/StringMap.h"
 #include "llvm/ADT/StringSet.h"
 #include "llvm/Support/Error.h"
+#include "llvm/TargetParser/Triple.h"
 #include <optional>
 #include <string>
 #include <vector>
@@ -228,6 +229,9 @@ llvm::Error verifyAgainstLLVM(const Target &target);
 /// tables (transitively: "avx512vnni" brings "avx512f" and what it implies);
 /// an error names a feature LLVM does not know for the architecture.
 llvm::Error addImpliedFeatures(Target &target);
+
+/// The LLVM triple tisa compiles for `arch`.
+llvm::Triple tripleFor(TargetArch arch);
 
 /// The features of `features` ("+name" or "name") that LLVM does not know
 /// for `arch`, as written (a description's misspelt feature made it apply

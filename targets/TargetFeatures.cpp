@@ -1,0 +1,148 @@
+//===- TargetFeatures.cpp - targets checked against LLVM's tables ---------===//
+//
+// A target's CPU and features, and a description's features, against the
+// subtarget tables of LLVM's backend for the architecture; the features a
+// listed one implies.
+//
+//===----------------------------------------------------------------------===//
+
+#include "tisa/Targets/Target.h"
+
+#include "llvm/ADT/STLExtras.h"
+#include "llvm/ADT/StringExtras.h"
+#include "llvm/MC/MCSubtargetInfo.h"
+#include "llvm/MC/TargetRegistry.h"
+#include "llvm/Support/TargetSelect.h"
+#include "llvm/TargetParser/Triple.h"
+
+using llvm::Expected;
+using llvm::StringRef;
+
+namespace tisa {
+
+namespace {
+
+llvm::Error makeError(const llvm::Twine &msg) {
+  return llvm::createStringError(llvm::inconvertibleErrorCode(), msg);
+}
+
+/// The entry of `table` named `name`, or null.
+const llvm::SubtargetFeatureKV *
+findFeature(llvm::ArrayRef<llvm::SubtargetFeatureKV> table, StringRef name) {
+  const auto *kv = llvm::find_if(
+      table, [&](const llvm::SubtargetFeatureKV &e) { return name == e.Key; });
+  return kv == table.end() ? nullptr : kv;
+}
+
+/// LLVM's subtarget tables for `target`'s architecture (its generic CPU: a
+/// wrong CPU name would print a warning; callers check it themselves).
+Expected<std::unique_ptr<llvm::MCSubtargetInfo>>
+subtargetTables(const Target &target, StringRef where) {
+  static const bool initialized = [] {
+    llvm::InitializeAllTargetInfos();
+    llvm::InitializeAllTargetMCs();
+    return true;
+  }();
+  (void)initialized;
+  llvm::Triple triple = tripleFor(target.arch);
+  std::string lookupError;
+  const llvm::Target *backend =
+      llvm::TargetRegistry::lookupTarget(triple, lookupError);
+  if (!backend)
+    return makeError(where + ": LLVM has no " + triple.str() +
+                     " backend: " + lookupError);
+  std::unique_ptr<llvm::MCSubtargetInfo> sti(
+      backend->createMCSubtargetInfo(triple, "", ""));
+  if (!sti)
+    return makeError(where + ": cannot create LLVM subtarget info for " +
+                     triple.str());
+  return std::move(sti);
+}
+
+} // namespace
+
+llvm::Expected<std::vector<std::string>>
+unknownFeatures(TargetArch arch, llvm::ArrayRef<std::string> features) {
+  Target target;
+  target.arch = arch;
+  auto sti = subtargetTables(target, stringifyTargetArch(arch));
+  if (!sti)
+    return sti.takeError();
+  llvm::ArrayRef<llvm::SubtargetFeatureKV> table =
+      (*sti)->getAllProcessorFeatures();
+  std::vector<std::string> unknown;
+  for (const std::string &f : features)
+    if (!findFeature(table, StringRef(f).ltrim("+-")))
+      unknown.push_back(f);
+  return unknown;
+}
+
+llvm::Error addImpliedFeatures(Target &target) {
+  std::string where = target.source.empty() ? target.name : target.source;
+  auto sti = subtargetTables(target, where);
+  if (!sti)
+    return sti.takeError();
+  llvm::ArrayRef<llvm::SubtargetFeatureKV> table =
+      (*sti)->getAllProcessorFeatures();
+  std::vector<std::string> unknown;
+  for (const auto &feature : target.features)
+    if (!findFeature(table, feature.getKey()))
+      unknown.push_back("'" + feature.getKey().str() + "'");
+  if (!unknown.empty()) {
+    llvm::sort(unknown);
+    return makeError(where + ": " + llvm::join(unknown, ", ") +
+                     (unknown.size() == 1 ? " is not an LLVM "
+                                          : " are not LLVM ") +
+                     stringifyTargetArch(target.arch).str() + " feature" +
+                     (unknown.size() == 1 ? "" : "s"));
+  }
+  for (bool added = true; added;) {
+    added = false;
+    for (const llvm::SubtargetFeatureKV &kv : table) {
+      if (!target.features.contains(kv.Key))
+        continue;
+      llvm::FeatureBitset implied = kv.Implies.getAsBitset();
+      for (const llvm::SubtargetFeatureKV &other : table)
+        if (implied.test(other.Value))
+          added |= target.features.insert(other.Key).second;
+    }
+  }
+  return llvm::Error::success();
+}
+
+llvm::Error verifyAgainstLLVM(const Target &target) {
+  std::string where = target.source.empty() ? target.name : target.source;
+  auto tables = subtargetTables(target, where);
+  if (!tables)
+    return tables.takeError();
+  const std::unique_ptr<llvm::MCSubtargetInfo> &sti = *tables;
+
+  std::vector<std::string> problems;
+  if (!sti->isCPUStringValid(target.cpu))
+    problems.push_back("cpu '" + target.cpu + "' is not an LLVM " +
+                       stringifyTargetArch(target.arch).str() + " CPU");
+  llvm::ArrayRef<llvm::SubtargetFeatureKV> table =
+      sti->getAllProcessorFeatures();
+  std::vector<std::string> names;
+  for (const auto &feature : target.features)
+    names.push_back(feature.getKey().str());
+  llvm::sort(names);
+  for (StringRef name : names) {
+    const llvm::SubtargetFeatureKV *kv = findFeature(table, name);
+    if (!kv) {
+      problems.push_back("feature '" + name.str() + "' is not an LLVM " +
+                         stringifyTargetArch(target.arch).str() + " feature");
+      continue;
+    }
+    llvm::FeatureBitset implied = kv->Implies.getAsBitset();
+    for (const llvm::SubtargetFeatureKV &other : table)
+      if (implied.test(other.Value) && !target.features.contains(other.Key))
+        problems.push_back("feature '" + name.str() + "' implies '" +
+                           other.Key + "', which is not listed");
+  }
+  if (problems.empty())
+    return llvm::Error::success();
+  return makeError(where + ": " + llvm::join(problems, "\n" + where + ": "));
+}
+
+} // namespace tisa
