@@ -85,6 +85,9 @@ private:
              Value staging, Value start, Value size, Value whole) const;
   /// The bytes of one block's part of the packed buffer.
   Value blockBytes(OpBuilder &b, Location loc, Operation *op) const;
+  /// Zeroes the output an accumulating split starts from: the iterations
+  /// of the loops `compute` has active, all of the others.
+  void zeroActiveOutput(OpBuilder &b, Location loc, ComputeOp compute) const;
   /// The op's operands as the program's arguments (null where absent).
   SmallVector<Value, 3> programOperands(Operation *op) const;
 
@@ -126,6 +129,26 @@ PaddedLoop::PaddedLoop(Operation *op, const PlannedKernel &planned,
       if (std::optional<unsigned> d = maps[i + 1].getResultPosition(along))
         viewed.push_back({o.getOperandNumber(), *d, false});
   }
+}
+
+void PaddedLoop::zeroActiveOutput(OpBuilder &b, Location loc,
+                                  ComputeOp compute) const {
+  Value out = compute.getOutput();
+  // An outer split's partial block: only its active part is copied back.
+  ArrayRef<int64_t> loops =
+      compute.getActiveLoops().value_or(ArrayRef<int64_t>());
+  for (auto [l, size] : llvm::zip(loops, compute.getActive())) {
+    std::string why;
+    FailureOr<RunTimeLoop> outer = runTimeLoopBlocks(
+        planned.contraction, planned.kernel->packedInput(), l, why);
+    if (succeeded(outer) && outer->dims[2])
+      out = subviewAlong(b, loc, out, *outer->dims[2], b.getIndexAttr(0),
+                         size);
+  }
+  Type elt = cast<MemRefType>(out.getType()).getElementType();
+  Value zero = arith::ConstantOp::create(b, loc, elt,
+                                         cast<TypedAttr>(b.getZeroAttr(elt)));
+  linalg::FillOp::create(b, loc, zero, out);
 }
 
 SmallVector<Value, 3> PaddedLoop::programOperands(Operation *op) const {
@@ -185,12 +208,16 @@ Value PaddedLoop::view(OpBuilder &b, Location loc, Operation *op,
   };
   auto onPart = [&](OpBuilder &b, Location loc) {
     // Past the operand's end the block reads zeros, which contribute
-    // nothing (an output's padding is never copied back).
+    // nothing (an output's padding is never copied back); the copy below
+    // writes the rest.
     if (!v.output) {
       Type elt = type.getElementType();
       Value zero = arith::ConstantOp::create(
           b, loc, elt, cast<TypedAttr>(b.getZeroAttr(elt)));
-      linalg::FillOp::create(b, loc, zero, staging);
+      Value padding = arith::SubIOp::create(
+          b, loc, cIndex(b, loc, blockSize), size);
+      linalg::FillOp::create(
+          b, loc, zero, subviewAlong(b, loc, staging, v.dim, size, padding));
     }
     if (copyIn)
       linalg::CopyOp::create(
@@ -250,12 +277,8 @@ void PaddedLoop::split(Operation *op) const {
   Value blockExtent = cIndex(b, loc, blockSize);
   Value blocks = arith::CeilDivUIOp::create(b, loc, extent, blockExtent);
   auto compute = dyn_cast<ComputeOp>(op);
-  if (compute && accumulates && compute.getOverwrite()) {
-    Type elt = cast<MemRefType>(compute.getOutput().getType()).getElementType();
-    Value zero = arith::ConstantOp::create(b, loc, elt,
-                                           cast<TypedAttr>(b.getZeroAttr(elt)));
-    linalg::FillOp::create(b, loc, zero, compute.getOutput());
-  }
+  if (compute && accumulates && compute.getOverwrite())
+    zeroActiveOutput(b, loc, compute);
   SmallVector<Value> staging = allocStaging(b, loc, op);
   Value bytes = slicesBuffer ? blockBytes(b, loc, op) : Value();
   Value buffer = op->getOperand(bufferOperand(op));

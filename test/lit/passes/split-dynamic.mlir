@@ -139,8 +139,10 @@ func.func @batched(%a: memref<?x?x64xi8>, %b: memref<64x48xi8>, %c: memref<?x?x4
 // CHECK:           %[[BN:.*]] = scf.if %{{.*}} -> (memref<?x256xi8, strided<[?, 1], offset: ?>>) {
 // CHECK:             memref.subview %[[B]][0, %{{.*}}] [%{{.*}}, 256] [1, 1]
 // CHECK:           } else {
-// CHECK:             linalg.fill ins(%c0_i8 : i8) outs(%[[PADN:.*]] : memref<?x256xi8>)
-// CHECK:             linalg.copy
+// Only the padding is zeroed: the copy writes the rest.
+// CHECK:             %[[PADN:.*]] = memref.subview %{{.*}}[0, %[[NSIZE:.*]]] [%{{.*}}, %{{.*}}] [1, 1] : memref<?x256xi8> to memref<?x?xi8, strided<[256, 1], offset: ?>>
+// CHECK:             linalg.fill ins(%c0_i8 : i8) outs(%[[PADN]] : memref<?x?xi8, strided<[256, 1], offset: ?>>)
+// CHECK:             linalg.copy ins(%{{.*}} : memref<?x?xi8, strided<[?, 1], offset: ?>>) outs(%{{.*}} : memref<?x?xi8, strided<[256, 1]>>)
 // CHECK:           scf.for %{{.*}} = %{{.*}} to %{{.*}} step %{{.*}} {
 // CHECK:             %[[KVIEW:.*]] = memref.view %[[NVIEW]][%{{.*}}][] : memref<?xi8> to memref<65536xi8>
 // CHECK:             %[[BNK:.*]] = scf.if %{{.*}} -> (memref<256x256xi8, strided<[?, 1], offset: ?>>) {
@@ -176,6 +178,36 @@ func.func @dynamic_nk(%a: memref<32x?xi8>, %b: memref<?x?xi8>, %c: memref<32x?xi
   %zero = arith.constant 0 : i32
   linalg.fill ins(%zero : i32) outs(%c : memref<32x?xi32>)
   linalg.matmul ins(%a, %b : memref<32x?xi8>, memref<?x?xi8>) outs(%c : memref<32x?xi32>)
+  return
+}
+
+// -----
+
+// An overwriting computation (as the kernel library writes it) whose K runs in blocks zeroes its
+// output before K's blocks add up, and in N's partial block only the columns that are copied
+// back (`active`).
+// CHECK-LABEL: func.func @overwrite_nk
+// CHECK:         scf.for
+// CHECK:           %[[CN:.*]] = scf.if %{{.*}} -> (memref<32x256xi32, strided<[?, 1], offset: ?>>) {
+// CHECK:           } else {
+// CHECK-NOT:         linalg.copy
+// CHECK:           }
+// CHECK:           %[[ACTIVE:.*]] = memref.subview %[[CN]][0, 0] [32, %{{.*}}] [1, 1] : memref<32x256xi32, strided<[?, 1], offset: ?>> to memref<32x?xi32, strided<[?, 1], offset: ?>>
+// CHECK:           linalg.fill ins(%c0_i32 : i32) outs(%[[ACTIVE]] : memref<32x?xi32, strided<[?, 1], offset: ?>>)
+// CHECK:           scf.for
+// CHECK:             tisa.compute {{.*}} -> %[[CN]] active(%{{.*}}, %{{.*}}) {active_loops = array<i64: 1, 2>} :
+// CHECK-NOT:           overwrite
+// CHECK:           scf.if
+// CHECK:             linalg.copy ins(%{{.*}} : memref<32x?xi32, strided<[256, 1]>>) outs(%{{.*}} : memref<32x?xi32, strided<[?, 1], offset: ?>>)
+// LOWERED-LABEL: func.func @overwrite_nk
+// LOWERED:       tisa.apply "vpdpbusd.zmm"
+func.func @overwrite_nk(%a: memref<32x?xi8>, %buf: memref<?xi8>, %c: memref<32x?xi32>) {
+  tisa.compute %a, %buf -> %c {overwrite} : memref<32x?xi8>, memref<?xi8>, memref<32x?xi32> {
+  ^bb0(%x: memref<32x?xi8>, %y: memref<?x?xi8>, %z: memref<32x?xi32>):
+    linalg.matmul {tisa.plan = "vpdpbusd.zmm n<-n(16) k<-k(4) | B pack [K/4][N][4], A broadcast 4B, C direct",
+                   tisa.schedule = "unroll=6x4x1,block=0,order=lanes-inner,panel=64"}
+        ins(%x, %y : memref<32x?xi8>, memref<?x?xi8>) outs(%z : memref<32x?xi32>)
+  }
   return
 }
 
