@@ -291,8 +291,15 @@ public:
   Checker(const Description &d, const VerifyOptions &o) : d(d), options(o) {}
 
   VerifyReport run() {
-    checkFeatures();
+    bool featuresKnown = checkFeatures();
     checkEvaluator();
+    if (!featuresKnown) {
+      // LLVM would ignore the unknown ones (warning on stderr) and compile
+      // for the rest: nothing such a run says is about the description.
+      add("lowering", CheckStatus::Skipped,
+          "not compiled: the features above are not LLVM's");
+      return std::move(report);
+    }
     switch (d.target) {
     case TargetArch::X86_64:
     case TargetArch::AArch64:
@@ -312,16 +319,16 @@ private:
 
   /// Every feature is one LLVM knows for the architecture (a misspelt one
   /// reads as a feature no machine has: the description applies nowhere).
-  /// Reported only when one is not.
-  void checkFeatures() {
+  /// Reported only when one is not; false then.
+  bool checkFeatures() {
     std::vector<std::string> list(d.features.begin(), d.features.end());
     auto unknown = unknownFeatures(d.target, list);
     if (!unknown) {
       add("features", CheckStatus::Failed, llvm::toString(unknown.takeError()));
-      return;
+      return false;
     }
     if (unknown->empty())
-      return;
+      return true;
     std::string names;
     for (const std::string &f : *unknown)
       names += (names.empty() ? "'" : ", '") + f + "'";
@@ -329,6 +336,7 @@ private:
         names + (unknown->size() == 1 ? " is not an LLVM " : " are not LLVM ") +
             stringifyTargetArch(d.target).str() +
             " feature (misspelt? the description would apply to no target)");
+    return false;
   }
 
   /// Invariants any correct evaluation has: zero inputs leave the accumulator
