@@ -43,6 +43,8 @@ constexpr StringRef kAllowedKeys[] = {"arch",
                                       "cpu",
                                       "description",
                                       "features",
+                                      "grid_blocks_x",
+                                      "grid_blocks_y",
                                       "issue_per_cycle",
                                       "l1d_bytes",
                                       "l2_bytes",
@@ -255,6 +257,8 @@ void deriveRegistersFromFeatures(Target &t) {
   case TargetArch::NVPTX:
     t.warpSize = 32;
     t.registersPerThread = 255;
+    t.gridBlocksX = (uint64_t(1) << 31) - 1;
+    t.gridBlocksY = 65535;
     break;
   }
 }
@@ -624,6 +628,8 @@ Expected<Target> parseTarget(StringRef json, StringRef path) {
   getCount("l2_bytes", t.l2Bytes);
   getCount("l3_bytes", t.l3Bytes);
   getCount("shared_memory_bytes", t.sharedMemoryBytes);
+  getCount("grid_blocks_x", t.gridBlocksX);
+  getCount("grid_blocks_y", t.gridBlocksY);
   getCount("sm_threads", t.smThreads);
   getCount("sm_registers", t.smRegisters);
   getCount("sm_blocks", t.smBlocks);

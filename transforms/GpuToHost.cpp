@@ -538,11 +538,11 @@ void lowerAsyncCopies(gpu::GPUFuncOp kernel) {
 
 /// func.func @NAME_block(args..., %bx, %by): one block of `kernel`.
 FailureOr<func::FuncOp> emulateBlock(gpu::GPUFuncOp kernel, ModuleOp host) {
-  std::optional<DenseI32ArrayAttr> size = kernel.getKnownBlockSizeAttr();
-  if (!size || size->size() != 3 || (*size)[1] != 1 || (*size)[2] != 1)
+  DenseI32ArrayAttr size = kernel.getKnownBlockSizeAttr();
+  if (!size || size.size() != 3 || size[1] != 1 || size[2] != 1)
     return kernel.emitError()
            << "the host lowering needs a one-dimensional known_block_size";
-  int64_t threads = (*size)[0];
+  int64_t threads = size[0];
   if (kernel.getNumPrivateAttributions() || !kernel.getBody().hasOneBlock())
     return kernel.emitError() << "the host lowering needs a kernel of one "
                                  "block without private attributions";

@@ -162,10 +162,21 @@ public:
 
   int64_t blockM() const { return BM; }
   int64_t blockN() const { return BN; }
+  int64_t blocksM() const { return (g.M() + BM - 1) / BM; }
+  int64_t blocksN() const { return (g.N() + BN - 1) / BN; }
+  /// The grid's x runs over m's blocks unless n has more: x holds 2^31 - 1
+  /// blocks, y 65535 (a convolution's pixels, m or n, can be millions).
+  bool mOnX() const { return blocksM() >= blocksN(); }
   int64_t threads() const { return 32 * s.warpsM * s.warpsN; }
   /// Elements of one half of a shared buffer laid out as `l`.
   int64_t sliceElements(const SliceLayout &l) const {
     return query().sliceElements(l);
+  }
+  /// The alignment in bytes the kernel's reads of `l`'s program input
+  /// need: cp.async's chunk, else one element.
+  int64_t inputAlignment(const SliceLayout &l) const {
+    int64_t bytes = c.operands[l.input].elementBytes();
+    return std::max<int64_t>(bytes, query().asyncChunk(l) * bytes);
   }
   /// How instruction operand `op` is staged and read, its lane table named
   /// `table`: k in rows (transposed) where only that layout's lines are
@@ -453,8 +464,10 @@ void KernelEmitter::emit(gpu::GPUFuncOp f, const FragmentReads &readA,
   Value warp = arith::DivUIOp::create(b, loc, tid, index(32));
   Value wm = arith::DivUIOp::create(b, loc, warp, index(s.warpsN));
   Value wn = arith::RemUIOp::create(b, loc, warp, index(s.warpsN));
-  bm0 = mul(gpu::BlockIdOp::create(b, loc, gpu::Dimension::y), BM);
-  bn0 = mul(gpu::BlockIdOp::create(b, loc, gpu::Dimension::x), BN);
+  gpu::Dimension mDim = mOnX() ? gpu::Dimension::x : gpu::Dimension::y;
+  gpu::Dimension nDim = mOnX() ? gpu::Dimension::y : gpu::Dimension::x;
+  bm0 = mul(gpu::BlockIdOp::create(b, loc, mDim), BM);
+  bn0 = mul(gpu::BlockIdOp::create(b, loc, nDim), BN);
   staging.emplace(b, loc, c, g, padded, entry.getArguments(), tid, threads(),
                   BK);
   readsA = readA;
@@ -703,8 +716,13 @@ buildWarpMmaKernel(ModuleOp module, StringRef name, const Contraction &c,
                                   g->extent[role]);
   }
   launch.blockThreads = emitter.threads();
-  launch.gridX = (g->N() + BN - 1) / BN;
-  launch.gridY = (g->M() + BM - 1) / BM;
+  launch.blockM = BM;
+  launch.blockN = BN;
+  for (const FragmentReads &read : reads)
+    launch.inputAlignment[read.layout.input] =
+        emitter.inputAlignment(read.layout);
+  launch.gridX = emitter.mOnX() ? emitter.blocksM() : emitter.blocksN();
+  launch.gridY = emitter.mOnX() ? emitter.blocksN() : emitter.blocksM();
   launch.sharedBytes =
       (sharedElements[0] * emitter.elementType(0).getIntOrFloatBitWidth() +
        sharedElements[1] * emitter.elementType(1).getIntOrFloatBitWidth()) /

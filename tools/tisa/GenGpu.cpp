@@ -60,9 +60,14 @@ void printGpuKernel(const KernelSpec &spec, const Target &target,
     os << "  no cubin: " << kernel.noCubinWhy << "\n";
   else
     os << llvm::formatv("  ptxas -v: {0} registers per thread, {1} bytes "
-                        "spilled; theoretical occupancy {2:P0}\n",
+                        "spilled; theoretical occupancy {2}\n",
                         kernel.registers, kernel.spillBytes,
-                        kernel.occupancy);
+                        kernel.occupancy
+                            ? llvm::formatv("{0:P0}", *kernel.occupancy).str()
+                            : std::string("unknown (the target gives no "
+                                          "sm_threads, sm_registers, "
+                                          "sm_blocks or "
+                                          "sm_shared_memory_bytes)"));
 }
 
 } // namespace
@@ -83,6 +88,8 @@ int genGpu(const Options &o, const KernelSpec &spec, const Target &target,
       {path(".ptx"), &kernel->ptx}, {path(".h"), &kernel->header}};
   if (!kernel->cubin.empty())
     files.push_back({path(".cubin"), &kernel->cubin});
+  if (o.emitIr)
+    files.push_back({path(".mlir"), &kernel->ir});
   for (auto &[file, text] : files)
     if (auto e = writeFile(file, *text))
       return fail(llvm::toString(std::move(e)));

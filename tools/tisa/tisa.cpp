@@ -109,7 +109,7 @@ commands:
                            target's: 256 for neoverse-v1, 128 for neoverse-v2);
                            --target sapphirerapids on a CPU without AMX runs the AMX code under
                            tisa's emulator and counts what it executed (times are the emulator's);
-                           --target sm_80|sm_90 runs the Tensor Core kernel through its host
+                           --target sm_80|sm_86|sm_90 runs the Tensor Core kernel through its host
                            lowering (each mma.sync on the warp-level reference), untimed
   tune gemm|conv2d ...     search loop schedules (register tile, cache blocks, loop order) around
                            the default by measuring each (checked against the reference), and
@@ -144,7 +144,8 @@ options:
                            (tf32 on Tensor Cores), listed in the plan as a relaxation
   --no-fuse                'match': never fuse adjacent program loops (no im2col-style plans)
   --emit-ir                'gen': also write NAME.mlir, the kernel after tensorization and
-                           register tiling (before lowering to LLVM)
+                           register tiling (before lowering to LLVM; for sm_XX, the
+                           gpu.module before lowering to NVVM)
   --no-fuse-epilogue       'gen FILE.mlir': run elementwise consumers of a contraction (bias,
                            activation, requantization) as loops of their own instead of on
                            its accumulators in registers (to compare the two)
@@ -242,9 +243,24 @@ int isaShow(const Options &o) {
     }
     return "";
   };
-  os << "acc(" << m.accType << ") += " << ext(m.lhsExt) << "(in" << m.lhsInput
-     << ": " << m.lhsType << ") * " << ext(m.rhsExt) << "(in" << m.rhsInput
-     << ": " << m.rhsType << ")";
+  // A factor read narrower first: extf(truncf toward_zero(in0: f32) to tf32).
+  auto factor = [&](tisa::MulAcc::Ext e, unsigned input, Type type,
+                    const std::optional<tisa::MulAcc::Narrowing> &narrow) {
+    std::string in = "in" + std::to_string(input) + ": ";
+    llvm::raw_string_ostream(in) << type;
+    if (narrow) {
+      bool toZero = narrow->rounding == llvm::RoundingMode::TowardZero;
+      std::string t;
+      llvm::raw_string_ostream(t) << narrow->type;
+      in = std::string("truncf ") + (toZero ? "toward_zero" : "to_nearest_even") +
+           "(" + in + ") to " + t;
+    }
+    os << ext(e) << "(" << in << ")";
+  };
+  os << "acc(" << m.accType << ") += ";
+  factor(m.lhsExt, m.lhsInput, m.lhsType, m.lhsNarrowing);
+  os << " * ";
+  factor(m.rhsExt, m.rhsInput, m.rhsType, m.rhsNarrowing);
   os << ", multiplied in " << m.mulType << "\n";
   os << "loops:       ";
   SmallVector<int64_t> ranges = d->body.getStaticLoopRanges();

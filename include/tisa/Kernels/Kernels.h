@@ -287,17 +287,21 @@ struct GeneratedGpuKernel {
   /// The kernel's implicit GEMM (WarpMmaLaunch::loops).
   std::string loops;
   std::string ptx;
+  /// The kernel's gpu.module as generated (before lowering to NVVM).
+  std::string ir;
   std::string cubin;     ///< empty without ptxas
   std::string noCubinWhy; ///< why there is no cubin
   int64_t blockThreads = 0, gridX = 0, gridY = 0, sharedBytes = 0;
+  /// The alignment in bytes each input's address must have.
+  int64_t inputAlignment[2] = {1, 1};
   int64_t registers = 0, spillBytes = 0; ///< ptxas -v (0: not assembled)
   /// In the PTX (static counts; their ratio is the kernel's mma per
   /// shared-memory read): mma.sync instructions, and the fragment reads
   /// from shared memory (ldmatrix and plain ld.shared).
   int64_t mmaInstructions = 0, ldmatrixReads = 0, sharedLoads = 0;
   /// Theoretical occupancy: resident warps per SM over the SM's maximum
-  /// (0 when ptxas did not run).
-  double occupancy = 0;
+  /// (none when ptxas did not run or the target gives no SM limits).
+  std::optional<double> occupancy;
   std::string header;
   /// The host lowering of the same kernel (-tisa-gpu-to-host) as an object
   /// for the host: NAME_host(A, B, C, grid_x, grid_y) with MLIR's C

@@ -116,6 +116,9 @@ struct Target {
   /// threads per warp.
   unsigned registersPerThread = 0;
   unsigned warpSize = 0;
+  /// GPU: the most blocks a grid has along x and along y (2^31 - 1 and
+  /// 65535 from compute capability 3.0 on).
+  uint64_t gridBlocksX = 0, gridBlocksY = 0;
 
   /// Bytes; per core for L1/L2, the whole cache for L3 (0 when unknown).
   uint64_t l1dBytes = 0, l2Bytes = 0, l3Bytes = 0;

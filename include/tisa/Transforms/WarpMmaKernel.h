@@ -48,7 +48,12 @@ struct WarpMmaLaunch {
   std::string kernel;     ///< the gpu.func's name
   std::string module;     ///< the gpu.module's name
   int64_t blockThreads = 0;
-  int64_t gridX = 0, gridY = 0; ///< blocks along n and m
+  /// Blocks along x and y: of m and n, or of n and m when n has more.
+  int64_t gridX = 0, gridY = 0;
+  int64_t blockM = 0, blockN = 0; ///< rows of m and columns of n per block
+  /// Per program input: the alignment in bytes its address must have
+  /// (cp.async copies 4, 8 or 16 bytes at a time).
+  int64_t inputAlignment[2] = {1, 1};
   int64_t sharedBytes = 0;      ///< static shared memory per block
   /// The implicit GEMM: "m <- f(21), n <- n.oh.ow(63), k <- kh.kw.c(171)"
   /// (the program loops each instruction loop runs over, flattened).

@@ -85,6 +85,18 @@ module attributes {gpu.container_module} {
 
 // -----
 
+// Without known_block_size (it crashed here).
+module attributes {gpu.container_module} {
+  gpu.module @k_kernels {
+    // expected-error @+1 {{the host lowering needs a one-dimensional known_block_size}}
+    gpu.func @k(%out: memref<64xf32>) kernel {
+      gpu.return
+    }
+  }
+}
+
+// -----
+
 module attributes {gpu.container_module} {
   gpu.module @k_kernels {
     gpu.func @k(%out: memref<64xf32>, %n: index) kernel attributes {known_block_size = array<i32: 64, 1, 1>} {

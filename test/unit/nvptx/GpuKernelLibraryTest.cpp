@@ -177,25 +177,66 @@ INSTANTIATE_TEST_SUITE_P(Matrix, GpuLibrary, ::testing::ValuesIn(cases()),
 INSTANTIATE_TEST_SUITE_P(Epilogues, GpuLibrary,
                          ::testing::ValuesIn(epilogueCases()), caseName);
 
+/// sm_80 with a limit changed, and a kernel generated for it.
+class GpuLibraryTarget : public ::testing::Test {
+protected:
+  void SetUp() override {
+    loaded.ctx.loadDialect<mlir::gpu::GPUDialect>();
+    auto sm80 = loadTarget("sm_80");
+    auto host = loadTarget("host");
+    ASSERT_TRUE(static_cast<bool>(sm80)) << llvm::toString(sm80.takeError());
+    ASSERT_TRUE(static_cast<bool>(host)) << llvm::toString(host.takeError());
+    target = std::move(*sm80);
+    hostTarget = std::move(*host);
+  }
+  llvm::Expected<GeneratedGpuKernel> generate(int64_t m, int64_t n,
+                                              int64_t k) {
+    KernelSpec spec = gemm(m, n, k);
+    spec.types = *KernelTypes::parse("f16,f16,f32");
+    return generateGpuKernel(loaded.ctx, spec, loaded.all, target, hostTarget,
+                             {});
+  }
+  LoadedDescriptions loaded;
+  Target target, hostTarget;
+};
+
 /// A target whose blocks hold less shared memory than the kernel uses is
 /// refused with the figures (the key was read and never used: the kernel
 /// could not have launched there).
-TEST(GpuLibraryTarget, SharedMemoryBeyondTheTargetIsRefused) {
-  LoadedDescriptions loaded;
-  loaded.ctx.loadDialect<mlir::gpu::GPUDialect>();
-  auto sm80 = loadTarget("sm_80");
-  auto host = loadTarget("host");
-  ASSERT_TRUE(static_cast<bool>(sm80)) << llvm::toString(sm80.takeError());
-  ASSERT_TRUE(static_cast<bool>(host)) << llvm::toString(host.takeError());
-  sm80->sharedMemoryBytes = 1024;
-  KernelSpec spec = gemm(256, 256, 256);
-  spec.types = *KernelTypes::parse("f16,f16,f32");
-  auto kernel =
-      generateGpuKernel(loaded.ctx, spec, loaded.all, *sm80, *host, {});
+TEST_F(GpuLibraryTarget, SharedMemoryBeyondTheTargetIsRefused) {
+  target.sharedMemoryBytes = 1024;
+  auto kernel = generate(256, 256, 256);
   ASSERT_FALSE(static_cast<bool>(kernel));
   std::string why = llvm::toString(kernel.takeError());
   EXPECT_NE(why.find("bytes of shared memory per block; sm_80 gives a block "
                      "1024 (shared_memory_bytes)"),
+            std::string::npos)
+      << why;
+}
+
+/// The grid's x runs over the larger of m's and n's block counts (x holds
+/// 2^31 - 1 blocks, y 65535), and a launch beyond the target's limits is
+/// refused with the counts: a convolution of 65536 x 64 output pixels
+/// launched 65536 blocks along y, which CUDA refuses.
+TEST_F(GpuLibraryTarget, GridWithinTheTargetsLimits) {
+  for (auto [m, n] : {std::pair<int64_t, int64_t>{1024, 16}, {16, 1024}}) {
+    auto kernel = generate(m, n, 64);
+    ASSERT_TRUE(static_cast<bool>(kernel))
+        << llvm::toString(kernel.takeError());
+    EXPECT_GT(kernel->gridX, kernel->gridY) << m << "x" << n;
+  }
+  auto kernel = generate(1024, 16, 64);
+  ASSERT_TRUE(static_cast<bool>(kernel)) << llvm::toString(kernel.takeError());
+  target.gridBlocksX = kernel->gridX - 1;
+  auto refused = generate(1024, 16, 64);
+  ASSERT_FALSE(static_cast<bool>(refused));
+  std::string why = llvm::toString(refused.takeError());
+  EXPECT_NE(why.find("the launch needs " + std::to_string(kernel->gridX) +
+                     " x 1 blocks"),
+            std::string::npos)
+      << why;
+  EXPECT_NE(why.find("sm_80 allows " + std::to_string(kernel->gridX - 1) +
+                     " x 65535 (grid_blocks_x, grid_blocks_y)"),
             std::string::npos)
       << why;
 }

@@ -119,6 +119,8 @@ TEST(Target, EveryShippedFileLoadsAndMatchesLLVM) {
       EXPECT_EQ(t->warpSize, 32u);
       EXPECT_EQ(t->registersPerThread, 255u);
       EXPECT_GT(t->sharedMemoryBytes, 0u);
+      EXPECT_EQ(t->gridBlocksX, 2147483647u);
+      EXPECT_EQ(t->gridBlocksY, 65535u);
     } else {
       EXPECT_EQ(t->vectorRegisters, 32u);
       EXPECT_GT(t->vectorBits, 0u);
