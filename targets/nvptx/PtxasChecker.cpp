@@ -203,6 +203,10 @@ Error runPtxasWith(StringRef ptx, StringRef arch, ArrayRef<StringRef> extra,
         return makeError("cannot read the cubin ptxas wrote: " +
                          out.getError().message());
       *cubin = (*out)->getBuffer().str();
+      if (cubin->empty())
+        return makeError("ptxas " + archFlag +
+                         " exited 0 but wrote no cubin" +
+                         (log.empty() ? "" : ":\n" + log));
     }
     return Error::success();
   }

@@ -21,6 +21,8 @@
 #include "llvm/IR/Verifier.h"
 #include "llvm/MC/TargetRegistry.h"
 #include "llvm/Support/CodeGen.h"
+#include "llvm/Support/FileSystem.h"
+#include "llvm/Support/FileUtilities.h"
 #include "llvm/Support/Process.h"
 #include "llvm/Support/TargetSelect.h"
 #include "llvm/Support/raw_ostream.h"
@@ -253,6 +255,28 @@ TEST(PtxasChecker, EnvironmentOverridesTheConfiguredPath) {
   Error err = runPtxas(".version 7.0\n", "sm_80");
   ASSERT_TRUE(static_cast<bool>(err));
   EXPECT_EQ(errorText(std::move(err)), reason);
+}
+
+/// A ptxas that exits 0 without writing the cubin is an error, not an
+/// empty cubin (`tisa gen` printed "no cubin: " with no reason).
+TEST(PtxasChecker, NoCubinFromASuccessfulRunIsAnError) {
+  SmallString<128> script;
+  ASSERT_FALSE(sys::fs::createTemporaryFile("fake-ptxas", "sh", script));
+  FileRemover remove(script);
+  {
+    std::error_code ec;
+    raw_fd_ostream os(script, ec);
+    ASSERT_FALSE(ec) << ec.message();
+    os << "#!/bin/sh\nexit 0\n";
+  }
+  ASSERT_FALSE(sys::fs::setPermissions(script, sys::fs::all_exe |
+                                                   sys::fs::owner_read |
+                                                   sys::fs::owner_write));
+  ScopedEnv env("TISA_PTXAS", script.c_str());
+  Expected<std::string> cubin = assembleCubin(".version 7.0\n", "sm_80");
+  ASSERT_FALSE(static_cast<bool>(cubin));
+  EXPECT_NE(errorText(cubin.takeError()).find("exited 0 but wrote no cubin"),
+            std::string::npos);
 }
 
 //===----------------------------------------------------------------------===//
