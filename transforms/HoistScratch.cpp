@@ -101,6 +101,7 @@ memref::DeallocOp scratchDealloc(memref::AllocOp alloc) {
 /// memory space, whole bytes per element.
 bool viewable(MemRefType type) {
   return type.getLayout().isIdentity() && !type.getMemorySpace() &&
+         type.getElementType().isIntOrFloat() &&
          type.getElementTypeBitWidth() % 8 == 0;
 }
 

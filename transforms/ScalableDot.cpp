@@ -240,7 +240,8 @@ ScheduleEstimate ScalableDotKernel::estimate(const Target &target,
   int64_t steps = groups(), others = 1;
   for (unsigned l : reductionLoops)
     steps *= extent[l];
-  for (unsigned l : ArrayRef<unsigned>(parallelLoops).drop_back())
+  for (unsigned l : ArrayRef<unsigned>(parallelLoops).drop_back(
+           parallelLoops.empty() ? 0 : 1))
     others *= extent[l];
   auto block = [&](int64_t r, int64_t v) {
     double step = std::max({double(r * v), chains, double(r + v)}) / issue +

@@ -52,7 +52,7 @@ int64_t rowBlockCount(ArrayRef<int64_t> extent,
                       ArrayRef<unsigned> parallelLoops, int64_t tm) {
   int64_t rows = parallelLoops.empty() ? 1 : extent[parallelLoops.back()];
   int64_t tiles = llvm::divideCeil(rows, tm);
-  for (unsigned l : parallelLoops.drop_back())
+  for (unsigned l : parallelLoops.drop_back(parallelLoops.empty() ? 0 : 1))
     tiles *= extent[l];
   return tiles;
 }
@@ -67,7 +67,8 @@ void rowBlockTiles(
   // t = (other parallel loops...) * row blocks + row block
   int64_t rows = parallelLoops.empty() ? 1 : extent[parallelLoops.back()];
   int64_t rowBlocks = llvm::divideCeil(rows, tm);
-  ArrayRef<unsigned> outer = parallelLoops.drop_back();
+  ArrayRef<unsigned> outer =
+      parallelLoops.drop_back(parallelLoops.empty() ? 0 : 1);
   SmallVector<int64_t> radices = {rowBlocks};
   for (unsigned l : llvm::reverse(outer))
     radices.push_back(extent[l]);

@@ -54,7 +54,7 @@ struct ScalarizeSingleLaneStore : OpRewritePattern<vector::MaskedStoreOp> {
                                 PatternRewriter &rewriter) const override {
     VectorType type = op.getVectorType();
     std::optional<int64_t> lane = singleLane(op.getMask());
-    if (type.getRank() != 1 || !lane)
+    if (type.getRank() != 1 || !lane || op.getIndices().empty())
       return rewriter.notifyMatchFailure(op, "not one constant lane");
     Location loc = op.getLoc();
     Value element = vector::ExtractOp::create(rewriter, loc,

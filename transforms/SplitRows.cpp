@@ -112,10 +112,12 @@ void RowLoop::split(ComputeOp op) const {
         this->block(b, loc, op, iv, blockSize);
         scf::YieldOp::create(b, loc);
       });
-  // The remainder, largest digit first: the digit 2^j starts after `full`
-  // and the digits above it.
+  // The remainder (< blockSize, so below twice the largest power of two
+  // under blockSize: a block need not be a power of two), largest digit
+  // first: the digit 2^j starts after `full` and the digits above it.
   Value rest = arith::SubIOp::create(b, loc, extent, full);
-  for (int64_t size = blockSize / 2; size >= 1; size /= 2) {
+  for (int64_t size = int64_t(llvm::bit_floor(uint64_t(blockSize - 1)));
+       size >= 1; size /= 2) {
     Value digit = arith::AndIOp::create(b, loc, rest, cIndex(b, loc, size));
     Value present = arith::CmpIOp::create(b, loc, arith::CmpIPredicate::ne,
                                           digit, cIndex(b, loc, 0));

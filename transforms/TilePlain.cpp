@@ -107,9 +107,13 @@ std::optional<PlainNest> analyze(linalg::GenericOp op) {
       !operandsAllowTile(op) ||
       !llvm::all_of(op.getBody()->without_terminator(), appliesToVectors))
     return std::nullopt;
-  Type out = getElementTypeOrSelf(op.getDpsInitOperand(0)->get());
-  if (!out.isIntOrFloat() || out.getIntOrFloatBitWidth() < 8)
-    return std::nullopt;
+  // Vector loads of sub-byte elements read them bit-packed, memref.load one
+  // per byte: every operand whole bytes.
+  for (Value v : op->getOperands()) {
+    Type t = getElementTypeOrSelf(v);
+    if (!t.isIntOrFloat() || t.getIntOrFloatBitWidth() < 8)
+      return std::nullopt;
+  }
   SmallVector<int64_t> extent = op.getStaticLoopRanges();
   AffineMap outMap = op.getMatchingIndexingMap(op.getDpsInitOperand(0));
   if (outMap.getNumResults() == 0)

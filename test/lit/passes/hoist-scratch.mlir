@@ -108,3 +108,28 @@ func.func @negative_stay(%n: index, %c: i1) -> memref<4xi32> {
   memref.dealloc %outside : memref<8xi8>
   return %last : memref<4xi32>
 }
+
+// -----
+
+// Buffers of elements that are not integers or floats (index, complex, vectors) are not views of
+// the pool's bytes: each moves out of the loop as its own allocation (it crashed on them).
+// CHECK-LABEL: func.func @not_bytes
+// CHECK:         memref.alloc() : memref<4xindex>
+// CHECK:         memref.alloc() : memref<2xcomplex<f32>>
+// CHECK:         scf.for
+// CHECK-NOT:       memref.alloc
+// CHECK:         }
+// CHECK:         memref.dealloc
+func.func @not_bytes(%n: index) {
+  %c0 = arith.constant 0 : index
+  %c1 = arith.constant 1 : index
+  scf.for %i = %c0 to %n step %c1 {
+    %s = memref.alloc() : memref<4xindex>
+    "test.use"(%s) : (memref<4xindex>) -> ()
+    memref.dealloc %s : memref<4xindex>
+    %z = memref.alloc() : memref<2xcomplex<f32>>
+    "test.use"(%z) : (memref<2xcomplex<f32>>) -> ()
+    memref.dealloc %z : memref<2xcomplex<f32>>
+  }
+  return
+}

@@ -42,3 +42,12 @@ func.func @run_time_mask(%m: memref<16xi8>, %v: vector<8xi8>, %i: index, %n: ind
   vector.maskedstore %m[%i], %mask, %v : memref<16xi8>, vector<8xi1>, vector<8xi8>
   return
 }
+
+// A store into a rank-0 memref has no index to move to the lane: left alone (it crashed).
+// CHECK-LABEL: func.func @rank0
+// CHECK:         vector.maskedstore
+func.func @rank0(%m: memref<i32>, %v: vector<4xi32>) {
+  %mask = vector.constant_mask [1] : vector<4xi1>
+  vector.maskedstore %m[], %mask, %v : memref<i32>, vector<4xi1>, vector<4xi32>
+  return
+}

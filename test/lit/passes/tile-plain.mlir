@@ -5,7 +5,7 @@
 // OFF-COUNT-3: linalg.generic
 // OFF: linalg.matmul
 // OFF: linalg.depthwise_conv_2d_nhwc_hwc
-// OFF-COUNT-6: linalg.generic
+// OFF-COUNT-7: linalg.generic
 
 // f16 x f16 -> f32 in 4-lane vectors and 16 registers: of the tiles whose
 // accumulators and step vectors leave 4 registers, 3 rows x 3 vectors reads
@@ -137,12 +137,22 @@ func.func @dynamic(%a: memref<?x4xi32>, %b: memref<4x?xi32>, %c: memref<?x?xi32>
 // Left as they are: B transposed (n strided in B), a body that may trap
 // (division), the output read as an input too (the tile reads inputs from
 // memory while it holds the outputs), a parallel loop the output does not
-// vary along, tensors.
+// vary along, inputs of sub-byte elements (a vector load reads them
+// bit-packed, memref.load one per byte: the tile computed wrong sums),
+// tensors.
 // CHECK-LABEL: func.func @stay
-// CHECK-COUNT-4: linalg.generic
+// CHECK-COUNT-5: linalg.generic
 // CHECK-LABEL: func.func @stay_tensors
 // CHECK: linalg.generic
-func.func @stay(%a: memref<8x4xf32>, %bt: memref<16x4xf32>, %c: memref<8x16xf32>, %b: memref<4x16xi32>, %a4: memref<4x4xi32>, %c2: memref<4x16xi32>, %e: memref<4x2xi32>) {
+func.func @stay(%a: memref<8x4xf32>, %bt: memref<16x4xf32>, %c: memref<8x16xf32>, %b: memref<4x16xi32>, %a4: memref<4x4xi32>, %c2: memref<4x16xi32>, %e: memref<4x2xi32>, %s4: memref<4x2xi4>, %t4: memref<2x16xi4>) {
+  linalg.generic {indexing_maps = [affine_map<(m, n, k) -> (m, k)>, affine_map<(m, n, k) -> (k, n)>, affine_map<(m, n, k) -> (m, n)>], iterator_types = ["parallel", "parallel", "reduction"]} ins(%s4, %t4 : memref<4x2xi4>, memref<2x16xi4>) outs(%c2 : memref<4x16xi32>) {
+  ^bb0(%x: i4, %y: i4, %z: i32):
+    %0 = arith.extsi %x : i4 to i32
+    %1 = arith.extsi %y : i4 to i32
+    %2 = arith.muli %0, %1 : i32
+    %3 = arith.addi %z, %2 : i32
+    linalg.yield %3 : i32
+  }
   linalg.generic {indexing_maps = [affine_map<(m, n, k) -> (m, k)>, affine_map<(m, n, k) -> (n, k)>, affine_map<(m, n, k) -> (m, n)>], iterator_types = ["parallel", "parallel", "reduction"]} ins(%a, %bt : memref<8x4xf32>, memref<16x4xf32>) outs(%c : memref<8x16xf32>) {
   ^bb0(%x: f32, %y: f32, %z: f32):
     %0 = arith.mulf %x, %y : f32

@@ -17,3 +17,29 @@ func.func @blocks_nk(%a: memref<37x70xi8>, %b: memref<70x40xi8>, %c: memref<37x4
       ins(%a, %b : memref<37x70xi8>, memref<70x40xi8>) outs(%c : memref<37x40xi32>)
   return
 }
+
+// Blocks of m that are not powers of two, whose remainders (1, 1 and 2 rows) are no digit of
+// half the block: they were never computed, or computed as 9 or 3 rows past C's end.
+func.func @blocks_m36(%a: memref<37x70xi8>, %b: memref<70x40xi8>, %c: memref<37x40xi32>) {
+  %zero = arith.constant 0 : i32
+  linalg.fill ins(%zero : i32) outs(%c : memref<37x40xi32>)
+  linalg.matmul {tisa.loop_blocks = array<i64: 0, 36>}
+      ins(%a, %b : memref<37x70xi8>, memref<70x40xi8>) outs(%c : memref<37x40xi32>)
+  return
+}
+
+func.func @blocks_m6(%a: memref<37x70xi8>, %b: memref<70x40xi8>, %c: memref<37x40xi32>) {
+  %zero = arith.constant 0 : i32
+  linalg.fill ins(%zero : i32) outs(%c : memref<37x40xi32>)
+  linalg.matmul {tisa.loop_blocks = array<i64: 0, 6>}
+      ins(%a, %b : memref<37x70xi8>, memref<70x40xi8>) outs(%c : memref<37x40xi32>)
+  return
+}
+
+func.func @blocks_m7(%a: memref<37x70xi8>, %b: memref<70x40xi8>, %c: memref<37x40xi32>) {
+  %zero = arith.constant 0 : i32
+  linalg.fill ins(%zero : i32) outs(%c : memref<37x40xi32>)
+  linalg.matmul {tisa.loop_blocks = array<i64: 0, 7>}
+      ins(%a, %b : memref<37x70xi8>, memref<70x40xi8>) outs(%c : memref<37x40xi32>)
+  return
+}
