@@ -611,51 +611,7 @@ private:
                  : "bit-exact"));
   }
 
-  /// The newest sm_XX level the description's features name: the oldest
-  /// GPU it claims to run on ("" when it names none).
-  std::string declaredLevel() const {
-    std::string best;
-    unsigned bestLevel = 0;
-    for (const std::string &f : d.features) {
-      StringRef key = StringRef(f).ltrim('+');
-      unsigned level = 0;
-      if (key.consume_front("sm_") && !key.getAsInteger(10, level) &&
-          level > bestLevel) {
-        bestLevel = level;
-        best = StringRef(f).ltrim('+').str();
-      }
-    }
-    return best;
-  }
-
-  /// LLVM compiles the lowering for the level the features declare (the
-  /// matcher offers the description to every target that has them).
-  bool checkDeclaredLevel() {
-    std::string level = declaredLevel();
-    if (level.empty() || llvm::is_contained(options.ptxArchs, level))
-      return true;
-    llvm::LLVMContext llvmCtx;
-    auto llvmModule = lower(llvmCtx, 0);
-    if (!llvmModule) {
-      add("lowering", CheckStatus::Failed,
-          llvm::toString(llvmModule.takeError()));
-      return false;
-    }
-    auto ptx = emitMachineCode(**llvmModule, codegenTargetFor(d, level),
-                               /*assembly=*/true);
-    if (ptx)
-      return true;
-    add("lowering", CheckStatus::Failed,
-        "the features declare " + level + " (the oldest GPU the description "
-        "runs on) but LLVM cannot compile " + d.lowering.intrinsic +
-        " for it: " + llvm::toString(ptx.takeError()) +
-        " (declare the level the instruction needs)");
-    return false;
-  }
-
   void checkNVPTX() {
-    if (!checkDeclaredLevel())
-      return;
     // PTX for every architecture, holding the instruction and accepted by
     // ptxas.
     std::string ptxasWhy = nvptx::ptxasUnavailableReason();
