@@ -168,7 +168,10 @@ void storeSegments(OpBuilder &b, Location loc, const OperandRegister &r,
          "one or two vector segments");
   int64_t n = segmentRowType(r, rows).getNumElements();
   Value second = vs.size() == 2 ? vs[1] : Value();
-  for (int64_t i = 0; i < rows; ++i)
+  // The last row first: the first row's shuffle is then the last use of
+  // the segments, and LLVM's lane insert (its form of zip1 on halves)
+  // needs no copy of them.
+  for (int64_t i = rows - 1; i >= 0; --i)
     LLVM::StoreOp::create(b, loc, pick(b, loc, vs[0], second, i * n, n),
                           rowPointer(b, loc, ptr, rowBytes, i),
                           /*alignment=*/1);

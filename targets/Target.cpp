@@ -77,6 +77,7 @@ struct CostKey {
 const CostKey kCostKeys[] = {
     {"accumulator_chains", &CostModel::accumulatorChains},
     {"accumulator_cycles", &CostModel::accumulatorCycles},
+    {"edge_element_cycles", &CostModel::edgeElementCycles},
     {"assumed_l1d_bytes", nullptr, nullptr, &CostModel::assumedL1dBytes},
     {"assumed_l2_bytes", nullptr, nullptr, &CostModel::assumedL2Bytes},
     {"assumed_tile_registers", nullptr, &CostModel::assumedTileRegisters},

@@ -128,7 +128,7 @@ void TileKernel::emitCompute(OpBuilder &b, Location loc,
     a = paddedCopy(b, loc, input, aShape, inputPadding);
   Value aPacked;
   if (segments)
-    aPacked = packA(b, loc, a, aShape);
+    aPacked = packA(b, loc, a, aShape, s);
   if (epilogue || needsCopy(output, cShape, {})) {
     forbidLibraryCalls(b);
     auto [tm, tn] = registerTile(s);
@@ -145,17 +145,18 @@ void TileKernel::emitCompute(OpBuilder &b, Location loc,
 }
 
 Value TileKernel::packA(OpBuilder &b, Location loc, Value a,
-                        ArrayRef<int64_t> aShape) const {
+                        ArrayRef<int64_t> aShape, const Schedule &s) const {
   auto aType = cast<MemRefType>(a.getType());
   Type elt = aType.getElementType();
   unsigned kDim = aShape.size() - 1;
   int64_t r = mI * aMStride, q = llvm::divideCeil(aShape[aMDim], r);
+  int64_t g = aGroup(s, q);
   SmallVector<int64_t> shape;
   for (unsigned d = 0; d < kDim; ++d)
     if (d != aMDim)
       shape.push_back(aShape[d]);
   unsigned other = shape.size();
-  shape.append({aResidues, kSteps(), q, mI * kI});
+  shape.append({aResidues, q / g, kSteps(), g, mI * kI});
   Value packed = memref::AllocOp::create(b, loc, MemRefType::get(shape, elt),
                                          b.getI64IntegerAttr(64));
   auto rowType = VectorType::get({kI}, elt);
@@ -165,14 +166,16 @@ Value TileKernel::packA(OpBuilder &b, Location loc, Value a,
   SmallVector<int64_t> extents(shape.begin(), shape.end() - 1);
   extents.push_back(mI);
   loopNest(b, loc, extents, [&](OpBuilder &b, Location loc, ValueRange iv) {
-    Value res = iv[other], step = iv[other + 1], blk = iv[other + 2],
-          row = iv[other + 3];
-    // Row `row` of the register whose first row is at q * R + residue.
+    Value res = iv[other], step = iv[other + 2], row = iv[other + 4];
+    // Row `row` of register P = group * g + member, whose first row is at
+    // P * R + residue.
     AffineExpr d0 = getAffineDimExpr(0, b.getContext()),
                d1 = getAffineDimExpr(1, b.getContext()),
-               d2 = getAffineDimExpr(2, b.getContext());
+               d2 = getAffineDimExpr(2, b.getContext()),
+               d3 = getAffineDimExpr(3, b.getContext());
     Value pos = affine::makeComposedAffineApply(
-                    b, loc, d0 * r + d1 + d2 * aMStride, {blk, res, row})
+                    b, loc, (d0 * g + d3) * r + d1 + d2 * aMStride,
+                    {iv[other + 1], res, row, iv[other + 3]})
                     .getResult();
     int64_t last = aType.getDimSize(aMDim) - 1;
     Value inside = arith::CmpIOp::create(b, loc, arith::CmpIPredicate::sle,
@@ -190,7 +193,7 @@ Value TileKernel::packA(OpBuilder &b, Location loc, Value a,
     Value v = vector::TransferReadOp::create(b, loc, rowType, a, idx, zero,
                                              ArrayRef<bool>{true});
     v = arith::SelectOp::create(b, loc, inside, v, zeros);
-    SmallVector<Value> to(iv.take_front(other + 3));
+    SmallVector<Value> to(iv.take_front(other + 4));
     to.push_back(arith::MulIOp::create(b, loc, row, cIndex(b, loc, kI)));
     vector::StoreOp::create(b, loc, v, packed, to);
   });
@@ -202,6 +205,8 @@ Value TileKernel::packA(OpBuilder &b, Location loc, Value a,
 struct TileKernel::StepInputs {
   Addressing a, b;
   Value aRowBytes;
+  /// Segments: registers in a group of the packed A (aGroup).
+  int64_t aGroup = 1;
 };
 
 SmallVector<Value> TileKernel::tileIvs(OpBuilder &b, Location loc, Value t,
@@ -331,6 +336,10 @@ struct TileKernel::CBlock {
   Value rows, cols, full;
   /// Bytes between tile rows (an i64).
   Value rowBytes;
+  /// Segments: the block's first element (in C or the edge scratch, an
+  /// !llvm.ptr) and the bytes between columns (an i64), from which every
+  /// tile's address is one offset (cTile).
+  Value first, colBytes;
 };
 
 TileKernel::CBlock TileKernel::cBlock(OpBuilder &b, Location loc,
@@ -340,13 +349,21 @@ TileKernel::CBlock TileKernel::cBlock(OpBuilder &b, Location loc,
   auto [tm, tn] = registerTile(s);
   Value edge = out.edge;
   CBlock blk{SmallVector<Value>(blockIvs), Addressing(b, loc, out.c),
-             /*edge=*/std::nullopt, {}, {}, {}, {}};
+             /*edge=*/std::nullopt, {}, {}, {}, {}, {}, {}};
   blk.at[nLoop] = affine::makeComposedAffineApply(
                       b, loc, getAffineDimExpr(0, b.getContext()) * nI,
                       {blockIvs[nLoop]})
                       .getResult();
   blk.rowBytes = blk.c.rowBytes(b, loc, c.operands[2].map, mLoop,
                                 extent.size());
+  auto i64 = [&](int64_t v) {
+    return arith::ConstantOp::create(b, loc, b.getI64IntegerAttr(v));
+  };
+  if (segments) {
+    blk.first =
+        blk.c.pointer(b, loc, applyMap(b, loc, c.operands[2].map, blk.at));
+    blk.colBytes = i64(blk.c.eltBytes);
+  }
   if (!edge)
     return blk;
   blk.edge.emplace(b, loc, edge);
@@ -377,11 +394,30 @@ TileKernel::CBlock TileKernel::cBlock(OpBuilder &b, Location loc,
                           accBytes));
   blk.rowBytes =
       arith::SelectOp::create(b, loc, blk.full, blk.rowBytes, edgeRow);
+  if (segments) {
+    Value inEdge = blk.edge->pointer(b, loc, {cIndex(b, loc, 0), cIndex(b, loc, 0)});
+    blk.first = arith::SelectOp::create(b, loc, blk.full, blk.first, inEdge);
+    blk.colBytes = arith::SelectOp::create(b, loc, blk.full, blk.colBytes,
+                                           i64(accBytes));
+  }
   return blk;
 }
 
 Value TileKernel::cTile(OpBuilder &b, Location loc, const CBlock &blk,
                         int64_t i, int64_t j) const {
+  if (segments) {
+    // m moves C's rows and n its contiguous columns (readOperands), in C
+    // as in the edge scratch: one offset from the block's first element.
+    auto times = [&](Value v, int64_t k) {
+      return LLVM::MulOp::create(
+          b, loc, v,
+          arith::ConstantOp::create(b, loc, b.getI64IntegerAttr(k)));
+    };
+    Value offset = LLVM::AddOp::create(b, loc, times(blk.rowBytes, i * mI),
+                                       times(blk.colBytes, j * nI));
+    return LLVM::GEPOp::create(b, loc, blk.first.getType(), b.getI8Type(),
+                               blk.first, ValueRange{offset});
+  }
   SmallVector<Value> at(blk.at);
   at[mLoop] = arith::AddIOp::create(b, loc, at[mLoop], cIndex(b, loc, i * mI));
   at[nLoop] = arith::AddIOp::create(b, loc, at[nLoop], cIndex(b, loc, j * nI));
@@ -416,25 +452,27 @@ Value TileKernel::aTilePointer(OpBuilder &b, Location loc,
   SmallVector<Value> idx = applyMap(b, loc, c.operands[aInput].map, at);
   if (!segments)
     return in.a.pointer(b, loc, idx);
-  // In the packed A: [other dims...][p mod R][k step][p / R][0].
-  int64_t r = mI * aMStride;
+  // In the packed A: [other dims...][p mod R][P / G][k step][P mod G][0]
+  // with P = p / R.
+  int64_t r = mI * aMStride, g = in.aGroup;
   Value p = idx[aMDim];
   unsigned kDim = idx.size() - 1;
   SmallVector<Value> to;
   for (unsigned d = 0; d < kDim; ++d)
     if (d != aMDim)
       to.push_back(idx[d]);
+  Value reg = arith::DivUIOp::create(b, loc, p, cIndex(b, loc, r));
   to.push_back(arith::RemUIOp::create(b, loc, p, cIndex(b, loc, r)));
+  to.push_back(arith::DivUIOp::create(b, loc, reg, cIndex(b, loc, g)));
   to.push_back(arith::DivUIOp::create(b, loc, idx[kDim], cIndex(b, loc, kI)));
-  to.push_back(arith::DivUIOp::create(b, loc, p, cIndex(b, loc, r)));
+  to.push_back(arith::RemUIOp::create(b, loc, reg, cIndex(b, loc, g)));
   to.push_back(cIndex(b, loc, 0));
   return in.a.pointer(b, loc, to);
 }
 
-SmallVector<Value> TileKernel::loadB(OpBuilder &b, Location loc,
-                                     ArrayRef<Value> at, ValueRange iv,
-                                     const StepInputs &in, const Schedule &s,
-                                     int64_t first, int64_t count) const {
+Value TileKernel::bTilePointer(OpBuilder &b, Location loc, ArrayRef<Value> at,
+                               ValueRange iv, const StepInputs &in,
+                               const Schedule &s, int64_t j) const {
   // B's tile: ((B's other loops) * panels + panel) * steps + step, its
   // reduction loops at `iv` (the k step last).
   SmallVector<Value> where(at);
@@ -447,18 +485,23 @@ SmallVector<Value> TileKernel::loadB(OpBuilder &b, Location loc,
     outer = affine::makeComposedAffineApply(b, loc, x * extent[l] + y,
                                             {outer, where[l]})
                 .getResult();
+  Value panel =
+      affine::makeComposedAffineApply(b, loc, x + j, {at[nLoop]}).getResult();
+  Value byte = affine::makeComposedAffineApply(
+                   b, loc, x * tileBytes(bReg),
+                   {bTile(b, loc, outer, panel, iv.back(), s)})
+                   .getResult();
+  return in.b.pointer(b, loc, {byte});
+}
+
+SmallVector<Value> TileKernel::loadB(OpBuilder &b, Location loc,
+                                     ArrayRef<Value> at, ValueRange iv,
+                                     const StepInputs &in, const Schedule &s,
+                                     int64_t first, int64_t count) const {
   SmallVector<Value> tiles;
-  for (int64_t j = first; j < first + count; ++j) {
-    Value panel =
-        affine::makeComposedAffineApply(b, loc, x + j, {at[nLoop]})
-            .getResult();
-    Value byte = affine::makeComposedAffineApply(
-                     b, loc, x * tileBytes(bReg),
-                     {bTile(b, loc, outer, panel, iv.back(), s)})
-                     .getResult();
+  for (int64_t j = first; j < first + count; ++j)
     tiles.push_back(loadRegister(b, loc, d->registers[bReg],
-                                 in.b.pointer(b, loc, {byte})));
-  }
+                                 bTilePointer(b, loc, at, iv, in, s, j)));
   return tiles;
 }
 
@@ -473,30 +516,57 @@ SmallVector<Value> TileKernel::emitStep(OpBuilder &b, Location loc,
   for (auto [l, v] : llvm::zip(outerReduction, iv))
     at[l] = v;
   at[kLoop] = arith::MulIOp::create(b, loc, iv.back(), cIndex(b, loc, kI));
-  SmallVector<Value> aTiles;
   Value m0 = at[mLoop];
-  for (int64_t i = 0; i < tm; ++i) {
+  auto loadA = [&](int64_t i) {
     at[mLoop] = arith::AddIOp::create(b, loc, m0, cIndex(b, loc, i * mI));
     Value p = aTilePointer(b, loc, in, at);
     // A packed segment register is one contiguous load.
-    aTiles.push_back(segments ? loadRegister(b, loc, d->registers[aReg], p)
-                              : loadRegister(b, loc, d->registers[aReg], p,
-                                             in.aRowBytes));
-  }
+    return segments ? loadRegister(b, loc, d->registers[aReg], p)
+                    : loadRegister(b, loc, d->registers[aReg], p,
+                                   in.aRowBytes);
+  };
   SmallVector<Value> next(tm * tn);
-  auto apply = [&](int64_t i, int64_t j, Value bTile) {
+  auto apply = [&](int64_t i, int64_t j, Value aTile, Value bTile) {
     SmallVector<Value> regs(3);
-    regs[aReg] = aTiles[i];
+    regs[aReg] = aTile;
     regs[bReg] = bTile;
     regs[cReg] = carried[i * tn + j];
     next[i * tn + j] = buildApply(b, loc, *d, signature, regs).getResult();
   };
+  if (segments) {
+    // Vector segments: B's tiles of the step, then A's two at a time, each
+    // pair used by its two rows of the register tile (registersNeeded).
+    // A step's A registers are adjacent in the pack (packA: rows R apart
+    // are registers 1 apart), so one address serves all of them and LLVM
+    // sees the pairs.
+    SmallVector<Value> bTiles = loadB(b, loc, blockIvs, iv, in, s, 0, tn);
+    Value a0 = aTilePointer(b, loc, in, at);
+    auto loadSegment = [&](int64_t i) {
+      Value offset = arith::ConstantOp::create(
+          b, loc, b.getI64IntegerAttr(i * tileBytes(aReg)));
+      return loadRegister(b, loc, d->registers[aReg],
+                          LLVM::GEPOp::create(b, loc, a0.getType(),
+                                              b.getI8Type(), a0,
+                                              ValueRange{offset}));
+    };
+    for (int64_t i = 0; i < tm; i += 2) {
+      Value aTiles[2] = {loadSegment(i),
+                         i + 1 < tm ? loadSegment(i + 1) : Value()};
+      for (int64_t j = 0; j < tn; ++j)
+        for (int64_t r = i; r < std::min(i + 2, tm); ++r)
+          apply(r, j, aTiles[r - i], bTiles[j]);
+    }
+    return next;
+  }
+  SmallVector<Value> aTiles;
+  for (int64_t i = 0; i < tm; ++i)
+    aTiles.push_back(loadA(i));
   if (bIn.oneAtATime) {
     // B's tiles one by one, each used by its column of the register tile.
     for (int64_t j = 0; j < tn; ++j) {
       Value bTile = loadB(b, loc, blockIvs, iv, in, s, j, 1).front();
       for (int64_t i = 0; i < tm; ++i)
-        apply(i, j, bTile);
+        apply(i, j, aTiles[i], bTile);
     }
     return next;
   }
@@ -505,7 +575,7 @@ SmallVector<Value> TileKernel::emitStep(OpBuilder &b, Location loc,
     bTiles = loadB(b, loc, blockIvs, iv, in, s, 0, tn);
   for (int64_t i = 0; i < tm; ++i)
     for (int64_t j = 0; j < tn; ++j)
-      apply(i, j, bTiles[j]);
+      apply(i, j, aTiles[i], bTiles[j]);
   return next;
 }
 
@@ -517,6 +587,8 @@ void TileKernel::emitBlock(OpBuilder &b, Location loc, ArrayRef<Value> blockIvs,
   const OperandRegister &cR = d->registers[cReg];
   CBlock blk = cBlock(b, loc, blockIvs, out, s);
   StepInputs in{Addressing(b, loc, a), Addressing(b, loc, buffer), {}};
+  if (segments) // packA's [...][P mod G][mI x kI]
+    in.aGroup = cast<MemRefType>(a.getType()).getShape().drop_back().back();
   if (!segments)
     in.aRowBytes = in.a.rowBytes(b, loc, c.operands[aInput].map, mLoop,
                                  extent.size());

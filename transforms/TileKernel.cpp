@@ -207,6 +207,9 @@ LogicalResult TileKernel::readSegmentA(std::string &why) {
     residues = std::move(next);
   }
   aResidues = *residues.rbegin() + 1;
+  aMAlone = aMStride == 1 && llvm::all_of(llvm::enumerate(coef), [&](auto c) {
+    return c.value() == (c.index() == mLoop ? 1 : 0);
+  });
   return success();
 }
 
@@ -349,8 +352,12 @@ int64_t TileKernel::tileRegisterBudget(const Target &target) const {
   if (!segments)
     return target.tileRegisters ? target.tileRegisters
                                 : target.cost.assumedTileRegisters;
-  return target.vectorRegistersOrAssumed() -
-         target.cost.spareRegistersWithPacked;
+  return target.vectorRegistersOrAssumed();
+}
+
+int64_t TileKernel::aGroup(const Schedule &s, int64_t registers) const {
+  int64_t tm = registerTile(s).first;
+  return aMAlone && registers % tm == 0 ? tm : registers;
 }
 
 bool TileKernel::canHoldB() const {
@@ -370,6 +377,8 @@ int64_t TileKernel::reductionSteps() const {
 
 int64_t TileKernel::registersNeeded(int64_t tm, int64_t tn,
                                     int64_t hold) const {
+  if (segments)
+    return tm * tn + tn + 2; // A streamed, a pair of rows at a time
   if (!hold)
     return tm * tn + tm + tn;
   // The held tiles, and one for a B tile of the other steps at a time.
@@ -396,6 +405,13 @@ ScheduleEstimate TileKernel::estimate(const Target &target, ArrayRef<int64_t>,
                 ", " + target.name + " has " + std::to_string(registers)};
   auto cost = [&](int64_t m, int64_t n, int64_t hold) {
     int64_t mb = llvm::divideCeil(mTiles, m), nb = llvm::divideCeil(nTiles, n);
+    // Segments: the instructions of a step, the padding's included (a step
+    // reads its adjacent registers in pairs, LLVM's ldp), then the fewest
+    // instructions per step.
+    if (segments)
+      return std::make_pair(mb * nb * steps *
+                                (m * n + (m + 1) / 2 + (n + 1) / 2),
+                            m * n + m + n);
     if (!hold)
       return std::make_pair(mb * m * nb * n * steps, mb * nb * (m + n) * steps);
     // Per block, A's tiles of every step and B's of the steps not held (the
@@ -450,9 +466,25 @@ double TileKernel::countCycles(const Target &target, const Schedule &s) const {
     return others * kSteps() * step + cm.accumulatorCycles * tm * n;
   };
   if (!s.hold)
-    return mBlocks * llvm::divideCeil(nTiles, tn) * block(tn);
+    return mBlocks * llvm::divideCeil(nTiles, tn) * block(tn) +
+           edgeCycles(target, s);
   return mBlocks * ((nTiles / tn) * block(tn) +
                     (nTiles % tn ? block(nTiles % tn) : 0));
+}
+
+double TileKernel::edgeCycles(const Target &target, const Schedule &s) const {
+  // Segments: the blocks that leave C copy their valid elements through
+  // the scratch one by one, out and (accumulating) in; the part of C
+  // outside whole blocks, in every value of the other parallel loops.
+  if (!segments)
+    return 0;
+  auto [tm, tn] = registerTile(s);
+  int64_t m = extent[mLoop], n = extent[nLoop];
+  int64_t mRest = m % (tm * mI), nRest = n % (tn * nI);
+  int64_t elements = mRest * n + nRest * m - mRest * nRest;
+  for (unsigned l : outerParallel)
+    elements *= extent[l];
+  return double(elements) * target.cost.edgeElementCycles;
 }
 
 ScheduleSpace TileKernel::space() const {

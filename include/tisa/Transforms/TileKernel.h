@@ -105,6 +105,9 @@ private:
   int64_t kSteps() const;
   /// The cost model's cycles of schedule `s` (estimate()).
   double countCycles(const Target &target, const Schedule &s) const;
+  /// The cost model's cycles of copying matrix segments' edge blocks
+  /// through the scratch (CostModel::edgeElementCycles); 0 for AMX tiles.
+  double edgeCycles(const Target &target, const Schedule &s) const;
   /// Whether B's tiles can be held in registers across the m blocks
   /// (Schedule::hold): AMX tiles, and B indexed only by n, k and the other
   /// reduction loops.
@@ -185,11 +188,18 @@ private:
   /// Matrix segments: `a` (covering A's padded extents) packed into the A
   /// register image, every mI rows that a block can start at (rows p and
   /// p + s, s being how far one m moves in A's m dimension) as one
-  /// register: aPacked[A's other dims...][p mod R][k step][p / R][mI x kI]
-  /// with R = mI * s, so a block's tm registers (rows p, p + R, ...) are
-  /// adjacent. Only residues of p that a block can start at are stored.
+  /// register: aPacked[A's other dims...][p mod R][P / G][k step][P mod G]
+  /// [mI x kI] with R = mI * s, P = p / R and G = aGroup(), so a block's tm
+  /// registers (rows p, p + R, ...) are adjacent, and with G = tm so are
+  /// its steps: A is then one stream. Only residues of p that a block can
+  /// start at are stored.
   mlir::Value packA(mlir::OpBuilder &b, mlir::Location loc, mlir::Value a,
-                    llvm::ArrayRef<int64_t> aShape) const;
+                    llvm::ArrayRef<int64_t> aShape, const Schedule &s) const;
+  /// Registers of the packed A in a group of one step (packA): a block's tm
+  /// when A's m dimension is m alone (the blocks start at multiples of tm
+  /// registers), else all `registers` of a step (taps move a block's first
+  /// register by any number).
+  int64_t aGroup(const Schedule &s, int64_t registers) const;
   /// The address of the A register whose first row A's map gives at `at`
   /// (program loop values), in `a` (in place: a tile load with its row
   /// stride) or in the packed A of matrix segments.
@@ -211,6 +221,13 @@ private:
     llvm::ArrayRef<mlir::Value> held;
     bool oneAtATime = false;
   };
+  /// The address of B tile j of the register tile whose first panel is
+  /// at[n], at one reduction step (`iv`: the other reduction loops, then
+  /// the k step).
+  mlir::Value bTilePointer(mlir::OpBuilder &b, mlir::Location loc,
+                           llvm::ArrayRef<mlir::Value> at, mlir::ValueRange iv,
+                           const StepInputs &in, const Schedule &s,
+                           int64_t j) const;
   /// One reduction step: tm A tiles, tn B tiles, tm x tn instructions on
   /// the `carried` accumulators.
   llvm::SmallVector<mlir::Value>
@@ -247,6 +264,8 @@ private:
   /// and how many residues of a block's first row (mod mI * that) occur.
   unsigned aMDim = 0;
   int64_t aMStride = 1, aResidues = 1;
+  /// Segments: whether A's m dimension is m alone (aGroup).
+  bool aMAlone = false;
   /// Program inputs read in place (A) and packed (B).
   unsigned aInput = 0, bInput = 1;
   /// Program loops mapped to the instruction's m, n and k.
