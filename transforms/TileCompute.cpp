@@ -517,13 +517,10 @@ SmallVector<Value> TileKernel::emitStep(OpBuilder &b, Location loc,
     at[l] = v;
   at[kLoop] = arith::MulIOp::create(b, loc, iv.back(), cIndex(b, loc, kI));
   Value m0 = at[mLoop];
-  auto loadA = [&](int64_t i) {
+  auto loadA = [&](int64_t i) { // an AMX tile of A, in place
     at[mLoop] = arith::AddIOp::create(b, loc, m0, cIndex(b, loc, i * mI));
-    Value p = aTilePointer(b, loc, in, at);
-    // A packed segment register is one contiguous load.
-    return segments ? loadRegister(b, loc, d->registers[aReg], p)
-                    : loadRegister(b, loc, d->registers[aReg], p,
-                                   in.aRowBytes);
+    return loadRegister(b, loc, d->registers[aReg],
+                        aTilePointer(b, loc, in, at), in.aRowBytes);
   };
   SmallVector<Value> next(tm * tn);
   auto apply = [&](int64_t i, int64_t j, Value aTile, Value bTile) {

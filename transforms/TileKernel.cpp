@@ -473,9 +473,10 @@ double TileKernel::countCycles(const Target &target, const Schedule &s) const {
 }
 
 double TileKernel::edgeCycles(const Target &target, const Schedule &s) const {
-  // Segments: the blocks that leave C copy their valid elements through
-  // the scratch one by one, out and (accumulating) in; the part of C
-  // outside whole blocks, in every value of the other parallel loops.
+  // Segments: the blocks that leave C copy their valid elements out of the
+  // scratch one by one: the part of C outside whole blocks, in every value
+  // of the other parallel loops (an accumulating kernel's copy in, and an
+  // epilogue's blocks, all through the scratch, are not counted).
   if (!segments)
     return 0;
   auto [tm, tn] = registerTile(s);
