@@ -93,6 +93,7 @@ const CostKey kCostKeys[] = {
     {"max_tile_rows", nullptr, &CostModel::maxTileRows},
     {"min_filter_block", nullptr, &CostModel::minFilterBlock},
     {"reduction_unroll", nullptr, &CostModel::reductionUnroll},
+    {"segment_reduction_unroll", nullptr, &CostModel::segmentReductionUnroll},
     {"spare_registers_with_broadcasts", nullptr,
      &CostModel::spareRegistersWithBroadcasts},
     {"spare_registers_with_packed", nullptr,

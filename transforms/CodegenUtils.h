@@ -106,6 +106,16 @@ SmallVector<Value> splitIndex(OpBuilder &b, Location loc, Value t,
 Value paddedCopy(OpBuilder &b, Location loc, Value src,
                  ArrayRef<int64_t> shape, ArrayRef<int64_t> offsets);
 
+/// A filter tap's bounds on a zero border: the taps t in [0, extent) of
+/// loop `l` at which A's dimension index, `coef` (one coefficient per
+/// program loop, then the constant) of `ivs` with loop `l` at t, lies in
+/// [low, low + size): [lo, hi), both clamped to [0, extent]. The loops
+/// besides `l` with a coefficient must have their values in `ivs`.
+std::pair<Value, Value> tapRange(OpBuilder &b, Location loc,
+                                 ArrayRef<int64_t> coef, unsigned l,
+                                 ArrayRef<Value> ivs, int64_t low,
+                                 int64_t size, int64_t extent);
+
 } // namespace codegen
 
 using codegen::applyMap;
@@ -123,6 +133,7 @@ using codegen::refuse;
 using codegen::emitReductionSums;
 using codegen::flipSignBits;
 using codegen::splitIndex;
+using codegen::tapRange;
 using codegen::widen;
 
 } // namespace tisa

@@ -252,32 +252,8 @@ ScalableMatrixKernel::Compute::tapBounds(OpBuilder &b, Location loc,
     return {cIndex(b, loc, 0), cIndex(b, loc, m.extent[l])};
   AffineMap map = m.c.operands[m.aInput].map;
   auto type = cast<MemRefType>(input.getType());
-  unsigned loops = m.c.loops.size();
-  SmallVector<int64_t> coef = *linearCoefficients(map.getResult(*d), loops);
-  // p = the dimension's index without the tap: the tile's other loops.
-  AffineExpr p = getAffineConstantExpr(coef[loops], b.getContext());
-  SmallVector<OpFoldResult> operands;
-  for (unsigned j = 0; j < loops; ++j) {
-    if (j == l || coef[j] == 0)
-      continue;
-    p = p + getAffineDimExpr(operands.size(), b.getContext()) * coef[j];
-    operands.push_back(ivs[j]);
-  }
-  // The taps with pad <= p + c * tap < pad + size.
-  int64_t c = coef[l], size = type.getDimSize(*d);
-  int64_t pad = padOf(*d);
-  Value at = affine::makeComposedAffineApply(
-                 b, loc, AffineMap::get(operands.size(), 0, p), operands)
-                 .getResult();
-  auto bound = [&](int64_t edge) {
-    Value v = arith::CeilDivSIOp::create(
-        b, loc, arith::SubIOp::create(b, loc, cIndex(b, loc, edge), at),
-        cIndex(b, loc, c));
-    v = arith::MaxSIOp::create(b, loc, v, cIndex(b, loc, 0));
-    return arith::MinSIOp::create(b, loc, v, cIndex(b, loc, m.extent[l]))
-        .getResult();
-  };
-  return {bound(pad), bound(pad + size)};
+  return tapRange(b, loc, *linearCoefficients(map.getResult(*d), m.c.loops.size()),
+                  l, ivs, padOf(*d), type.getDimSize(*d), m.extent[l]);
 }
 
 SmallVector<Value> ScalableMatrixKernel::Compute::reduce(

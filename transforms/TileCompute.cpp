@@ -136,8 +136,14 @@ void TileKernel::emitCompute(OpBuilder &b, Location loc,
         b, loc, MemRefType::get({tm * mI, tn * nI}, c.operands[2].elementType),
         b.getI64IntegerAttr(64));
   }
-  emitTileLoop(b, loc, aPacked ? aPacked : a, buffer,
-               CStore{output, edge, epilogue}, overwrite, s, begin, end);
+  AOperand aIn{aPacked ? aPacked : a, {}, {}};
+  auto inputType = cast<MemRefType>(input.getType());
+  for (auto [d, extent] : llvm::enumerate(aShape)) {
+    aIn.low.push_back(d < inputPadding.size() ? inputPadding[d] : 0);
+    aIn.size.push_back(std::min(inputType.getDimSize(d), extent - aIn.low.back()));
+  }
+  emitTileLoop(b, loc, aIn, buffer, CStore{output, edge, epilogue}, overwrite,
+               s, begin, end);
   if (aPacked)
     memref::DeallocOp::create(b, loc, aPacked);
   if (copyA)
@@ -149,14 +155,16 @@ Value TileKernel::packA(OpBuilder &b, Location loc, Value a,
   auto aType = cast<MemRefType>(a.getType());
   Type elt = aType.getElementType();
   unsigned kDim = aShape.size() - 1;
-  int64_t r = mI * aMStride, q = llvm::divideCeil(aShape[aMDim], r);
-  int64_t g = aGroup(s, q);
+  // A group per m block: its tm registers and the aShift more its taps
+  // reach.
+  int64_t r = mI * aMStride, g = registerTile(s).first;
+  int64_t groups = paddedExtents(s)[mLoop] / (mI * g);
   SmallVector<int64_t> shape;
   for (unsigned d = 0; d < kDim; ++d)
     if (d != aMDim)
       shape.push_back(aShape[d]);
   unsigned other = shape.size();
-  shape.append({aResidues, q / g, kSteps(), g, mI * kI});
+  shape.append({aResidues, groups, kSteps(), g + aShift, mI * kI});
   Value packed = memref::AllocOp::create(b, loc, MemRefType::get(shape, elt),
                                          b.getI64IntegerAttr(64));
   auto rowType = VectorType::get({kI}, elt);
@@ -205,8 +213,6 @@ Value TileKernel::packA(OpBuilder &b, Location loc, Value a,
 struct TileKernel::StepInputs {
   Addressing a, b;
   Value aRowBytes;
-  /// Segments: registers in a group of the packed A (aGroup).
-  int64_t aGroup = 1;
 };
 
 SmallVector<Value> TileKernel::tileIvs(OpBuilder &b, Location loc, Value t,
@@ -222,8 +228,11 @@ SmallVector<Value> TileKernel::tileIvs(OpBuilder &b, Location loc, Value t,
   for (auto [l, v] : llvm::zip(llvm::reverse(outerParallel),
                                llvm::drop_begin(digits)))
     ivs[l] = v;
-  ivs[mLoop] =
-      arith::MulIOp::create(b, loc, digits[0], cIndex(b, loc, mI * tm));
+  // An affine value: aTilePointer divides it by mI.
+  ivs[mLoop] = affine::makeComposedAffineApply(
+                   b, loc, getAffineDimExpr(0, b.getContext()) * (mI * tm),
+                   {digits[0]})
+                   .getResult();
   return ivs;
 }
 
@@ -236,7 +245,7 @@ Value TileKernel::rangeLoop(OpBuilder &b, Location loc, Value begin,
   return tiles.getInductionVar();
 }
 
-void TileKernel::emitTileLoop(OpBuilder &b, Location loc, Value a,
+void TileKernel::emitTileLoop(OpBuilder &b, Location loc, const AOperand &a,
                               Value buffer, const CStore &out, bool overwrite,
                               const Schedule &s, Value begin,
                               Value end) const {
@@ -258,7 +267,7 @@ void TileKernel::emitTileLoop(OpBuilder &b, Location loc, Value a,
   emitBlock(b, loc, ivs, a, buffer, out, overwrite, s, {});
 }
 
-void TileKernel::emitHeldLoop(OpBuilder &b, Location loc, Value a,
+void TileKernel::emitHeldLoop(OpBuilder &b, Location loc, const AOperand &a,
                               Value buffer, const CStore &out, bool overwrite,
                               const Schedule &s, Value begin,
                               Value end) const {
@@ -270,7 +279,7 @@ void TileKernel::emitHeldLoop(OpBuilder &b, Location loc, Value a,
   auto nBlock = [&](OpBuilder &b, Location loc, Value first,
                     const Schedule &bs) {
     OpBuilder::InsertionGuard guard(b);
-    StepInputs in{Addressing(b, loc, a), Addressing(b, loc, buffer), {}};
+    StepInputs in{Addressing(b, loc, a.value), Addressing(b, loc, buffer), {}};
     SmallVector<Value> held;
     int64_t count = 0;
     forEachStep([&](ArrayRef<int64_t> step) {
@@ -448,24 +457,46 @@ void TileKernel::moveEdge(OpBuilder &b, Location loc, const CBlock &blk,
 }
 
 Value TileKernel::aTilePointer(OpBuilder &b, Location loc,
-                               const StepInputs &in, ArrayRef<Value> at) const {
-  SmallVector<Value> idx = applyMap(b, loc, c.operands[aInput].map, at);
+                               const StepInputs &in, ArrayRef<Value> at,
+                               const Schedule &s) const {
   if (!segments)
-    return in.a.pointer(b, loc, idx);
-  // In the packed A: [other dims...][p mod R][P / G][k step][P mod G][0]
-  // with P = p / R.
-  int64_t r = mI * aMStride, g = in.aGroup;
-  Value p = idx[aMDim];
+    return in.a.pointer(b, loc, applyMap(b, loc, c.operands[aInput].map, at));
+  // In the packed A: [other dims...][p mod R][block][k step][member][0]
+  // (packA). The block's first row m0 is a multiple of mI * tm, and
+  // p = m0 * s + rest: the register is m0 / mI + rest / R, the member
+  // rest / R, the residue rest mod R. With the taps in `rest` unrolled
+  // (emitBlock), both are constants.
+  MLIRContext *ctx = b.getContext();
+  AffineMap map = c.operands[aInput].map;
+  unsigned loops = c.loops.size();
+  int64_t r = mI * aMStride, g = registerTile(s).first;
+  SmallVector<int64_t> coef =
+      *linearCoefficients(map.getResult(aMDim), loops);
+  AffineExpr restExpr = getAffineConstantExpr(coef[loops], ctx);
+  SmallVector<OpFoldResult> operands;
+  for (unsigned l = 0; l < loops; ++l) {
+    if (l == mLoop || !coef[l])
+      continue;
+    restExpr = restExpr + getAffineDimExpr(operands.size(), ctx) * coef[l];
+    operands.push_back(at[l]);
+  }
+  auto apply = [&](AffineExpr e, ArrayRef<OpFoldResult> xs) {
+    return affine::makeComposedAffineApply(
+               b, loc, AffineMap::get(xs.size(), 0, e), xs)
+        .getResult();
+  };
+  AffineExpr d0 = getAffineDimExpr(0, ctx);
+  Value rest = apply(restExpr, operands);
+  SmallVector<Value> idx = applyMap(b, loc, map, at);
   unsigned kDim = idx.size() - 1;
   SmallVector<Value> to;
   for (unsigned d = 0; d < kDim; ++d)
     if (d != aMDim)
       to.push_back(idx[d]);
-  Value reg = arith::DivUIOp::create(b, loc, p, cIndex(b, loc, r));
-  to.push_back(arith::RemUIOp::create(b, loc, p, cIndex(b, loc, r)));
-  to.push_back(arith::DivUIOp::create(b, loc, reg, cIndex(b, loc, g)));
+  to.push_back(apply(d0 % r, {rest}));
+  to.push_back(apply(d0.floorDiv(mI * g), {at[mLoop]}));
   to.push_back(arith::DivUIOp::create(b, loc, idx[kDim], cIndex(b, loc, kI)));
-  to.push_back(arith::RemUIOp::create(b, loc, reg, cIndex(b, loc, g)));
+  to.push_back(apply(d0.floorDiv(r), {rest}));
   to.push_back(cIndex(b, loc, 0));
   return in.a.pointer(b, loc, to);
 }
@@ -520,7 +551,7 @@ SmallVector<Value> TileKernel::emitStep(OpBuilder &b, Location loc,
   auto loadA = [&](int64_t i) { // an AMX tile of A, in place
     at[mLoop] = arith::AddIOp::create(b, loc, m0, cIndex(b, loc, i * mI));
     return loadRegister(b, loc, d->registers[aReg],
-                        aTilePointer(b, loc, in, at), in.aRowBytes);
+                        aTilePointer(b, loc, in, at, s), in.aRowBytes);
   };
   SmallVector<Value> next(tm * tn);
   auto apply = [&](int64_t i, int64_t j, Value aTile, Value bTile) {
@@ -537,7 +568,7 @@ SmallVector<Value> TileKernel::emitStep(OpBuilder &b, Location loc,
     // are registers 1 apart), so one address serves all of them and LLVM
     // sees the pairs.
     SmallVector<Value> bTiles = loadB(b, loc, blockIvs, iv, in, s, 0, tn);
-    Value a0 = aTilePointer(b, loc, in, at);
+    Value a0 = aTilePointer(b, loc, in, at, s);
     auto loadSegment = [&](int64_t i) {
       Value offset = arith::ConstantOp::create(
           b, loc, b.getI64IntegerAttr(i * tileBytes(aReg)));
@@ -577,15 +608,13 @@ SmallVector<Value> TileKernel::emitStep(OpBuilder &b, Location loc,
 }
 
 void TileKernel::emitBlock(OpBuilder &b, Location loc, ArrayRef<Value> blockIvs,
-                           Value a, Value buffer, const CStore &out,
+                           const AOperand &a, Value buffer, const CStore &out,
                            bool overwrite, const Schedule &s,
                            ArrayRef<Value> held) const {
   int64_t tm = registerTile(s).first, tn = registerTile(s).second;
   const OperandRegister &cR = d->registers[cReg];
   CBlock blk = cBlock(b, loc, blockIvs, out, s);
-  StepInputs in{Addressing(b, loc, a), Addressing(b, loc, buffer), {}};
-  if (segments) // packA's [...][P mod G][mI x kI]
-    in.aGroup = cast<MemRefType>(a.getType()).getShape().drop_back().back();
+  StepInputs in{Addressing(b, loc, a.value), Addressing(b, loc, buffer), {}};
   if (!segments)
     in.aRowBytes = in.a.rowBytes(b, loc, c.operands[aInput].map, mLoop,
                                  extent.size());
@@ -612,10 +641,13 @@ void TileKernel::emitBlock(OpBuilder &b, Location loc, ArrayRef<Value> blockIvs,
   std::optional<scf::LoopNest> nest;
   if (!s.hold) {
     SmallVector<Value> lbs, ubs, steps;
-    for (unsigned l : outerReduction)
-      ubs.push_back(cIndex(b, loc, extent[l]));
+    for (unsigned l : outerReduction) {
+      auto [lo, hi] = tapBounds(b, loc, blockIvs, l, a);
+      lbs.push_back(lo);
+      ubs.push_back(hi);
+    }
+    lbs.push_back(cIndex(b, loc, 0));
     ubs.push_back(cIndex(b, loc, kSteps()));
-    lbs.assign(ubs.size(), cIndex(b, loc, 0));
     steps.assign(ubs.size(), cIndex(b, loc, 1));
     nest = scf::buildLoopNest(
         b, loc, lbs, ubs, steps, acc,
@@ -653,6 +685,49 @@ void TileKernel::emitBlock(OpBuilder &b, Location loc, ArrayRef<Value> blockIvs,
   if (nest && unroll > 1 && failed(loopUnrollByFactor(nest->loops.back(), unroll)))
     emitWarning(loc) << "the reduction loop could not be unrolled by "
                      << unroll;
+  if (nest && segments)
+    unrollTapsOfA(loc, *nest);
+}
+
+std::pair<Value, Value> TileKernel::tapBounds(OpBuilder &b, Location loc,
+                                              ArrayRef<Value> ivs, unsigned l,
+                                              const AOperand &a) const {
+  // AMX tiles run every tap: with a bounded tap loop LLVM left a 14x14
+  // bf16 convolution with no innermost loop of tdpbf16ps (not looked into).
+  if (!segments)
+    return {cIndex(b, loc, 0), cIndex(b, loc, extent[l])};
+  AffineMap map = c.operands[aInput].map;
+  unsigned loops = c.loops.size();
+  for (auto [d, e] : llvm::enumerate(map.getResults())) {
+    SmallVector<int64_t> coef = *linearCoefficients(e, loops);
+    if (coef[l] <= 0 || coef[mLoop] != 0)
+      continue;
+    if (a.low[d] == 0 && a.size[d] >= operandExtents(aInput, extent)[d])
+      continue; // no border on this dimension
+    // The block's value of each other loop in it: parallel ones only.
+    bool alone = llvm::all_of(llvm::seq(loops), [&](unsigned j) {
+      return j == l || coef[j] == 0 || !c.loops[j].reduction;
+    });
+    if (alone)
+      return tapRange(b, loc, coef, l, ivs, a.low[d], a.size[d], extent[l]);
+  }
+  return {cIndex(b, loc, 0), cIndex(b, loc, extent[l])};
+}
+
+void TileKernel::unrollTapsOfA(Location loc, scf::LoopNest &nest) const {
+  // A tap that moves A's m dimension changes the packed A's residue and
+  // register by a division (aTilePointer): unrolled, each is a constant
+  // offset. Innermost first, so the outer loops' handles stay valid.
+  SmallVector<int64_t> coef = *linearCoefficients(
+      c.operands[aInput].map.getResult(aMDim), c.loops.size());
+  for (size_t i = outerReduction.size(); i-- > 0;) {
+    unsigned l = outerReduction[i];
+    if (!coef[l] || extent[l] > kMaxTapUnroll)
+      continue;
+    if (failed(loopUnrollFull(nest.loops[i])))
+      emitWarning(loc) << "the tap loop " << c.loops[l].name
+                       << " could not be unrolled";
+  }
 }
 
 std::pair<Value, SmallVector<Value>>

@@ -207,9 +207,13 @@ LogicalResult TileKernel::readSegmentA(std::string &why) {
     residues = std::move(next);
   }
   aResidues = *residues.rbegin() + 1;
-  aMAlone = aMStride == 1 && llvm::all_of(llvm::enumerate(coef), [&](auto c) {
-    return c.value() == (c.index() == mLoop ? 1 : 0);
-  });
+  // How many registers past a block's first the other loops reach (a
+  // conv2d's taps): the packed A's groups hold as many more.
+  int64_t reach = coef.back();
+  for (unsigned l = 0; l < loops; ++l)
+    if (l != mLoop)
+      reach += coef[l] * (extent[l] - 1);
+  aShift = reach / r;
   return success();
 }
 
@@ -355,11 +359,6 @@ int64_t TileKernel::tileRegisterBudget(const Target &target) const {
   return target.vectorRegistersOrAssumed();
 }
 
-int64_t TileKernel::aGroup(const Schedule &s, int64_t registers) const {
-  int64_t tm = registerTile(s).first;
-  return aMAlone && registers % tm == 0 ? tm : registers;
-}
-
 bool TileKernel::canHoldB() const {
   // B must not change along the m blocks it is held over: only n, k and
   // reduction loops (filter taps) may index it.
@@ -438,7 +437,9 @@ ScheduleEstimate TileKernel::estimate(const Target &target, ArrayRef<int64_t>,
   // A segment step is short (NEON: 16 mmla and 8 loads): the loop's own
   // instructions count. An AMX step is long; its loop stays as it is.
   if (segments)
-    s.reductionUnroll = target.cost.reductionUnroll;
+    s.reductionUnroll = target.cost.segmentReductionUnroll
+                            ? target.cost.segmentReductionUnroll
+                            : target.cost.reductionUnroll;
   return {s, countCycles(target, s)};
 }
 

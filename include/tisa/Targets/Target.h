@@ -88,6 +88,10 @@ struct CostModel {
   /// vector registers (NEON mmla segments): the loop's add, compare and
   /// branch shared by that many steps (Schedule::reductionUnroll).
   int64_t reductionUnroll = 1;
+  /// reductionUnroll of the NEON matrix-segment tile kernels alone (their
+  /// steps are long enough for more; SVE's matrix kernels spilled with 4 on
+  /// ResNet-50's 56x56x64 layer); 0: reductionUnroll.
+  int64_t segmentReductionUnroll = 0;
   /// Assumed where the target does not say: vector registers, AMX tiles,
   /// L1d and L2 bytes per core.
   int64_t assumedVectorRegisters = 32, assumedTileRegisters = 8;

@@ -37,6 +37,10 @@
 
 #include "tisa/Transforms/Tensorize.h"
 
+namespace mlir::scf {
+struct LoopNest;
+} // namespace mlir::scf
+
 namespace tisa {
 
 class TileKernel final : public KernelGenerator {
@@ -141,6 +145,13 @@ private:
     mlir::Value c, edge;
     const Epilogue *epilogue = nullptr;
   };
+  /// A as the steps read it (in place, or packed), and where the input
+  /// lies in A's program extents: per dimension, the zeros of its border
+  /// before it and its extent (a tap outside reads zeros: tapBounds).
+  struct AOperand {
+    mlir::Value value;
+    llvm::SmallVector<int64_t> low, size;
+  };
   /// The loop over the range's tiles (`begin`..`end`, or all of
   /// partitionTiles), the builder left in its body: its index.
   mlir::Value rangeLoop(mlir::OpBuilder &b, mlir::Location loc,
@@ -152,13 +163,13 @@ private:
                                          mlir::Location loc, mlir::Value t,
                                          const Schedule &s) const;
   /// The range's m blocks, then n in register tiles of tn panels.
-  void emitTileLoop(mlir::OpBuilder &b, mlir::Location loc, mlir::Value a,
+  void emitTileLoop(mlir::OpBuilder &b, mlir::Location loc, const AOperand &a,
                     mlir::Value buffer, const CStore &out, bool overwrite,
                     const Schedule &s, mlir::Value begin,
                     mlir::Value end) const;
   /// Schedule::hold: n in register tiles outermost, each one's B tiles of
   /// the held steps loaded once and held over the range's m blocks.
-  void emitHeldLoop(mlir::OpBuilder &b, mlir::Location loc, mlir::Value a,
+  void emitHeldLoop(mlir::OpBuilder &b, mlir::Location loc, const AOperand &a,
                     mlir::Value buffer, const CStore &out, bool overwrite,
                     const Schedule &s, mlir::Value begin,
                     mlir::Value end) const;
@@ -169,7 +180,7 @@ private:
   /// the accumulators; with Schedule::hold every step unrolled instead, the
   /// first ones on `held` B tiles (tn per step, in forEachStep's order).
   void emitBlock(mlir::OpBuilder &b, mlir::Location loc,
-                 llvm::ArrayRef<mlir::Value> ivs, mlir::Value a,
+                 llvm::ArrayRef<mlir::Value> ivs, const AOperand &a,
                  mlir::Value buffer, const CStore &out, bool overwrite,
                  const Schedule &s, llvm::ArrayRef<mlir::Value> held) const;
   /// The block of C at `ivs` (the m block's first row, n in blocks of the
@@ -186,26 +197,38 @@ private:
   void moveEdge(mlir::OpBuilder &b, mlir::Location loc, const CBlock &blk,
                 const CStore &out, bool intoEdge) const;
   /// Matrix segments: `a` (covering A's padded extents) packed into the A
-  /// register image, every mI rows that a block can start at (rows p and
-  /// p + s, s being how far one m moves in A's m dimension) as one
-  /// register: aPacked[A's other dims...][p mod R][P / G][k step][P mod G]
-  /// [mI x kI] with R = mI * s, P = p / R and G = aGroup(), so a block's tm
-  /// registers (rows p, p + R, ...) are adjacent, and with G = tm so are
-  /// its steps: A is then one stream. Only residues of p that a block can
-  /// start at are stored.
+  /// register image, mI rows of A (rows p and p + s, s being how far one m
+  /// moves in A's m dimension) as one register:
+  ///   aPacked[A's other dims...][p mod R][m block][k step][member][mI x kI]
+  /// with R = mI * s. Register P = p / R is member P - tm * block of its
+  /// block's group, which holds the block's tm registers and the aShift
+  /// more its taps reach: a block's registers of a step are adjacent, and
+  /// its steps too, so A is one stream whatever the tap (a tap is a
+  /// constant residue and first member). Only residues of p that a block
+  /// can start at are stored.
   mlir::Value packA(mlir::OpBuilder &b, mlir::Location loc, mlir::Value a,
                     llvm::ArrayRef<int64_t> aShape, const Schedule &s) const;
-  /// Registers of the packed A in a group of one step (packA): a block's tm
-  /// when A's m dimension is m alone (the blocks start at multiples of tm
-  /// registers), else all `registers` of a step (taps move a block's first
-  /// register by any number).
-  int64_t aGroup(const Schedule &s, int64_t registers) const;
+  /// Matrix segments: fully unrolls the loops of `nest` (emitBlock's
+  /// reduction loops) whose taps move A's m dimension, up to
+  /// kMaxTapUnroll iterations each.
+  void unrollTapsOfA(mlir::Location loc, mlir::scf::LoopNest &nest) const;
+  /// The taps of reduction loop `l` that read A inside its input (a zero
+  /// border's taps add nothing) for the block at `ivs`: [0, extent) unless
+  /// A (matrix segments) has a border in a dimension that `l` moves and the
+  /// block's other loops there (m excluded) are parallel.
+  std::pair<mlir::Value, mlir::Value> tapBounds(mlir::OpBuilder &b,
+                                                mlir::Location loc,
+                                                llvm::ArrayRef<mlir::Value> ivs,
+                                                unsigned l,
+                                                const AOperand &a) const;
+  static constexpr int64_t kMaxTapUnroll = 8;
   /// The address of the A register whose first row A's map gives at `at`
   /// (program loop values), in `a` (in place: a tile load with its row
   /// stride) or in the packed A of matrix segments.
   mlir::Value aTilePointer(mlir::OpBuilder &b, mlir::Location loc,
                            const StepInputs &in,
-                           llvm::ArrayRef<mlir::Value> at) const;
+                           llvm::ArrayRef<mlir::Value> at,
+                           const Schedule &s) const;
   /// B tiles `first`.. `first + count` of the register tile whose first
   /// panel is at[n], at one reduction step (`iv`: the other reduction
   /// loops, then the k step).
@@ -261,11 +284,10 @@ private:
   /// Vector registers holding matrix segments (NEON mmla), not AMX tiles.
   bool segments = false;
   /// Segments: the dimension of A that m indexes, how far one m moves in it,
-  /// and how many residues of a block's first row (mod mI * that) occur.
+  /// how many residues of a block's first row (mod mI * that) occur, and
+  /// how many registers past a block's the other loops reach (packA).
   unsigned aMDim = 0;
-  int64_t aMStride = 1, aResidues = 1;
-  /// Segments: whether A's m dimension is m alone (aGroup).
-  bool aMAlone = false;
+  int64_t aMStride = 1, aResidues = 1, aShift = 0;
   /// Program inputs read in place (A) and packed (B).
   unsigned aInput = 0, bInput = 1;
   /// Program loops mapped to the instruction's m, n and k.
