@@ -462,24 +462,29 @@ FailureOr<DotRoles> dotRoles(const Contraction &c, const TensorizePlan &plan,
   return roles;
 }
 
+Value linearIndex(OpBuilder &b, Location loc, ArrayRef<int64_t> coef,
+                  ArrayRef<Value> ivs, ArrayRef<unsigned> skip) {
+  unsigned loops = coef.size() - 1;
+  AffineExpr p = getAffineConstantExpr(coef[loops], b.getContext());
+  SmallVector<OpFoldResult> operands;
+  for (unsigned j = 0; j < loops; ++j) {
+    if (coef[j] == 0 || llvm::is_contained(skip, j))
+      continue;
+    p = p + getAffineDimExpr(operands.size(), b.getContext()) * coef[j];
+    operands.push_back(ivs[j]);
+  }
+  return affine::makeComposedAffineApply(
+             b, loc, AffineMap::get(operands.size(), 0, p), operands)
+      .getResult();
+}
+
 std::pair<Value, Value> tapRange(OpBuilder &b, Location loc,
                                  ArrayRef<int64_t> coef, unsigned l,
                                  ArrayRef<Value> ivs, int64_t low,
                                  int64_t size, int64_t extent) {
   // at = the dimension's index with the tap at 0; taps with
   // low <= at + c * t < low + size.
-  unsigned loops = coef.size() - 1;
-  AffineExpr p = getAffineConstantExpr(coef[loops], b.getContext());
-  SmallVector<OpFoldResult> operands;
-  for (unsigned j = 0; j < loops; ++j) {
-    if (j == l || coef[j] == 0)
-      continue;
-    p = p + getAffineDimExpr(operands.size(), b.getContext()) * coef[j];
-    operands.push_back(ivs[j]);
-  }
-  Value at = affine::makeComposedAffineApply(
-                 b, loc, AffineMap::get(operands.size(), 0, p), operands)
-                 .getResult();
+  Value at = linearIndex(b, loc, coef, ivs, {l});
   auto bound = [&](int64_t edge) {
     Value v = arith::CeilDivSIOp::create(
         b, loc, arith::SubIOp::create(b, loc, cIndex(b, loc, edge), at),

@@ -106,6 +106,10 @@ SmallVector<Value> splitIndex(OpBuilder &b, Location loc, Value t,
 Value paddedCopy(OpBuilder &b, Location loc, Value src,
                  ArrayRef<int64_t> shape, ArrayRef<int64_t> offsets);
 
+/// The linear index `coef` (one coefficient per program loop, then the
+/// constant) of `ivs` without loops `skip`, as a composed affine.apply.
+Value linearIndex(OpBuilder &b, Location loc, ArrayRef<int64_t> coef,
+                  ArrayRef<Value> ivs, ArrayRef<unsigned> skip);
 /// A filter tap's bounds on a zero border: the taps t in [0, extent) of
 /// loop `l` at which A's dimension index, `coef` (one coefficient per
 /// program loop, then the constant) of `ivs` with loop `l` at t, lies in
@@ -125,6 +129,7 @@ using codegen::cIndex;
 using codegen::cInt;
 using codegen::isIdentityStride;
 using codegen::linearCoefficients;
+using codegen::linearIndex;
 using codegen::loopNest;
 using codegen::loopsBesides;
 using codegen::paddedCopy;

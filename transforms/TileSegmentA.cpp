@@ -1,0 +1,123 @@
+//===- TileSegmentA.cpp - the tile generator's A of matrix segments ------===//
+//
+// NEON matrix segments read A from a copy packed per call (packA: one
+// group of registers per m block, so that every tap of a block reads one
+// run), with the taps that move A's m dimension unrolled (each is then a
+// constant residue and member) and the filter rows that read only a zero
+// border skipped per block (tapBounds).
+//
+//===----------------------------------------------------------------------===//
+
+#include "CodegenUtils.h"
+#include "tisa/Transforms/TileKernel.h"
+
+#include "mlir/Dialect/Affine/Utils.h"
+#include "mlir/Dialect/Arith/IR/Arith.h"
+#include "mlir/Dialect/MemRef/IR/MemRef.h"
+#include "mlir/Dialect/SCF/IR/SCF.h"
+#include "mlir/Dialect/SCF/Utils/Utils.h"
+#include "mlir/Dialect/Vector/IR/VectorOps.h"
+
+namespace tisa {
+
+Value TileKernel::packA(OpBuilder &b, Location loc, Value a,
+                        ArrayRef<int64_t> aShape, const Schedule &s) const {
+  auto aType = cast<MemRefType>(a.getType());
+  Type elt = aType.getElementType();
+  unsigned kDim = aShape.size() - 1;
+  // A group per m block: its tm registers and the aShift more its taps
+  // reach.
+  int64_t r = mI * aMStride, g = registerTile(s).first;
+  int64_t groups = paddedExtents(s)[mLoop] / (mI * g);
+  SmallVector<int64_t> shape;
+  for (unsigned d = 0; d < kDim; ++d)
+    if (d != aMDim)
+      shape.push_back(aShape[d]);
+  unsigned other = shape.size();
+  shape.append({aResidues, groups, kSteps(), g + aShift, mI * kI});
+  Value packed = memref::AllocOp::create(b, loc, MemRefType::get(shape, elt),
+                                         b.getI64IntegerAttr(64));
+  auto rowType = VectorType::get({kI}, elt);
+  Value zero = arith::ConstantOp::create(b, loc, elt, b.getZeroAttr(elt));
+  Value zeros =
+      arith::ConstantOp::create(b, loc, rowType, b.getZeroAttr(rowType));
+  SmallVector<int64_t> extents(shape.begin(), shape.end() - 1);
+  extents.push_back(mI);
+  loopNest(b, loc, extents, [&](OpBuilder &b, Location loc, ValueRange iv) {
+    Value res = iv[other], step = iv[other + 2], row = iv[other + 4];
+    // Row `row` of register P = group * g + member, whose first row is at
+    // P * R + residue.
+    AffineExpr d0 = getAffineDimExpr(0, b.getContext()),
+               d1 = getAffineDimExpr(1, b.getContext()),
+               d2 = getAffineDimExpr(2, b.getContext()),
+               d3 = getAffineDimExpr(3, b.getContext());
+    Value pos = affine::makeComposedAffineApply(
+                    b, loc, (d0 * g + d3) * r + d1 + d2 * aMStride,
+                    {iv[other + 1], res, row, iv[other + 3]})
+                    .getResult();
+    int64_t last = aType.getDimSize(aMDim) - 1;
+    Value inside = arith::CmpIOp::create(b, loc, arith::CmpIPredicate::sle,
+                                         pos, cIndex(b, loc, last));
+    SmallVector<Value> idx;
+    for (unsigned d = 0, o = 0; d <= kDim; ++d)
+      idx.push_back(d == aMDim   ? arith::MinSIOp::create(b, loc, pos,
+                                                          cIndex(b, loc, last))
+                                       .getResult()
+                    : d == kDim ? arith::MulIOp::create(b, loc, step,
+                                                       cIndex(b, loc, kI))
+                                      .getResult()
+                                : iv[o++]);
+    // In bounds: `a` covers whole k steps, and pos is clamped.
+    Value v = vector::TransferReadOp::create(b, loc, rowType, a, idx, zero,
+                                             ArrayRef<bool>{true});
+    v = arith::SelectOp::create(b, loc, inside, v, zeros);
+    SmallVector<Value> to(iv.take_front(other + 4));
+    to.push_back(arith::MulIOp::create(b, loc, row, cIndex(b, loc, kI)));
+    vector::StoreOp::create(b, loc, v, packed, to);
+  });
+  return packed;
+}
+
+
+std::pair<Value, Value> TileKernel::tapBounds(OpBuilder &b, Location loc,
+                                              ArrayRef<Value> ivs, unsigned l,
+                                              const AOperand &a) const {
+  // AMX tiles run every tap: with a bounded tap loop LLVM left a 14x14
+  // bf16 convolution with no innermost loop of tdpbf16ps (not looked into).
+  if (!segments)
+    return {cIndex(b, loc, 0), cIndex(b, loc, extent[l])};
+  AffineMap map = c.operands[aInput].map;
+  unsigned loops = c.loops.size();
+  for (auto [d, e] : llvm::enumerate(map.getResults())) {
+    SmallVector<int64_t> coef = *linearCoefficients(e, loops);
+    if (coef[l] <= 0 || coef[mLoop] != 0)
+      continue;
+    if (a.low[d] == 0 && a.size[d] >= operandExtents(aInput, extent)[d])
+      continue; // no border on this dimension
+    // The block's value of each other loop in it: parallel ones only.
+    bool alone = llvm::all_of(llvm::seq(loops), [&](unsigned j) {
+      return j == l || coef[j] == 0 || !c.loops[j].reduction;
+    });
+    if (alone)
+      return tapRange(b, loc, coef, l, ivs, a.low[d], a.size[d], extent[l]);
+  }
+  return {cIndex(b, loc, 0), cIndex(b, loc, extent[l])};
+}
+
+void TileKernel::unrollTapsOfA(Location loc, scf::LoopNest &nest) const {
+  // A tap that moves A's m dimension changes the packed A's residue and
+  // register by a division (aTilePointer): unrolled, each is a constant
+  // offset. Innermost first, so the outer loops' handles stay valid.
+  SmallVector<int64_t> coef = *linearCoefficients(
+      c.operands[aInput].map.getResult(aMDim), c.loops.size());
+  for (size_t i = outerReduction.size(); i-- > 0;) {
+    unsigned l = outerReduction[i];
+    if (!coef[l] || extent[l] > kMaxTapUnroll)
+      continue;
+    if (failed(loopUnrollFull(nest.loops[i])))
+      emitWarning(loc) << "the tap loop " << c.loops[l].name
+                       << " could not be unrolled";
+  }
+}
+
+} // namespace tisa
