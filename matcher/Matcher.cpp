@@ -182,17 +182,20 @@ bool broadcastsByElement(const TensorizePlan &p) {
          p.operands[*r].access == OperandPlan::Access::Broadcast;
 }
 
-/// The ranking: estimated cycles, then lanes used, bytes relaid out,
-/// instructions issued, and a broadcast the instruction takes by element.
-bool ranksBefore(const TensorizePlan &a, const TensorizePlan &b) {
-  auto key = [](const TensorizePlan &p) {
-    return std::make_tuple(p.cost.cycles, -p.cost.utilization,
-                           p.cost.packBytes, p.cost.instructions,
-                           !broadcastsByElement(p));
-  };
-  return key(a) < key(b);
+
+auto rankKey(const TensorizePlan &p) {
+  return std::make_tuple(p.cost.cycles, -p.cost.utilization, p.cost.packBytes,
+                         p.cost.instructions, !broadcastsByElement(p));
 }
 } // namespace
+
+bool ranksBefore(const TensorizePlan &a, const TensorizePlan &b) {
+  return rankKey(a) < rankKey(b);
+}
+
+bool rankTied(const TensorizePlan &a, const TensorizePlan &b) {
+  return rankKey(a) == rankKey(b);
+}
 
 FailureOr<std::vector<TensorizePlan>>
 matchDescription(const Contraction &c, const Description &d,

@@ -331,8 +331,15 @@ void rankPlans(MatchResult &result, const Target &target,
   // sm_XX), which picks its plan itself; these generators take none.
   if (target.arch == TargetArch::NVPTX)
     return;
+  // Plans the matcher ranks alike share a tie group (the matcher's order
+  // within one says nothing).
+  std::vector<unsigned> groupOf(result.plans.size(), 0);
+  for (size_t i = 1; i < groupOf.size(); ++i)
+    groupOf[i] = groupOf[i - 1] +
+                 !rankTied(result.plans[i - 1], result.plans[i]);
   std::vector<TensorizePlan> counted, other;
-  for (TensorizePlan &p : result.plans) {
+  std::vector<unsigned> tieGroup;
+  for (auto [i, p] : llvm::enumerate(result.plans)) {
     std::string why;
     auto kernel = getKernelGenerator(result.contraction, p, why);
     if (failed(kernel)) {
@@ -350,20 +357,31 @@ void rankPlans(MatchResult &result, const Target &target,
                     p.cost.overheadCycles;
     p.cost.schedule = e.schedule.text();
     counted.push_back(std::move(p));
+    tieGroup.push_back(groupOf[i]);
   }
   // Repeatedly the first plan, in the matcher's order, within the tie window
-  // of the cheapest left.
+  // of the cheapest left; but a scalable instruction yields to a fixed-length
+  // one the matcher ranks alike (its code knows the vector length: constant
+  // offsets, no predicates, which no count here sees).
   result.plans.clear();
   while (!counted.empty()) {
-    double cheapest = llvm::min_element(counted, [](const auto &a,
-                                                    const auto &b) {
-                        return a.cost.cycles < b.cost.cycles;
-                      })->cost.cycles;
-    auto next = llvm::find_if(counted, [&](const TensorizePlan &p) {
-      return p.cost.cycles <= cheapest * (1 + target.cost.tieWindow);
-    });
-    result.plans.push_back(std::move(*next));
-    counted.erase(next);
+    double window = llvm::min_element(counted, [](const auto &a,
+                                                  const auto &b) {
+                      return a.cost.cycles < b.cost.cycles;
+                    })->cost.cycles *
+                    (1 + target.cost.tieWindow);
+    auto within = [&](size_t i) { return counted[i].cost.cycles <= window; };
+    size_t next = 0;
+    while (!within(next))
+      ++next;
+    for (size_t i = next + 1;
+         counted[next].desc->isScalable() && i < counted.size(); ++i)
+      if (within(i) && tieGroup[i] == tieGroup[next] &&
+          !counted[i].desc->isScalable())
+        next = i;
+    result.plans.push_back(std::move(counted[next]));
+    counted.erase(counted.begin() + next);
+    tieGroup.erase(tieGroup.begin() + next);
   }
   for (TensorizePlan &p : other)
     result.plans.push_back(std::move(p));

@@ -256,6 +256,14 @@ MatchResult match(const Contraction &c,
                   llvm::ArrayRef<const Description *> descriptions,
                   const MatchOptions &options);
 
+/// The matcher's ranking (before rankPlans counts the generators'
+/// schedules): the cycles' lower bound, then lanes used, bytes relaid out,
+/// instructions issued, and a broadcast the instruction takes by element.
+bool ranksBefore(const TensorizePlan &a, const TensorizePlan &b);
+/// Whether the matcher ranks `a` and `b` alike (their order says nothing:
+/// two descriptions of the same computation, say).
+bool rankTied(const TensorizePlan &a, const TensorizePlan &b);
+
 /// Plans (ranked) for one description, or failure with the reason.
 mlir::FailureOr<std::vector<TensorizePlan>>
 matchDescription(const Contraction &c, const Description &d,
