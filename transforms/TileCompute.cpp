@@ -122,13 +122,28 @@ void TileKernel::emitCompute(OpBuilder &b, Location loc,
   SmallVector<int64_t> padded = paddedExtents(s);
   SmallVector<int64_t> aShape = operandExtents(aInput, padded);
   SmallVector<int64_t> cShape = operandExtents(2, padded);
+  // Where the input lies in A's extents.
+  auto inputType = cast<MemRefType>(input.getType());
+  AOperand aIn{input, {}, {}};
+  for (auto [d, extent] : llvm::enumerate(aShape)) {
+    aIn.low.push_back(d < inputPadding.size() ? inputPadding[d] : 0);
+    aIn.size.push_back(
+        std::min(inputType.getDimSize(d), extent - aIn.low.back()));
+  }
+  // The packed A of segments reads a border as zeros, but not k's padding.
+  unsigned kDim = aShape.size() - 1;
+  bool wholeK = aIn.low[kDim] == 0 && aIn.size[kDim] == aShape[kDim];
   Value a = input, edge;
-  bool copyA = needsCopy(input, aShape, inputPadding);
+  bool copyA = needsCopy(input, aShape, inputPadding) && !(segments && wholeK);
   if (copyA)
     a = paddedCopy(b, loc, input, aShape, inputPadding);
   Value aPacked;
   if (segments)
-    aPacked = packA(b, loc, a, aShape, s);
+    aPacked = packA(b, loc,
+                    copyA ? AOperand{a, SmallVector<int64_t>(aShape.size(), 0),
+                                     SmallVector<int64_t>(aShape)}
+                          : aIn,
+                    aShape, s);
   if (epilogue || needsCopy(output, cShape, {})) {
     forbidLibraryCalls(b);
     auto [tm, tn] = registerTile(s);
@@ -136,12 +151,7 @@ void TileKernel::emitCompute(OpBuilder &b, Location loc,
         b, loc, MemRefType::get({tm * mI, tn * nI}, c.operands[2].elementType),
         b.getI64IntegerAttr(64));
   }
-  AOperand aIn{aPacked ? aPacked : a, {}, {}};
-  auto inputType = cast<MemRefType>(input.getType());
-  for (auto [d, extent] : llvm::enumerate(aShape)) {
-    aIn.low.push_back(d < inputPadding.size() ? inputPadding[d] : 0);
-    aIn.size.push_back(std::min(inputType.getDimSize(d), extent - aIn.low.back()));
-  }
+  aIn.value = aPacked ? aPacked : a;
   emitTileLoop(b, loc, aIn, buffer, CStore{output, edge, epilogue}, overwrite,
                s, begin, end);
   if (aPacked)
@@ -619,7 +629,7 @@ void TileKernel::emitBlock(OpBuilder &b, Location loc, ArrayRef<Value> blockIvs,
     emitWarning(loc) << "the reduction loop could not be unrolled by "
                      << unroll;
   if (nest && segments)
-    unrollTapsOfA(loc, *nest);
+    unrollTapsOfA(loc, *nest, llvm::divideCeil(kSteps(), unroll));
 }
 
 std::pair<Value, SmallVector<Value>>

@@ -20,10 +20,9 @@
 
 namespace tisa {
 
-Value TileKernel::packA(OpBuilder &b, Location loc, Value a,
+Value TileKernel::packA(OpBuilder &b, Location loc, const AOperand &a,
                         ArrayRef<int64_t> aShape, const Schedule &s) const {
-  auto aType = cast<MemRefType>(a.getType());
-  Type elt = aType.getElementType();
+  Type elt = cast<MemRefType>(a.value.getType()).getElementType();
   unsigned kDim = aShape.size() - 1;
   // A group per m block: its tm registers and the aShift more its taps
   // reach.
@@ -55,21 +54,38 @@ Value TileKernel::packA(OpBuilder &b, Location loc, Value a,
                     b, loc, (d0 * g + d3) * r + d1 + d2 * aMStride,
                     {iv[other + 1], res, row, iv[other + 3]})
                     .getResult();
-    int64_t last = aType.getDimSize(aMDim) - 1;
-    Value inside = arith::CmpIOp::create(b, loc, arith::CmpIPredicate::sle,
-                                         pos, cIndex(b, loc, last));
+    // A's row (clamped into the input) and whether it lies inside.
+    Value inside = arith::ConstantIntOp::create(b, loc, 1, 1);
     SmallVector<Value> idx;
-    for (unsigned d = 0, o = 0; d <= kDim; ++d)
-      idx.push_back(d == aMDim   ? arith::MinSIOp::create(b, loc, pos,
-                                                          cIndex(b, loc, last))
-                                       .getResult()
-                    : d == kDim ? arith::MulIOp::create(b, loc, step,
-                                                       cIndex(b, loc, kI))
-                                      .getResult()
-                                : iv[o++]);
-    // In bounds: `a` covers whole k steps, and pos is clamped.
-    Value v = vector::TransferReadOp::create(b, loc, rowType, a, idx, zero,
-                                             ArrayRef<bool>{true});
+    for (unsigned d = 0, o = 0; d <= kDim; ++d) {
+      if (d == kDim) {
+        idx.push_back(
+            arith::MulIOp::create(b, loc, step, cIndex(b, loc, kI)));
+        continue;
+      }
+      // m's last group reaches past A's extent.
+      Value at = d == aMDim ? pos : iv[o++];
+      if (d != aMDim && a.low[d] == 0 && a.size[d] >= aShape[d]) {
+        idx.push_back(at);
+        continue;
+      }
+      Value in = arith::SubIOp::create(b, loc, at, cIndex(b, loc, a.low[d]));
+      Value below = arith::CmpIOp::create(b, loc, arith::CmpIPredicate::slt,
+                                          in, cIndex(b, loc, 0));
+      Value above = arith::CmpIOp::create(b, loc, arith::CmpIPredicate::sge,
+                                          in, cIndex(b, loc, a.size[d]));
+      Value out = arith::OrIOp::create(b, loc, below, above);
+      inside = arith::AndIOp::create(
+          b, loc, inside,
+          arith::XOrIOp::create(b, loc, out,
+                                arith::ConstantIntOp::create(b, loc, 1, 1)));
+      in = arith::MaxSIOp::create(b, loc, in, cIndex(b, loc, 0));
+      idx.push_back(arith::MinSIOp::create(b, loc, in,
+                                           cIndex(b, loc, a.size[d] - 1)));
+    }
+    // In bounds: A covers whole k steps, and the rows are clamped.
+    Value v = vector::TransferReadOp::create(b, loc, rowType, a.value, idx,
+                                             zero, ArrayRef<bool>{true});
     v = arith::SelectOp::create(b, loc, inside, v, zeros);
     SmallVector<Value> to(iv.take_front(other + 4));
     to.push_back(arith::MulIOp::create(b, loc, row, cIndex(b, loc, kI)));
@@ -77,7 +93,6 @@ Value TileKernel::packA(OpBuilder &b, Location loc, Value a,
   });
   return packed;
 }
-
 
 std::pair<Value, Value> TileKernel::tapBounds(OpBuilder &b, Location loc,
                                               ArrayRef<Value> ivs, unsigned l,
@@ -104,10 +119,13 @@ std::pair<Value, Value> TileKernel::tapBounds(OpBuilder &b, Location loc,
   return {cIndex(b, loc, 0), cIndex(b, loc, extent[l])};
 }
 
-void TileKernel::unrollTapsOfA(Location loc, scf::LoopNest &nest) const {
+void TileKernel::unrollTapsOfA(Location loc, scf::LoopNest &nest,
+                               int64_t stepTrips) const {
   // A tap that moves A's m dimension changes the packed A's residue and
   // register by a division (aTilePointer): unrolled, each is a constant
   // offset. Innermost first, so the outer loops' handles stay valid.
+  if (stepTrips < kMinStepTripsForTaps)
+    return;
   SmallVector<int64_t> coef = *linearCoefficients(
       c.operands[aInput].map.getResult(aMDim), c.loops.size());
   for (size_t i = outerReduction.size(); i-- > 0;) {
