@@ -3,7 +3,9 @@
 // B into the description's register image, one tile per (B's other loops,
 // n panel, k step), zeros past B's extents:
 //   packed[bTile(outer..., panel, step)][offset(k, n)] = B[..., k, n]
-// where offset is the register layout of the description as bytes.
+// where offset is the register layout of the description as bytes. Matrix
+// segments of a row-major B load a register's kI rows of nI elements and
+// shuffle them into the register (packsRegisterRows).
 //
 //===----------------------------------------------------------------------===//
 
@@ -14,61 +16,162 @@
 #include "mlir/Dialect/Affine/Utils.h"
 #include "mlir/Dialect/Arith/IR/Arith.h"
 #include "mlir/Dialect/MemRef/IR/MemRef.h"
+#include "mlir/Dialect/SCF/IR/SCF.h"
+#include "mlir/Dialect/Vector/IR/VectorOps.h"
 
 namespace tisa {
 
+bool TileKernel::packsRegisterRows(Value src) const {
+  // A register n-major, k contiguous: offset(k, n) = (n * kI + k) bytes of
+  // an element.
+  const OperandRegister &r = d->registers[bReg];
+  int64_t eltBytes = r.type.getElementTypeBitWidth() / 8;
+  std::optional<SmallVector<int64_t>> coef =
+      linearCoefficients(bTileOffset().getResult(0), 2);
+  if (!segments || !coef ||
+      *coef != SmallVector<int64_t>{eltBytes, kI * eltBytes, 0})
+    return false;
+  // n alone on B's last dimension, contiguous.
+  AffineMap map = c.operands[bInput].map;
+  auto type = cast<MemRefType>(src.getType());
+  auto [strides, offset] = type.getStridesAndOffset();
+  for (auto [i, e] : llvm::enumerate(map.getResults())) {
+    bool last = i + 1 == map.getNumResults();
+    if (last != e.isFunctionOfDim(nLoop))
+      return false;
+    if (last && e != getAffineDimExpr(nLoop, src.getContext()))
+      return false;
+  }
+  return !strides.empty() && strides.back() == 1;
+}
+
+Value TileKernel::registerOfRows(OpBuilder &b, Location loc, Value src,
+                                 MutableArrayRef<Value> ivs, Value k0) const {
+  // B's kI rows of nI elements, one load each, joined into (k, n) order,
+  // then shuffled into the register's (n, k).
+  Type elt = cast<MemRefType>(src.getType()).getElementType();
+  SmallVector<Value> parts;
+  for (int64_t k = 0; k < kI; ++k) {
+    ivs[kLoop] = arith::AddIOp::create(b, loc, k0, cIndex(b, loc, k));
+    parts.push_back(vector::LoadOp::create(
+        b, loc, VectorType::get({nI}, elt), src,
+        applyMap(b, loc, c.operands[bInput].map, ivs)));
+  }
+  while (parts.size() > 1) {
+    SmallVector<Value> joined;
+    for (size_t i = 0; i < parts.size(); i += 2) {
+      if (i + 1 == parts.size()) {
+        joined.push_back(parts[i]);
+        continue;
+      }
+      int64_t size = cast<VectorType>(parts[i].getType()).getNumElements() +
+                     cast<VectorType>(parts[i + 1].getType()).getNumElements();
+      joined.push_back(vector::ShuffleOp::create(
+          b, loc, parts[i], parts[i + 1],
+          llvm::to_vector(llvm::seq<int64_t>(0, size))));
+    }
+    parts = std::move(joined);
+  }
+  SmallVector<int64_t> order;
+  for (int64_t n = 0; n < nI; ++n)
+    for (int64_t k = 0; k < kI; ++k)
+      order.push_back(k * nI + n);
+  return vector::ShuffleOp::create(b, loc, parts[0], parts[0], order);
+}
+
+Value TileKernel::packedElement(OpBuilder &b, Location loc, Value tile,
+                                Value kk, Value nn) const {
+  int64_t eltBytes = d->registers[bReg].type.getElementTypeBitWidth() / 8;
+  Value within = affine::AffineApplyOp::create(b, loc, bTileOffset(),
+                                               ValueRange{kk, nn});
+  AffineExpr d0 = getAffineDimExpr(0, b.getContext()),
+             d1 = getAffineDimExpr(1, b.getContext());
+  return affine::AffineApplyOp::create(
+      b, loc,
+      AffineMap::get(2, 0, (d0 * tileBytes(bReg) + d1).floorDiv(eltBytes)),
+      ValueRange{tile, within});
+}
+
+void TileKernel::packElement(OpBuilder &b, Location loc, Value src,
+                             Value view, const PackedTile &t, Value kk,
+                             Value nn) const {
+  // B[..., k, n], zero past its extents.
+  Value at = packedElement(b, loc, t.tile, kk, nn);
+  AffineExpr d0 = getAffineDimExpr(0, b.getContext()),
+             d1 = getAffineDimExpr(1, b.getContext());
+  Value k = affine::AffineApplyOp::create(
+      b, loc, AffineMap::get(2, 0, d0 * kI + d1), ValueRange{t.step, kk});
+  Value n = affine::AffineApplyOp::create(
+      b, loc, AffineMap::get(2, 0, d0 * nI + d1), ValueRange{t.panel, nn});
+  SmallVector<Value> ivs(extent.size(), cIndex(b, loc, 0));
+  for (auto [l, v] : llvm::zip(bOuter, t.outer))
+    ivs[l] = v;
+  Value v = elementOrZero(b, loc, src, c.operands[bInput].map, ivs,
+                          {{kLoop, k, extent[kLoop]}, {nLoop, n, extent[nLoop]}},
+                          t.zero);
+  memref::StoreOp::create(b, loc, v, view, ValueRange{at});
+}
+
+void TileKernel::packRegister(OpBuilder &b, Location loc, Value src,
+                              Value view, const PackedTile &t) const {
+  // Inside B: its rows in one piece; at its edges element by element.
+  Value k0 = arith::MulIOp::create(b, loc, t.step, cIndex(b, loc, kI));
+  Value n0 = arith::MulIOp::create(b, loc, t.panel, cIndex(b, loc, nI));
+  auto fits = [&](Value first, int64_t size, int64_t extent) -> Value {
+    return arith::CmpIOp::create(b, loc, arith::CmpIPredicate::sle, first,
+                                 cIndex(b, loc, extent - size));
+  };
+  Value whole = arith::AndIOp::create(b, loc, fits(k0, kI, extent[kLoop]),
+                                      fits(n0, nI, extent[nLoop]));
+  auto ifOp = scf::IfOp::create(b, loc, whole, /*withElseRegion=*/true);
+  OpBuilder in = ifOp.getThenBodyBuilder();
+  SmallVector<Value> ivs(extent.size(), cIndex(in, loc, 0));
+  for (auto [l, v] : llvm::zip(bOuter, t.outer))
+    ivs[l] = v;
+  ivs[nLoop] = n0;
+  Value reg = registerOfRows(in, loc, src, ivs, k0);
+  Value first = cIndex(in, loc, 0);
+  vector::StoreOp::create(in, loc, reg, view,
+                          ValueRange{packedElement(in, loc, t.tile, first,
+                                                   first)});
+  OpBuilder edge = ifOp.getElseBodyBuilder();
+  loopNest(edge, loc, {kI, nI}, [&](OpBuilder &b, Location loc, ValueRange kn) {
+    packElement(b, loc, src, view, t, kn[0], kn[1]);
+  });
+}
+
 void TileKernel::emitPack(OpBuilder &b, Location loc, Value src, Value buffer,
                           const Schedule &s) const {
-  auto srcType = cast<MemRefType>(src.getType());
-  Type elt = srcType.getElementType();
+  Type elt = cast<MemRefType>(src.getType()).getElementType();
   int64_t eltBytes = elt.getIntOrFloatBitWidth() / 8;
-  int64_t bytes = packedBytes(s);
   Value view = memref::ViewOp::create(
-      b, loc, MemRefType::get({bytes / eltBytes}, elt), buffer,
+      b, loc, MemRefType::get({packedBytes(s) / eltBytes}, elt), buffer,
       cIndex(b, loc, 0), ValueRange{});
   SmallVector<int64_t> extents;
   for (unsigned l : bOuter)
     extents.push_back(extent[l]);
-  int64_t nPanels = panels(s), steps = kSteps();
-  extents.append({nPanels, steps, kI, nI});
-  AffineMap offset = bTileOffset();
+  extents.append({panels(s), kSteps()});
+  // A register at a time where B's rows hold it, else element by element.
+  bool rows = packsRegisterRows(src);
+  if (!rows)
+    extents.append({kI, nI});
+  unsigned outer = bOuter.size();
   Value zero = arith::ConstantOp::create(b, loc, elt, b.getZeroAttr(elt));
   loopNest(b, loc, extents, [&](OpBuilder &b, Location loc, ValueRange iv) {
-    unsigned outer = bOuter.size();
-    Value panel = iv[outer], step = iv[outer + 1], kk = iv[outer + 2],
-          nn = iv[outer + 3];
+    PackedTile t{iv.take_front(outer), iv[outer], iv[outer + 1], {}, zero};
     // The tile's first element (bTile).
+    AffineExpr d0 = getAffineDimExpr(0, b.getContext()),
+               d1 = getAffineDimExpr(1, b.getContext());
     Value tile = cIndex(b, loc, 0);
     for (unsigned i = 0; i < outer; ++i)
       tile = affine::makeComposedAffineApply(
-                 b, loc,
-                 getAffineDimExpr(0, b.getContext()) * extent[bOuter[i]] +
-                     getAffineDimExpr(1, b.getContext()),
-                 {tile, iv[i]})
+                 b, loc, d0 * extent[bOuter[i]] + d1, {tile, iv[i]})
                  .getResult();
-    AffineExpr d0 = getAffineDimExpr(0, b.getContext()),
-               d1 = getAffineDimExpr(1, b.getContext());
-    tile = bTile(b, loc, tile, panel, step, s);
-    Value within =
-        affine::AffineApplyOp::create(b, loc, offset, ValueRange{kk, nn});
-    Value at = affine::AffineApplyOp::create(
-        b, loc,
-        AffineMap::get(2, 0,
-                       (d0 * tileBytes(bReg) + d1).floorDiv(eltBytes)),
-        ValueRange{tile, within});
-    // B[..., k, n], zero past its extents.
-    Value k = affine::AffineApplyOp::create(
-        b, loc, AffineMap::get(2, 0, d0 * kI + d1), ValueRange{step, kk});
-    Value n = affine::AffineApplyOp::create(
-        b, loc, AffineMap::get(2, 0, d0 * nI + d1), ValueRange{panel, nn});
-    SmallVector<Value> ivs(extent.size(), cIndex(b, loc, 0));
-    for (unsigned i = 0; i < outer; ++i)
-      ivs[bOuter[i]] = iv[i];
-    Value v = elementOrZero(b, loc, src, c.operands[bInput].map, ivs,
-                            {{kLoop, k, extent[kLoop]},
-                             {nLoop, n, extent[nLoop]}},
-                            zero);
-    memref::StoreOp::create(b, loc, v, view, ValueRange{at});
+    t.tile = bTile(b, loc, tile, t.panel, t.step, s);
+    if (rows)
+      packRegister(b, loc, src, view, t);
+    else
+      packElement(b, loc, src, view, t, iv[outer + 2], iv[outer + 3]);
   });
 }
 

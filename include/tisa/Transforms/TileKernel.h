@@ -128,6 +128,36 @@ private:
   /// The byte offset of B element (k, n) in its tile, as an affine map of
   /// (k, n) from the description's register layout.
   mlir::AffineMap bTileOffset() const;
+  /// Whether the pack builds a register of B from its kI rows of nI
+  /// elements (registerOfRows): matrix segments whose register is n-major
+  /// with k contiguous, read from a B whose last dimension n alone indexes,
+  /// contiguously.
+  bool packsRegisterRows(mlir::Value src) const;
+  /// A tile of the packed B: B's other loops' values, its n panel and k
+  /// step, the element of the packed view where it starts, and B's zero.
+  struct PackedTile {
+    mlir::ValueRange outer;
+    mlir::Value panel, step, tile, zero;
+  };
+  /// The element of the packed view holding (kk, nn) of the tile starting
+  /// at `tile`.
+  mlir::Value packedElement(mlir::OpBuilder &b, mlir::Location loc,
+                            mlir::Value tile, mlir::Value kk,
+                            mlir::Value nn) const;
+  /// B's element (kk, nn) of tile `t` (zero past B's extents) into `view`.
+  void packElement(mlir::OpBuilder &b, mlir::Location loc, mlir::Value src,
+                   mlir::Value view, const PackedTile &t, mlir::Value kk,
+                   mlir::Value nn) const;
+  /// Tile `t` into `view` as one register (registerOfRows) when it lies
+  /// inside B, else element by element.
+  void packRegister(mlir::OpBuilder &b, mlir::Location loc, mlir::Value src,
+                    mlir::Value view, const PackedTile &t) const;
+  /// The register of B whose rows start at (`ivs` with k = `k0`): kI
+  /// vector loads and shuffles (inside B: no bounds).
+  mlir::Value registerOfRows(mlir::OpBuilder &b, mlir::Location loc,
+                             mlir::Value src,
+                             llvm::MutableArrayRef<mlir::Value> ivs,
+                             mlir::Value k0) const;
   /// Which tile of the packed B holds (B's other loops linearized, n panel,
   /// k step): AMX tiles panel by panel, ((outer * panels + panel) * steps +
   /// step); matrix segments with the register tile's tn panels of a k step

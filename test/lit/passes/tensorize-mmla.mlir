@@ -10,6 +10,16 @@
 // CHECK-LABEL: func.func @gemm
 // The pack: B's 16 x 4 as 2 panels x 2 k steps of 16-byte registers.
 // CHECK:         %[[BUF:.*]] = memref.alloc() {alignment = 64 : i64} : memref<64xi8>
+// A register inside B: its 8 rows of 2 bytes loaded, joined, and shuffled from (k, n) to the
+// register's (n, k); a register past B's edges, element by element with zeros.
+// CHECK:         scf.if
+// CHECK-COUNT-8:   vector.load %arg1[%{{.*}}, %{{.*}}] : memref<16x4xi8>, vector<2xi8>
+// CHECK:           vector.shuffle %{{.*}}, %{{.*}} [0, 2, 4, 6, 8, 10, 12, 14, 1, 3, 5, 7, 9, 11, 13, 15] : vector<16xi8>, vector<16xi8>
+// CHECK:           vector.store %{{.*}}, %[[BUF]][%{{.*}}] : memref<64xi8>, vector<16xi8>
+// CHECK:         } else {
+// CHECK:           memref.load %arg1
+// CHECK:           arith.select
+// CHECK:           memref.store %{{.*}}, %[[BUF]]
 // A (4 x 16): [residue 0 of rows mod 2][1 group of the register tile's 2 row pairs][2 k steps]
 // [2 row pairs][2 rows x 8 bytes] (a GEMM's block is one run of A through its steps), one 8-byte
 // row at a time.
