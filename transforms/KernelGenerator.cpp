@@ -360,9 +360,11 @@ void rankPlans(MatchResult &result, const Target &target,
     tieGroup.push_back(groupOf[i]);
   }
   // Repeatedly the first plan, in the matcher's order, within the tie window
-  // of the cheapest left; but a scalable instruction yields to a fixed-length
-  // one the matcher ranks alike (its code knows the vector length: constant
-  // offsets, no predicates, which no count here sees).
+  // of the cheapest left, unless a scalable plan within it does the work in
+  // fewer instructions (its vectors wider than NEON's: neoverse-v1's 256
+  // bits); but a scalable instruction yields to a fixed-length one the
+  // matcher ranks alike (the same count: its code knows the vector length,
+  // constant offsets, no predicates, which no count here sees).
   result.plans.clear();
   while (!counted.empty()) {
     double window = llvm::min_element(counted, [](const auto &a,
@@ -374,6 +376,10 @@ void rankPlans(MatchResult &result, const Target &target,
     size_t next = 0;
     while (!within(next))
       ++next;
+    for (size_t i = next + 1; i < counted.size(); ++i)
+      if (within(i) && counted[i].desc->isScalable() &&
+          counted[i].cost.instructions < counted[next].cost.instructions)
+        next = i;
     for (size_t i = next + 1;
          counted[next].desc->isScalable() && i < counted.size(); ++i)
       if (within(i) && tieGroup[i] == tieGroup[next] &&

@@ -20,20 +20,27 @@
 
 namespace tisa {
 
+SmallVector<int64_t> TileKernel::packedAShape(ArrayRef<int64_t> aShape,
+                                              const Schedule &s) const {
+  // A group per m block: its tm registers and the aShift more its taps
+  // reach.
+  int64_t g = registerTile(s).first;
+  int64_t groups = paddedExtents(s)[mLoop] / (mI * g);
+  SmallVector<int64_t> shape;
+  for (unsigned d = 0; d + 1 < aShape.size(); ++d)
+    if (d != aMDim)
+      shape.push_back(aShape[d]);
+  shape.append({aResidues, groups, kSteps(), g + aShift, mI * kI});
+  return shape;
+}
+
 Value TileKernel::packA(OpBuilder &b, Location loc, const AOperand &a,
                         ArrayRef<int64_t> aShape, const Schedule &s) const {
   Type elt = cast<MemRefType>(a.value.getType()).getElementType();
   unsigned kDim = aShape.size() - 1;
-  // A group per m block: its tm registers and the aShift more its taps
-  // reach.
   int64_t r = mI * aMStride, g = registerTile(s).first;
-  int64_t groups = paddedExtents(s)[mLoop] / (mI * g);
-  SmallVector<int64_t> shape;
-  for (unsigned d = 0; d < kDim; ++d)
-    if (d != aMDim)
-      shape.push_back(aShape[d]);
-  unsigned other = shape.size();
-  shape.append({aResidues, groups, kSteps(), g + aShift, mI * kI});
+  SmallVector<int64_t> shape = packedAShape(aShape, s);
+  unsigned other = shape.size() - 5;
   Value packed = memref::AllocOp::create(b, loc, MemRefType::get(shape, elt),
                                          b.getI64IntegerAttr(64));
   auto rowType = VectorType::get({kI}, elt);

@@ -25,7 +25,9 @@
 // panels are ordered so that one step's B registers are one run too.
 // Remainders are padding, so every tile has the description's one shape
 // and an AMX tile configuration never changes (LLVM loads it once per
-// function): B's panels and k steps are zero-filled when packed; an A whose
+// function); matrix segments (vectors, no configuration) run m's last block
+// with only its rows (shortRows). B's panels and k steps are zero-filled
+// when packed; an A whose
 // extents are not whole register tiles (or a conv2d's border) is read from
 // a zero-padded copy made per call; a block of C that leaves C is computed
 // in a register tile's worth of scratch and its valid part copied.
@@ -100,6 +102,21 @@ private:
   }
   /// The register tile of `s`: accumulators along m and n.
   std::pair<int64_t, int64_t> registerTile(const Schedule &s) const;
+  /// Matrix segments: the accumulator rows of the last m block when m's
+  /// segment rows do not fill whole register tiles; that block computes
+  /// only those (the packed A keeps its layout of whole blocks). 0 when
+  /// every block is whole, and for AMX tiles, which pad instead (one tile
+  /// configuration per function).
+  int64_t shortRows(const Schedule &s) const;
+  /// Matrix segments: likewise the accumulators of n's last block when
+  /// n's panels do not fill whole register tiles (the packed B keeps its
+  /// groups of tn panels); 0 when they do, and for AMX tiles.
+  int64_t shortPanels(const Schedule &s) const;
+  /// The accumulators of one block: rows along m, columns along n (the
+  /// register tile's, or fewer in a last, short block).
+  struct BlockShape {
+    int64_t rows = 1, cols = 1;
+  };
   /// Extents of each program loop rounded up to whole register tiles (m, n)
   /// and instruction steps (k).
   llvm::SmallVector<int64_t> paddedExtents(const Schedule &s) const;
@@ -109,6 +126,10 @@ private:
   int64_t kSteps() const;
   /// The cost model's cycles of schedule `s` (estimate()).
   double countCycles(const Target &target, const Schedule &s) const;
+  /// The cost model's cycles of packA (matrix segments): each register
+  /// about two accumulators' moves, as the SVE matrix kernel's panel; 0 for
+  /// AMX tiles.
+  double packACycles(const Target &target, const Schedule &s) const;
   /// The cost model's cycles of copying matrix segments' edge blocks
   /// through the scratch (CostModel::edgeElementCycles); 0 for AMX tiles.
   double edgeCycles(const Target &target, const Schedule &s) const;
@@ -206,19 +227,27 @@ private:
   /// Calls `body` with each reduction step (the other reduction loops'
   /// values, then the k step), in loop order.
   void forEachStep(llvm::function_ref<void(llvm::ArrayRef<int64_t>)> body) const;
-  /// The block at `ivs` (n: its first panel), its reduction loops carrying
-  /// the accumulators; with Schedule::hold every step unrolled instead, the
+  /// The block at `ivs` (n: its first panel) of `shape`'s accumulators
+  /// (the register tile's, or a short last block's), its reduction loops
+  /// carrying them; with Schedule::hold every step unrolled instead, the
   /// first ones on `held` B tiles (tn per step, in forEachStep's order).
   void emitBlock(mlir::OpBuilder &b, mlir::Location loc,
-                 llvm::ArrayRef<mlir::Value> ivs, const AOperand &a,
-                 mlir::Value buffer, const CStore &out, bool overwrite,
-                 const Schedule &s, llvm::ArrayRef<mlir::Value> held) const;
+                 llvm::ArrayRef<mlir::Value> ivs, BlockShape shape,
+                 const AOperand &a, mlir::Value buffer, const CStore &out,
+                 bool overwrite, const Schedule &s,
+                 llvm::ArrayRef<mlir::Value> held) const;
+  /// The range's n blocks at `ivs` (its m block), `rows` accumulator rows
+  /// each, the last one short when shortPanels says so.
+  void emitNBlocks(mlir::OpBuilder &b, mlir::Location loc,
+                   llvm::SmallVector<mlir::Value> ivs, int64_t rows,
+                   const AOperand &a, mlir::Value buffer, const CStore &out,
+                   bool overwrite, const Schedule &s) const;
   /// The block of C at `ivs` (the m block's first row, n in blocks of the
-  /// register tile), through the edge scratch when it leaves C (or there is
-  /// an epilogue).
+  /// register tile) of `shape`'s accumulators, through the edge scratch
+  /// when it leaves C (or there is an epilogue).
   CBlock cBlock(mlir::OpBuilder &b, mlir::Location loc,
-                llvm::ArrayRef<mlir::Value> ivs, const CStore &out,
-                const Schedule &s) const;
+                llvm::ArrayRef<mlir::Value> ivs, BlockShape shape,
+                const CStore &out) const;
   /// The address of accumulator tile (i, j) of `blk`.
   mlir::Value cTile(mlir::OpBuilder &b, mlir::Location loc, const CBlock &blk,
                     int64_t i, int64_t j) const;
@@ -238,6 +267,10 @@ private:
   /// its steps too, so A is one stream whatever the tap (a tap is a
   /// constant residue and first member). Only residues of p that a block
   /// can start at are stored.
+  /// The shape of packA's copy of an A of padded extents `aShape`:
+  /// [A's other dims...][residues][m blocks][k steps][members][mI x kI].
+  llvm::SmallVector<int64_t> packedAShape(llvm::ArrayRef<int64_t> aShape,
+                                          const Schedule &s) const;
   mlir::Value packA(mlir::OpBuilder &b, mlir::Location loc,
                     const AOperand &a, llvm::ArrayRef<int64_t> aShape,
                     const Schedule &s) const;
@@ -293,8 +326,9 @@ private:
                            llvm::ArrayRef<mlir::Value> at, mlir::ValueRange iv,
                            const StepInputs &in, const Schedule &s,
                            int64_t j) const;
-  /// One reduction step: tm A tiles, tn B tiles, tm x tn instructions on
-  /// the `carried` accumulators.
+  /// One reduction step of the block (StepInputs: its shape): rows A
+  /// tiles, cols B tiles, rows x cols instructions on the `carried`
+  /// accumulators.
   llvm::SmallVector<mlir::Value>
   emitStep(mlir::OpBuilder &b, mlir::Location loc,
            llvm::ArrayRef<mlir::Value> ivs, mlir::ValueRange iv,
