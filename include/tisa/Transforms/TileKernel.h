@@ -25,9 +25,9 @@
 // panels are ordered so that one step's B registers are one run too.
 // Remainders are padding, so every tile has the description's one shape
 // and an AMX tile configuration never changes (LLVM loads it once per
-// function); matrix segments (vectors, no configuration) run m's last block
-// with only its rows (shortRows). B's panels and k steps are zero-filled
-// when packed; an A whose
+// function); matrix segments (vectors, no configuration) run m's and n's
+// last blocks with only their rows and panels (shortRows, shortPanels). B's
+// panels and k steps are zero-filled when packed; an A whose
 // extents are not whole register tiles (or a conv2d's border) is read from
 // a zero-padded copy made per call; a block of C that leaves C is computed
 // in a register tile's worth of scratch and its valid part copied.
