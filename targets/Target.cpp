@@ -94,6 +94,8 @@ const CostKey kCostKeys[] = {
     {"min_filter_block", nullptr, &CostModel::minFilterBlock},
     {"reduction_unroll", nullptr, &CostModel::reductionUnroll},
     {"segment_reduction_unroll", nullptr, &CostModel::segmentReductionUnroll},
+    {"segment_long_reduction_unroll", nullptr,
+     &CostModel::segmentLongReductionUnroll},
     {"spare_registers_with_broadcasts", nullptr,
      &CostModel::spareRegistersWithBroadcasts},
     {"spare_registers_with_packed", nullptr,

@@ -173,6 +173,9 @@ struct TileKernel::StepInputs {
   Addressing a, b;
   Value aRowBytes;
   BlockShape shape;
+  /// Segments: A's operand when some register of the block lies wholly in
+  /// its zero border at some unrolled tap (outsideRegisters), else null.
+  const AOperand *skipOutside = nullptr;
 };
 
 SmallVector<Value> TileKernel::tileIvs(OpBuilder &b, Location loc, Value t,
@@ -445,6 +448,19 @@ void TileKernel::moveEdge(OpBuilder &b, Location loc, const CBlock &blk,
   copyEdge(b, loc, blk.at, out.c, out.edge, blk.rows, blk.cols, intoEdge);
 }
 
+int64_t TileKernel::stepUnroll(const Schedule &s) const {
+  int64_t unroll = std::min(s.reductionUnroll, kSteps());
+  // Segments without taps: a loop that would run twice is unrolled
+  // completely. LLVM kept such a loop on a flag, its B loads at register
+  // offsets, unpaired (64^3 s8 on neoverse-v2 in 4x6 tiles: 17,855
+  // instructions, 15,441 unrolled). Inside a tap loop LLVM unrolls it
+  // itself, and better (56x56x64: 4,995,328 against 5,290,442 unrolled here).
+  if (segments && outerReduction.empty() && unroll > 1 &&
+      kSteps() <= 2 * unroll)
+    unroll = kSteps();
+  return unroll;
+}
+
 Value TileKernel::aTilePointer(OpBuilder &b, Location loc,
                                const StepInputs &in, ArrayRef<Value> at,
                                const Schedule &s) const {
@@ -558,6 +574,26 @@ SmallVector<Value> TileKernel::emitStep(OpBuilder &b, Location loc,
                                               b.getI8Type(), a0,
                                               ValueRange{offset}));
     };
+    if (in.skipOutside) {
+      // Row by row, each under whether its register reads inside A: a
+      // constant once the taps are unrolled and folded.
+      for (int64_t r = 0; r < tm; ++r) {
+        auto branch = scf::IfOp::create(
+            b, loc, carried.slice(r * tn, tn).getTypes(),
+            registerInside(b, loc, at, r, *in.skipOutside),
+            /*withElseRegion=*/true);
+        OpBuilder::InsertionGuard guard(b);
+        b.setInsertionPointToStart(branch.thenBlock());
+        Value aTile = loadSegment(r);
+        for (int64_t j = 0; j < tn; ++j)
+          apply(r, j, aTile, bTiles[j]);
+        scf::YieldOp::create(b, loc, ArrayRef(next).slice(r * tn, tn));
+        b.setInsertionPointToStart(branch.elseBlock());
+        scf::YieldOp::create(b, loc, carried.slice(r * tn, tn));
+        llvm::copy(branch.getResults(), next.begin() + r * tn);
+      }
+      return next;
+    }
     for (int64_t i = 0; i < tm; i += 2) {
       Value aTiles[2] = {loadSegment(i),
                          i + 1 < tm ? loadSegment(i + 1) : Value()};
@@ -597,6 +633,8 @@ void TileKernel::emitBlock(OpBuilder &b, Location loc, ArrayRef<Value> blockIvs,
   CBlock blk = cBlock(b, loc, blockIvs, shape, out);
   StepInputs in{Addressing(b, loc, a.value), Addressing(b, loc, buffer), {},
                 shape};
+  if (outsideRegisters(a, tm, s))
+    in.skipOutside = &a;
   if (!segments)
     in.aRowBytes = in.a.rowBytes(b, loc, c.operands[aInput].map, mLoop,
                                  extent.size());
@@ -663,15 +701,7 @@ void TileKernel::emitBlock(OpBuilder &b, Location loc, ArrayRef<Value> blockIvs,
   moveEdge(b, loc, blk, out, /*intoEdge=*/false);
   // Steps per iteration, the remainder in a loop of its own. After the
   // stores: the unroll moves the uses of the loop's results to that loop.
-  int64_t unroll = std::min(s.reductionUnroll, kSteps());
-  // Segments without taps: a loop that would run twice is unrolled
-  // completely. LLVM kept such a loop on a flag, its B loads at register
-  // offsets, unpaired (64^3 s8 on neoverse-v2 in 4x6 tiles: 17,855
-  // instructions, 15,441 unrolled). Inside a tap loop LLVM unrolls it
-  // itself, and better (56x56x64: 4,995,328 against 5,290,442 unrolled here).
-  if (segments && outerReduction.empty() && unroll > 1 &&
-      kSteps() <= 2 * unroll)
-    unroll = kSteps();
+  int64_t unroll = stepUnroll(s);
   if (nest && unroll > 1 && failed(loopUnrollByFactor(nest->loops.back(), unroll)))
     emitWarning(loc) << "the reduction loop could not be unrolled by "
                      << unroll;

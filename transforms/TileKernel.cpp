@@ -469,9 +469,7 @@ ScheduleEstimate TileKernel::estimate(const Target &target, ArrayRef<int64_t>,
     // A segment step is short (NEON: 16 mmla and 8 loads): the loop's own
     // instructions count. An AMX step is long; its loop stays as it is.
     if (segments)
-      s.reductionUnroll = target.cost.segmentReductionUnroll
-                              ? target.cost.segmentReductionUnroll
-                              : target.cost.reductionUnroll;
+      s.reductionUnroll = segmentUnroll(target, m * n);
     return s;
   };
   Schedule s = schedule(tm, tn, held);
@@ -498,6 +496,19 @@ ScheduleEstimate TileKernel::estimate(const Target &target, ArrayRef<int64_t>,
       s = fastest, cycles = fewest;
   }
   return {s, cycles};
+}
+
+int64_t TileKernel::segmentUnroll(const Target &target,
+                                  int64_t accumulators) const {
+  const CostModel &cm = target.cost;
+  int64_t unroll = cm.segmentReductionUnroll ? cm.segmentReductionUnroll
+                                             : cm.reductionUnroll;
+  int64_t longer = cm.segmentLongReductionUnroll;
+  if (longer > unroll && kSteps() >= kMinLongUnrollTrips * longer &&
+      target.vectorRegistersOrAssumed() - accumulators >=
+          kMinFreeForLongUnroll)
+    return longer;
+  return unroll;
 }
 
 double TileKernel::countCycles(const Target &target, const Schedule &s) const {

@@ -126,6 +126,78 @@ std::pair<Value, Value> TileKernel::tapBounds(OpBuilder &b, Location loc,
   return {cIndex(b, loc, 0), cIndex(b, loc, extent[l])};
 }
 
+bool TileKernel::outsideRegisters(const AOperand &a, int64_t rows,
+                                  const Schedule &s) const {
+  // Only where the test folds: one m block (its first row 0) and every
+  // other loop that moves A's m dimension a tap unrollTapsOfA unrolls.
+  if (!segments || s.hold)
+    return false;
+  int64_t tm = registerTile(s).first;
+  if (paddedExtents(s)[mLoop] / (mI * tm) != 1 ||
+      llvm::divideCeil(kSteps(), stepUnroll(s)) < kMinStepTripsForTaps)
+    return false;
+  unsigned loops = c.loops.size();
+  SmallVector<int64_t> coef = *linearCoefficients(
+      c.operands[aInput].map.getResult(aMDim), loops);
+  SmallVector<unsigned> taps;
+  for (unsigned l = 0; l < loops; ++l) {
+    if (l == mLoop || !coef[l])
+      continue;
+    if (!llvm::is_contained(outerReduction, l) || extent[l] > kMaxTapUnroll)
+      return false;
+    taps.push_back(l);
+  }
+  if (taps.empty())
+    return false;
+  int64_t low = a.low[aMDim], high = low + a.size[aMDim];
+  auto outside = [&](int64_t first) {
+    return llvm::all_of(llvm::seq<int64_t>(0, mI), [&](int64_t q) {
+      int64_t p = first + coef[mLoop] * q;
+      return p < low || p >= high;
+    });
+  };
+  // Every combination of the taps' values, each register's rows.
+  SmallVector<int64_t> t(taps.size(), 0);
+  while (true) {
+    int64_t offset = coef[loops];
+    for (auto [l, v] : llvm::zip(taps, t))
+      offset += coef[l] * v;
+    for (int64_t r = 0; r < rows; ++r)
+      if (outside(offset + coef[mLoop] * r * mI))
+        return true;
+    unsigned i = 0;
+    while (i < taps.size() && ++t[i] == extent[taps[i]])
+      t[i++] = 0;
+    if (i == taps.size())
+      return false;
+  }
+}
+
+Value TileKernel::registerInside(OpBuilder &b, Location loc,
+                                 ArrayRef<Value> at, int64_t r,
+                                 const AOperand &a) const {
+  unsigned loops = c.loops.size();
+  SmallVector<int64_t> coef = *linearCoefficients(
+      c.operands[aInput].map.getResult(aMDim), loops);
+  Value first = linearIndex(b, loc, coef, at, {});
+  int64_t low = a.low[aMDim], high = low + a.size[aMDim];
+  AffineExpr d0 = getAffineDimExpr(0, b.getContext());
+  Value inside = arith::ConstantIntOp::create(b, loc, 0, 1);
+  for (int64_t q = 0; q < mI; ++q) {
+    Value p = affine::makeComposedAffineApply(
+                  b, loc, d0 + coef[mLoop] * (r * mI + q),
+                  ArrayRef<OpFoldResult>{first})
+                  .getResult();
+    Value above = arith::CmpIOp::create(b, loc, arith::CmpIPredicate::sge, p,
+                                        cIndex(b, loc, low));
+    Value below = arith::CmpIOp::create(b, loc, arith::CmpIPredicate::slt, p,
+                                        cIndex(b, loc, high));
+    inside = arith::OrIOp::create(
+        b, loc, inside, arith::AndIOp::create(b, loc, above, below));
+  }
+  return inside;
+}
+
 void TileKernel::unrollTapsOfA(Location loc, scf::LoopNest &nest,
                                int64_t stepTrips) const {
   // A tap that moves A's m dimension changes the packed A's residue and

@@ -312,6 +312,18 @@ int targetShow(const Options &o) {
                                           c.l3BytesPerCycle)
                                 .str()
                           : std::string());
+  if (c.reductionUnroll > 1 || c.segmentReductionUnroll ||
+      c.segmentLongReductionUnroll)
+    os << llvm::formatv(
+        "k steps per loop:  {0} (matrix-segment tiles: {1}{2})\n",
+        c.reductionUnroll,
+        c.segmentReductionUnroll ? c.segmentReductionUnroll
+                                 : c.reductionUnroll,
+        c.segmentLongReductionUnroll
+            ? llvm::formatv(", {0} on long loops of roomy tiles",
+                            c.segmentLongReductionUnroll)
+                  .str()
+            : std::string());
   return 0;
 }
 

@@ -92,6 +92,11 @@ struct CostModel {
   /// steps are long enough for more; SVE's matrix kernels spilled with 4 on
   /// ResNet-50's 56x56x64 layer); 0: reductionUnroll.
   int64_t segmentReductionUnroll = 0;
+  /// Steps per iteration of a matrix-segment tile whose reduction loop runs
+  /// at least TileKernel::kMinLongUnrollTrips such iterations and whose
+  /// accumulators leave TileKernel::kMinFreeForLongUnroll vector registers;
+  /// 0: segmentReductionUnroll everywhere.
+  int64_t segmentLongReductionUnroll = 0;
   /// Assumed where the target does not say: vector registers, AMX tiles,
   /// L1d and L2 bytes per core.
   int64_t assumedVectorRegisters = 32, assumedTileRegisters = 8;

@@ -290,6 +290,21 @@ private:
                                                 unsigned l,
                                                 const AOperand &a) const;
   static constexpr int64_t kMaxTapUnroll = 8;
+  /// Segments: whether a register of A of a block of `rows` lies wholly in
+  /// A's zero border at some value of the unrolled taps, where that test
+  /// folds to a constant (one m block, every other loop that moves A's m
+  /// dimension such a tap). Its instructions are then skipped (emitStep):
+  /// ResNet-50's 7x7x512 runs its 7 columns as 4 pairs, the last outside
+  /// the image at the last kw tap.
+  bool outsideRegisters(const AOperand &a, int64_t rows,
+                        const Schedule &s) const;
+  /// Whether register r of the step at `at` (its block's first row) reads
+  /// a row inside A: an i1.
+  mlir::Value registerInside(mlir::OpBuilder &b, mlir::Location loc,
+                             llvm::ArrayRef<mlir::Value> at, int64_t r,
+                             const AOperand &a) const;
+  /// The k steps per iteration of the reduction loop.
+  int64_t stepUnroll(const Schedule &s) const;
   /// LLVM unrolls a loop of two iterations completely; a tap's steps then
   /// join the unrolled taps' in one block whose loads lie past ldp's reach
   /// from its one base (56x56x64 s8 on neoverse-v2: 112 of 208 loads
@@ -297,6 +312,19 @@ private:
   /// loop; 28x28x128 and 14x14x256, 4 and 8 iterations, gain 2% and 7%
   /// from the unroll).
   static constexpr int64_t kMinStepTripsForTaps = 3;
+  /// The reduction unroll of a matrix-segment tile of `accumulators`
+  /// registers: the cost model's segment_long_reduction_unroll where the
+  /// loop runs at least kMinLongUnrollTrips iterations of it and the tile
+  /// leaves kMinFreeForLongUnroll vector registers, else its
+  /// segment_reduction_unroll. On neoverse-v2 (8 against 4 steps) every 4x6
+  /// tile of 32 steps or more counted 2.0-2.4% fewer instructions and
+  /// llvm-mca's hot loop rose from 3.49 to 3.59 smmla per cycle (256^3,
+  /// BERT, 14x14x256, 7x7x512); 14x2 (4 free) left 11% of the loads
+  /// unpaired (28x28x128 bf16: 4.2% more instructions), and loops of 2 or
+  /// 3 iterations lost the taps' unroll or LLVM's own (56x56x64: 5.9-12%).
+  int64_t segmentUnroll(const Target &target, int64_t accumulators) const;
+  static constexpr int64_t kMinLongUnrollTrips = 4;
+  static constexpr int64_t kMinFreeForLongUnroll = 8;
   /// The address of the A register whose first row A's map gives at `at`
   /// (program loop values), in `a` (in place: a tile load with its row
   /// stride) or in the packed A of matrix segments.
