@@ -95,7 +95,10 @@ constexpr unsigned kVendorTimeoutSeconds = 300;
 struct Row {
   std::string workload, types, target;
   Count tisaPacked, tisaPlain;
-  double share = 0, overMinimum = 0;
+  /// The pre-packed call's instructions, exact; its tensor instructions'
+  /// share; those over the minimum; all of them over the minimum.
+  uint64_t total = 0;
+  double share = 0, overMinimum = 0, totalOverMinimum = 0;
   std::string instruction; ///< the description (neon.smmla, sve.smmla)
   std::vector<Count> vendorPacked, vendorPlain;
   double bestVendorPacked() const {
@@ -162,7 +165,10 @@ void countTisa(LoadedDescriptions &d, const KernelSpec &spec,
   row.tisaPacked.perMac = counts->total / macs;
   row.tisaPlain.perMac = counts->plainTotal / macs;
   row.share = double(counts->tensor) / double(std::max<uint64_t>(1, counts->total));
+  row.total = counts->total;
   row.overMinimum = counts->minimum > 0 ? counts->tensor / counts->minimum : 0;
+  row.totalOverMinimum =
+      counts->minimum > 0 ? counts->total / counts->minimum : 0;
 }
 
 std::string vendorsExecutable() {
@@ -248,16 +254,19 @@ std::string table(const std::vector<Row> &rows) {
   std::string md;
   llvm::raw_string_ostream os(md);
   os << "| workload | types | target | tisa instruction | tisa pre-packed | "
-        "tisa plain | share | x minimum |";
+        "instructions | over the minimum | tisa plain | share | its count over "
+        "the minimum |";
   for (const Vendor &v : kVendors)
     os << " " << v.name << " pre-packed | " << v.name << " plain |";
-  os << " best vendor / tisa |\n|---|---|---|---|---|---|---|---|";
+  os << " best vendor / tisa |\n|---|---|---|---|---|---|---|---|---|---|";
   for (size_t i = 0; i < std::size(kVendors); ++i)
     os << "---|---|";
   os << "---|\n";
   for (const Row &r : rows) {
     os << "| " << r.workload << " | " << r.types << " | " << r.target << " | "
        << r.instruction << " | " << cell(r.tisaPacked) << " | "
+       << (r.total ? std::to_string(r.total) : "-") << " | "
+       << llvm::formatv("{0:f2}x", r.totalOverMinimum) << " | "
        << cell(r.tisaPlain) << " | "
        << llvm::formatv("{0:f1}% | {1:f2}x |", 100 * r.share, r.overMinimum);
     for (size_t i = 0; i < r.vendorPacked.size(); ++i)

@@ -269,8 +269,9 @@ void TileKernel::emitHeldLoop(OpBuilder &b, Location loc, const AOperand &a,
   auto nBlock = [&](OpBuilder &b, Location loc, Value first,
                     const Schedule &bs) {
     OpBuilder::InsertionGuard guard(b);
+    BlockShape shape{registerTile(bs).first, registerTile(bs).second};
     StepInputs in{Addressing(b, loc, a.value), Addressing(b, loc, buffer), {},
-                  {registerTile(bs).first, registerTile(bs).second}};
+                  shape};
     SmallVector<Value> held;
     int64_t count = 0;
     forEachStep([&](ArrayRef<int64_t> step) {
@@ -281,14 +282,12 @@ void TileKernel::emitHeldLoop(OpBuilder &b, Location loc, const AOperand &a,
         iv.push_back(cIndex(b, loc, v));
       SmallVector<Value> at(extent.size(), cIndex(b, loc, 0));
       at[nLoop] = first;
-      llvm::append_range(held, loadB(b, loc, at, iv, in, bs, 0,
-                                     registerTile(bs).second));
+      llvm::append_range(held, loadB(b, loc, at, iv, in, bs, 0, shape.cols));
     });
     Value t = rangeLoop(b, loc, begin, end, bs);
     SmallVector<Value> ivs = tileIvs(b, loc, t, bs);
     ivs[nLoop] = first;
-    emitBlock(b, loc, ivs, {registerTile(bs).first, registerTile(bs).second},
-              a, buffer, out, overwrite, bs, held);
+    emitBlock(b, loc, ivs, shape, a, buffer, out, overwrite, bs, held);
   };
   if (whole) {
     OpBuilder::InsertionGuard guard(b);

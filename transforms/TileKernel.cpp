@@ -410,6 +410,47 @@ int64_t TileKernel::registersNeeded(int64_t tm, int64_t tn,
   return tm * tn + tm + tn * hold + (hold < reductionSteps() ? 1 : 0);
 }
 
+std::pair<int64_t, int64_t> TileKernel::tileCost(int64_t m, int64_t n,
+                                                 int64_t hold) const {
+  // (instructions, tile loads) of the whole contraction in m x n tiles.
+  int64_t mTiles = llvm::divideCeil(extent[mLoop], mI);
+  int64_t nTiles = llvm::divideCeil(extent[nLoop], nI);
+  int64_t steps = reductionSteps();
+  int64_t mb = llvm::divideCeil(mTiles, m), nb = llvm::divideCeil(nTiles, n);
+  // Segments: the instructions of each block's steps, a last short block in
+  // m or n with its own accumulators (shortRows, shortPanels; a step reads
+  // its adjacent registers in pairs, LLVM's ldp), then the fewest
+  // instructions per step.
+  if (segments) {
+    int64_t total = 0;
+    for (auto [rows, mCount] : blockSizes(mTiles, m))
+      for (auto [cols, nCount] : blockSizes(nTiles, n))
+        total += mCount * nCount *
+                 (rows * cols + (rows + 1) / 2 + (cols + 1) / 2);
+    return {total * steps, m * n + m + n};
+  }
+  if (!hold)
+    return {mb * m * nb * n * steps, mb * nb * (m + n) * steps};
+  // Per block, A's tiles of every step and B's of the steps not held (the
+  // last, narrower block's fewer tiles rounded up).
+  return {mb * m * nTiles * steps,
+          nTiles * hold + mb * (nb * m * steps + nTiles * (steps - hold))};
+}
+
+Schedule TileKernel::tileSchedule(const Target &target, int64_t m, int64_t n,
+                                  int64_t hold) const {
+  Schedule s;
+  s.unroll.assign(extent.size(), 1);
+  s.unroll[mLoop] = m;
+  s.unroll[nLoop] = n;
+  s.hold = hold;
+  // A segment step is short (NEON: 16 mmla and 8 loads): the loop's own
+  // instructions count. An AMX step is long; its loop stays as it is.
+  if (segments)
+    s.reductionUnroll = segmentUnroll(target, m * n);
+  return s;
+}
+
 ScheduleEstimate TileKernel::estimate(const Target &target, ArrayRef<int64_t>,
                                       ArrayRef<int64_t>) const {
   // The register tile whose accumulators and tiles fit the target's tile
@@ -418,7 +459,6 @@ ScheduleEstimate TileKernel::estimate(const Target &target, ArrayRef<int64_t>,
   // are loaded once per n block, for all its m blocks, and n is not padded.
   int64_t mTiles = llvm::divideCeil(extent[mLoop], mI);
   int64_t nTiles = llvm::divideCeil(extent[nLoop], nI);
-  int64_t steps = reductionSteps();
   int64_t registers = tileRegisterBudget(target);
   if (registersNeeded(1, 1, 0) > registers)
     return {Schedule::untiled(extent.size()), 0,
@@ -428,74 +468,48 @@ ScheduleEstimate TileKernel::estimate(const Target &target, ArrayRef<int64_t>,
                 (segments ? " vector registers (with the cost model's spares)"
                           : " tile registers") +
                 ", " + target.name + " has " + std::to_string(registers)};
-  auto cost = [&](int64_t m, int64_t n, int64_t hold) {
-    int64_t mb = llvm::divideCeil(mTiles, m), nb = llvm::divideCeil(nTiles, n);
-    // Segments: the instructions of each block's steps, a last short
-    // block in m or n with its own accumulators (shortRows, shortPanels; a
-    // step reads its adjacent registers in pairs, LLVM's ldp), then the
-    // fewest instructions per step.
-    if (segments) {
-      int64_t total = 0;
-      for (auto [rows, mCount] : blockSizes(mTiles, m))
-        for (auto [cols, nCount] : blockSizes(nTiles, n))
-          total += mCount * nCount *
-                   (rows * cols + (rows + 1) / 2 + (cols + 1) / 2);
-      return std::make_pair(total * steps, m * n + m + n);
-    }
-    if (!hold)
-      return std::make_pair(mb * m * nb * n * steps, mb * nb * (m + n) * steps);
-    // Per block, A's tiles of every step and B's of the steps not held (the
-    // last, narrower block's fewer tiles rounded up).
-    return std::make_pair(mb * m * nTiles * steps,
-                          nTiles * hold +
-                              mb * (nb * m * steps + nTiles * (steps - hold)));
-  };
   // Held tiles are reused across m blocks: with one, there is nothing to
   // hold them for.
   int64_t tm = 1, tn = 1, held = 0;
-  int64_t maxHold = canHoldB() && mTiles > 1 ? steps : 0;
+  int64_t maxHold = canHoldB() && mTiles > 1 ? reductionSteps() : 0;
   for (int64_t h = 0; h <= maxHold; ++h)
     for (int64_t m = 1; m <= mTiles; ++m)
       for (int64_t n = 1; n <= nTiles; ++n)
         if (registersNeeded(m, n, h) <= registers &&
-            cost(m, n, h) < cost(tm, tn, held))
+            tileCost(m, n, h) < tileCost(tm, tn, held))
           tm = m, tn = n, held = h;
-  auto schedule = [&](int64_t m, int64_t n, int64_t h) {
-    Schedule s;
-    s.unroll.assign(extent.size(), 1);
-    s.unroll[mLoop] = m;
-    s.unroll[nLoop] = n;
-    s.hold = h;
-    // A segment step is short (NEON: 16 mmla and 8 loads): the loop's own
-    // instructions count. An AMX step is long; its loop stays as it is.
-    if (segments)
-      s.reductionUnroll = segmentUnroll(target, m * n);
-    return s;
-  };
-  Schedule s = schedule(tm, tn, held);
+  Schedule s = tileSchedule(target, tm, tn, held);
   double cycles = countCycles(target, s);
-  // Segments: a tile within the tie window of the fewest instructions
-  // replaces that one when the cycles, which charge a short last block's
-  // latency, put it beyond the window too (28x28x128 bf16 on neoverse-v2:
-  // 4x6 with short blocks counted 4% fewer instructions than 14x2 and 41%
-  // more cycles).
-  if (segments) {
-    double window = cost(tm, tn, 0).first * (1 + target.cost.tieWindow);
-    Schedule fastest = s;
-    double fewest = cycles;
-    for (int64_t m = 1; m <= mTiles; ++m)
-      for (int64_t n = 1; n <= nTiles; ++n) {
-        if (registersNeeded(m, n, 0) > registers ||
-            cost(m, n, 0).first > window)
-          continue;
-        Schedule other = schedule(m, n, 0);
-        if (double c = countCycles(target, other); c < fewest)
-          fastest = other, fewest = c;
-      }
-    if (cycles > fewest * (1 + target.cost.tieWindow))
-      s = fastest, cycles = fewest;
-  }
-  return {s, cycles};
+  if (segments)
+    fasterInTieWindow(target, s, cycles);
+  return {s, cycles, ""};
+}
+
+void TileKernel::fasterInTieWindow(const Target &target, Schedule &s,
+                                   double &cycles) const {
+  // A tile within the tie window of the fewest instructions (s) replaces
+  // that one when the cycles, which charge a short last block's latency,
+  // put it beyond the window too (28x28x128 bf16 on neoverse-v2: 4x6 with
+  // short blocks counted 4% fewer instructions than 14x2 and 41% more
+  // cycles).
+  auto [tm, tn] = registerTile(s);
+  double window = tileCost(tm, tn, 0).first * (1 + target.cost.tieWindow);
+  Schedule fastest = s;
+  double fewest = cycles;
+  int64_t registers = tileRegisterBudget(target);
+  int64_t mTiles = llvm::divideCeil(extent[mLoop], mI);
+  int64_t nTiles = llvm::divideCeil(extent[nLoop], nI);
+  for (int64_t m = 1; m <= mTiles; ++m)
+    for (int64_t n = 1; n <= nTiles; ++n) {
+      if (registersNeeded(m, n, 0) > registers ||
+          tileCost(m, n, 0).first > window)
+        continue;
+      Schedule other = tileSchedule(target, m, n, 0);
+      if (double c = countCycles(target, other); c < fewest)
+        fastest = other, fewest = c;
+    }
+  if (cycles > fewest * (1 + target.cost.tieWindow))
+    s = fastest, cycles = fewest;
 }
 
 int64_t TileKernel::segmentUnroll(const Target &target,

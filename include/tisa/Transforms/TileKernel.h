@@ -323,6 +323,18 @@ private:
   /// unpaired (28x28x128 bf16: 4.2% more instructions), and loops of 2 or
   /// 3 iterations lost the taps' unroll or LLVM's own (56x56x64: 5.9-12%).
   int64_t segmentUnroll(const Target &target, int64_t accumulators) const;
+  /// (instructions, tile loads) of the contraction in m x n register tiles
+  /// holding `hold` steps' B tiles: estimate's key.
+  std::pair<int64_t, int64_t> tileCost(int64_t m, int64_t n,
+                                       int64_t hold) const;
+  /// The default schedule of an m x n register tile on `target`.
+  Schedule tileSchedule(const Target &target, int64_t m, int64_t n,
+                        int64_t hold) const;
+  /// Segments: the tile of fewest cycles within the tie window of the
+  /// fewest instructions replaces `s` (with its `cycles`) when those cycles
+  /// are beyond the window.
+  void fasterInTieWindow(const Target &target, Schedule &s,
+                         double &cycles) const;
   static constexpr int64_t kMinLongUnrollTrips = 4;
   static constexpr int64_t kMinFreeForLongUnroll = 8;
   /// The address of the A register whose first row A's map gives at `at`
