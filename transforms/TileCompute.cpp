@@ -472,10 +472,8 @@ Value TileKernel::aTilePointer(OpBuilder &b, Location loc,
   // (emitBlock), both are constants.
   MLIRContext *ctx = b.getContext();
   AffineMap map = c.operands[aInput].map;
-  unsigned loops = c.loops.size();
   int64_t r = mI * aMStride, g = registerTile(s).first;
-  SmallVector<int64_t> coef =
-      *linearCoefficients(map.getResult(aMDim), loops);
+  SmallVector<int64_t> coef = aMCoefficients();
   auto apply = [&](AffineExpr e, Value x) {
     return affine::makeComposedAffineApply(b, loc, AffineMap::get(1, 0, e),
                                            ArrayRef<OpFoldResult>{x})
@@ -576,10 +574,11 @@ SmallVector<Value> TileKernel::emitStep(OpBuilder &b, Location loc,
     if (in.skipOutside) {
       // Row by row, each under whether its register reads inside A: a
       // constant once the taps are unrolled and folded.
+      Value first = linearIndex(b, loc, aMCoefficients(), at, {});
       for (int64_t r = 0; r < tm; ++r) {
         auto branch = scf::IfOp::create(
             b, loc, carried.slice(r * tn, tn).getTypes(),
-            registerInside(b, loc, at, r, *in.skipOutside),
+            registerInside(b, loc, first, r, *in.skipOutside),
             /*withElseRegion=*/true);
         OpBuilder::InsertionGuard guard(b);
         b.setInsertionPointToStart(branch.thenBlock());

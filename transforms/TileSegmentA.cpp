@@ -20,6 +20,11 @@
 
 namespace tisa {
 
+SmallVector<int64_t> TileKernel::aMCoefficients() const {
+  return *linearCoefficients(c.operands[aInput].map.getResult(aMDim),
+                             c.loops.size());
+}
+
 SmallVector<int64_t> TileKernel::packedAShape(ArrayRef<int64_t> aShape,
                                               const Schedule &s) const {
   // A group per m block: its tm registers and the aShift more its taps
@@ -137,8 +142,7 @@ bool TileKernel::outsideRegisters(const AOperand &a, int64_t rows,
       llvm::divideCeil(kSteps(), stepUnroll(s)) < kMinStepTripsForTaps)
     return false;
   unsigned loops = c.loops.size();
-  SmallVector<int64_t> coef = *linearCoefficients(
-      c.operands[aInput].map.getResult(aMDim), loops);
+  SmallVector<int64_t> coef = aMCoefficients();
   SmallVector<unsigned> taps;
   for (unsigned l = 0; l < loops; ++l) {
     if (l == mLoop || !coef[l])
@@ -173,13 +177,9 @@ bool TileKernel::outsideRegisters(const AOperand &a, int64_t rows,
   }
 }
 
-Value TileKernel::registerInside(OpBuilder &b, Location loc,
-                                 ArrayRef<Value> at, int64_t r,
-                                 const AOperand &a) const {
-  unsigned loops = c.loops.size();
-  SmallVector<int64_t> coef = *linearCoefficients(
-      c.operands[aInput].map.getResult(aMDim), loops);
-  Value first = linearIndex(b, loc, coef, at, {});
+Value TileKernel::registerInside(OpBuilder &b, Location loc, Value first,
+                                 int64_t r, const AOperand &a) const {
+  SmallVector<int64_t> coef = aMCoefficients();
   int64_t low = a.low[aMDim], high = low + a.size[aMDim];
   AffineExpr d0 = getAffineDimExpr(0, b.getContext());
   Value inside = arith::ConstantIntOp::create(b, loc, 0, 1);
@@ -205,8 +205,7 @@ void TileKernel::unrollTapsOfA(Location loc, scf::LoopNest &nest,
   // offset. Innermost first, so the outer loops' handles stay valid.
   if (stepTrips < kMinStepTripsForTaps)
     return;
-  SmallVector<int64_t> coef = *linearCoefficients(
-      c.operands[aInput].map.getResult(aMDim), c.loops.size());
+  SmallVector<int64_t> coef = aMCoefficients();
   for (size_t i = outerReduction.size(); i-- > 0;) {
     unsigned l = outerReduction[i];
     if (!coef[l] || extent[l] > kMaxTapUnroll)

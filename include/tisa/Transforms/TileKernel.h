@@ -298,11 +298,13 @@ private:
   /// the image at the last kw tap.
   bool outsideRegisters(const AOperand &a, int64_t rows,
                         const Schedule &s) const;
-  /// Whether register r of the step at `at` (its block's first row) reads
-  /// a row inside A: an i1.
+  /// Whether register r of a step whose first row is at position `first`
+  /// of A's m dimension reads a row inside A: an i1.
   mlir::Value registerInside(mlir::OpBuilder &b, mlir::Location loc,
-                             llvm::ArrayRef<mlir::Value> at, int64_t r,
+                             mlir::Value first, int64_t r,
                              const AOperand &a) const;
+  /// The loops' coefficients in A's m dimension, its constant last.
+  llvm::SmallVector<int64_t> aMCoefficients() const;
   /// The k steps per iteration of the reduction loop.
   int64_t stepUnroll(const Schedule &s) const;
   /// LLVM unrolls a loop of two iterations completely; a tap's steps then
