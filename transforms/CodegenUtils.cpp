@@ -411,6 +411,60 @@ void emitReductionSums(
   });
 }
 
+Value spansFit(OpBuilder &b, Location loc, ArrayRef<Span> spans) {
+  Value all;
+  for (const Span &s : spans) {
+    Value fits =
+        arith::CmpIOp::create(b, loc, arith::CmpIPredicate::sle, s.first,
+                              cIndex(b, loc, s.bound - s.size));
+    all = all ? arith::AndIOp::create(b, loc, all, fits) : fits;
+  }
+  return all;
+}
+
+SmallVector<Value> loadRows(OpBuilder &b, Location loc, Value src,
+                            AffineMap map, MutableArrayRef<Value> ivs,
+                            unsigned loop, Value first, int64_t count,
+                            VectorType type) {
+  SmallVector<Value> rows;
+  for (int64_t i = 0; i < count; ++i) {
+    ivs[loop] = arith::AddIOp::create(b, loc, first, cIndex(b, loc, i));
+    rows.push_back(
+        vector::LoadOp::create(b, loc, type, src, applyMap(b, loc, map, ivs)));
+  }
+  return rows;
+}
+
+SmallVector<Value> zipTranspose(OpBuilder &b, Location loc,
+                                ArrayRef<Value> rows) {
+  // Element (r, n) starts in vector r at n. A round on vectors i and i + d
+  // (bit d of the index clear) interleaves them: n's top bit becomes bit d
+  // of the vector index, the other bits of n move up one, and bit d of the
+  // old index becomes the lowest bit of the position. After rounds of
+  // d = R/2, ..., 1 the position holds (the low bits of n, r), the vector
+  // index n's top log2 R bits: the transpose, row-major.
+  int64_t r = rows.size();
+  int64_t w = cast<VectorType>(rows.front().getType()).getNumElements();
+  assert(llvm::isPowerOf2_64(r) && w % r == 0 && "rows must divide");
+  SmallVector<int64_t> low, high;
+  for (int64_t i = 0; i < w / 2; ++i) {
+    low.append({i, w + i});
+    high.append({w / 2 + i, w + w / 2 + i});
+  }
+  SmallVector<Value> v(rows);
+  for (int64_t d = r / 2; d >= 1; d /= 2) {
+    SmallVector<Value> next(r);
+    for (int64_t i = 0; i < r; ++i) {
+      if (i & d)
+        continue;
+      next[i] = vector::ShuffleOp::create(b, loc, v[i], v[i + d], low);
+      next[i + d] = vector::ShuffleOp::create(b, loc, v[i], v[i + d], high);
+    }
+    v = std::move(next);
+  }
+  return v;
+}
+
 /// xor 0x80 in every byte of an integer or integer vector.
 Value flipSignBits(OpBuilder &b, Location loc, Value v) {
   Type t = v.getType();

@@ -77,6 +77,27 @@ Value elementOrZero(OpBuilder &b, Location loc, Value src, AffineMap map,
 /// xor 0x80 in every byte of an integer or integer vector (a signedness
 /// repair's bias of +-128).
 Value flipSignBits(OpBuilder &b, Location loc, Value v);
+/// Whether each (first, size, bound) has first + size <= bound: the i1
+/// conjunction (a block of `size` from `first` lies inside `bound`).
+struct Span {
+  Value first;
+  int64_t size, bound;
+};
+Value spansFit(OpBuilder &b, Location loc, ArrayRef<Span> spans);
+/// `count` vectors of type `type` loaded from `src` through `map` at `ivs`
+/// with loop `loop` at first, first + 1, ... (ivs[loop] is left at the
+/// last).
+SmallVector<Value> loadRows(OpBuilder &b, Location loc, Value src,
+                            AffineMap map, MutableArrayRef<Value> ivs,
+                            unsigned loop, Value first, int64_t count,
+                            VectorType type);
+/// The transpose of `rows` (R vectors of W elements each, R a power of two
+/// dividing W): R vectors holding the W x R transpose row-major, vector j
+/// its rows j * W / R to (j + 1) * W / R - 1. log2 R rounds of zips
+/// (interleaves of two vectors, which LLVM selects as zip1/zip2 on AArch64,
+/// unpck on x86), R per round.
+SmallVector<Value> zipTranspose(OpBuilder &b, Location loc,
+                                ArrayRef<Value> rows);
 /// The integer value of a program element, widened to i32 as the program's
 /// body extends it.
 Value widen(OpBuilder &b, Location loc, Value v, bool isSigned);

@@ -99,47 +99,153 @@ void rowBlockTiles(
       });
 }
 
+namespace {
+
+/// packGroupsByColumn's operands and layout.
+struct GroupPack {
+  const Contraction &c;
+  ArrayRef<int64_t> extent;
+  unsigned in;
+  ArrayRef<unsigned> outer;
+  unsigned groupLoop, laneLoop;
+  int64_t group, lanesPadded, groups;
+  Value src, view, zero;
+
+  /// The view's element of reduction element `kk` of group `g`, column
+  /// `col`, B's other loops at `others`.
+  Value position(OpBuilder &b, Location loc, ValueRange others, Value g,
+                 Value col, Value kk) const;
+  /// That element: src's, or zero past its extents.
+  void element(OpBuilder &b, Location loc, ValueRange others, Value g,
+               Value col, Value kk) const;
+  /// Columns `chunk` * W to `chunk` * W + W - 1 of group g, W the columns of
+  /// a 128-bit vector: inside src, `group` loads of W columns transposed
+  /// (zipTranspose) into `group` vectors of whole groups, stored; at its
+  /// edges element by element, up to lanesPadded.
+  void columns(OpBuilder &b, Location loc, ValueRange others, Value g,
+               Value chunk) const;
+  /// Whether `columns` applies: `group` a power of two dividing W and the
+  /// columns contiguous in src.
+  bool transposes() const;
+  int64_t width() const {
+    return 128 / cast<MemRefType>(view.getType()).getElementTypeBitWidth();
+  }
+  /// The program loop values of src's element at `others`.
+  SmallVector<Value> ivs(OpBuilder &b, Location loc, ValueRange others) const {
+    SmallVector<Value> v(extent.size(), cIndex(b, loc, 0));
+    for (auto [l, x] : llvm::zip(outer, others))
+      v[l] = x;
+    return v;
+  }
+};
+
+Value GroupPack::position(OpBuilder &b, Location loc, ValueRange others,
+                          Value g, Value col, Value kk) const {
+  AffineExpr d0 = getAffineDimExpr(0, b.getContext()),
+             d1 = getAffineDimExpr(1, b.getContext()),
+             d2 = getAffineDimExpr(2, b.getContext()),
+             d3 = getAffineDimExpr(3, b.getContext());
+  Value at = cIndex(b, loc, 0);
+  for (auto [l, v] : llvm::zip(outer, others))
+    at = affine::makeComposedAffineApply(b, loc, d0 * extent[l] + d1, {at, v})
+             .getResult();
+  AffineExpr flat = ((d0 * groups + d1) * lanesPadded + d2) * group + d3;
+  return affine::makeComposedAffineApply(b, loc, AffineMap::get(4, 0, flat),
+                                         {at, g, col, kk})
+      .getResult();
+}
+
+void GroupPack::element(OpBuilder &b, Location loc, ValueRange others, Value g,
+                        Value col, Value kk) const {
+  AffineExpr d0 = getAffineDimExpr(0, b.getContext()),
+             d1 = getAffineDimExpr(1, b.getContext());
+  Value k = affine::makeComposedAffineApply(b, loc, d0 * group + d1, {g, kk})
+                .getResult();
+  Value v = elementOrZero(
+      b, loc, src, c.operands[in].map, ivs(b, loc, others),
+      {{groupLoop, k, extent[groupLoop]}, {laneLoop, col, extent[laneLoop]}},
+      zero);
+  memref::StoreOp::create(b, loc, v, view,
+                          ValueRange{position(b, loc, others, g, col, kk)});
+}
+
+bool GroupPack::transposes() const {
+  return llvm::isPowerOf2_64(group) && width() % group == 0 &&
+         codegen::contiguousAlong(src, c.operands[in].map, laneLoop);
+}
+
+void GroupPack::columns(OpBuilder &b, Location loc, ValueRange others, Value g,
+                        Value chunk) const {
+  int64_t w = width();
+  Value k0 = arith::MulIOp::create(b, loc, g, cIndex(b, loc, group));
+  Value col0 = arith::MulIOp::create(b, loc, chunk, cIndex(b, loc, w));
+  Value whole = codegen::spansFit(
+      b, loc, {{k0, group, extent[groupLoop]}, {col0, w, extent[laneLoop]}});
+  auto ifOp = scf::IfOp::create(b, loc, whole, /*withElseRegion=*/true);
+  OpBuilder inside = ifOp.getThenBodyBuilder();
+  SmallVector<Value> at = ivs(inside, loc, others);
+  at[laneLoop] = col0;
+  Type elt = cast<MemRefType>(view.getType()).getElementType();
+  SmallVector<Value> rows =
+      codegen::loadRows(inside, loc, src, c.operands[in].map, at, groupLoop, k0,
+                        group, VectorType::get({w}, elt));
+  Value first = position(inside, loc, others, g, col0, cIndex(inside, loc, 0));
+  for (auto [j, v] : llvm::enumerate(codegen::zipTranspose(inside, loc, rows)))
+    vector::StoreOp::create(
+        inside, loc, v, view,
+        ValueRange{arith::AddIOp::create(inside, loc, first,
+                                         cIndex(inside, loc, j * w))});
+  OpBuilder edge = ifOp.getElseBodyBuilder();
+  loopNest(edge, loc, {w, group},
+           [&](OpBuilder &b, Location loc, ValueRange ck) {
+             Value col = arith::AddIOp::create(b, loc, col0, ck[0]);
+             auto padded = scf::IfOp::create(
+                 b, loc,
+                 arith::CmpIOp::create(b, loc, arith::CmpIPredicate::slt, col,
+                                       cIndex(b, loc, lanesPadded)),
+                 /*withElseRegion=*/false);
+             OpBuilder then = padded.getThenBodyBuilder();
+             element(then, loc, others, g, col, ck[1]);
+           });
+}
+
+} // namespace
+
 void packGroupsByColumn(OpBuilder &b, Location loc, const Contraction &c,
                         ArrayRef<int64_t> extent, unsigned in,
                         ArrayRef<unsigned> outer, unsigned groupLoop,
                         unsigned laneLoop, int64_t group, int64_t lanesPadded,
                         Value src, Value view) {
   Type elt = cast<MemRefType>(view.getType()).getElementType();
-  int64_t groups = llvm::divideCeil(extent[groupLoop], group);
+  GroupPack p{c,
+              extent,
+              in,
+              outer,
+              groupLoop,
+              laneLoop,
+              group,
+              lanesPadded,
+              int64_t(llvm::divideCeil(extent[groupLoop], group)),
+              src,
+              view,
+              arith::ConstantOp::create(b, loc, elt, b.getZeroAttr(elt))};
+  // A vector's columns at a time where they transpose, else element by
+  // element.
+  bool transposes = p.transposes();
   SmallVector<int64_t> extents;
   for (unsigned l : outer)
     extents.push_back(extent[l]);
-  extents.append({groups, lanesPadded, group});
-  Value zero = arith::ConstantOp::create(b, loc, elt, b.getZeroAttr(elt));
+  extents.append(
+      {p.groups, transposes ? int64_t(llvm::divideCeil(lanesPadded, p.width()))
+                            : lanesPadded});
+  if (!transposes)
+    extents.push_back(group);
+  unsigned n = outer.size();
   loopNest(b, loc, extents, [&](OpBuilder &b, Location loc, ValueRange iv) {
-    unsigned n = outer.size();
-    AffineExpr d0 = getAffineDimExpr(0, b.getContext()),
-               d1 = getAffineDimExpr(1, b.getContext());
-    Value at = cIndex(b, loc, 0);
-    for (unsigned i = 0; i < n; ++i)
-      at = affine::makeComposedAffineApply(b, loc, d0 * extent[outer[i]] + d1,
-                                           {at, iv[i]})
-               .getResult();
-    Value g = iv[n], col = iv[n + 1], kk = iv[n + 2];
-    at = affine::makeComposedAffineApply(
-             b, loc,
-             AffineMap::get(4, 0,
-                            ((d0 * groups + d1) * lanesPadded +
-                             getAffineDimExpr(2, b.getContext())) *
-                                    group +
-                                getAffineDimExpr(3, b.getContext())),
-             {at, g, col, kk})
-             .getResult();
-    Value k = affine::makeComposedAffineApply(b, loc, d0 * group + d1, {g, kk})
-                  .getResult();
-    SmallVector<Value> ivs(extent.size(), cIndex(b, loc, 0));
-    for (unsigned i = 0; i < n; ++i)
-      ivs[outer[i]] = iv[i];
-    Value v = elementOrZero(b, loc, src, c.operands[in].map, ivs,
-                            {{groupLoop, k, extent[groupLoop]},
-                             {laneLoop, col, extent[laneLoop]}},
-                            zero);
-    memref::StoreOp::create(b, loc, v, view, ValueRange{at});
+    if (transposes)
+      p.columns(b, loc, iv.take_front(n), iv[n], iv[n + 1]);
+    else
+      p.element(b, loc, iv.take_front(n), iv[n], iv[n + 1], iv[n + 2]);
   });
 }
 

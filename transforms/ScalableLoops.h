@@ -50,7 +50,11 @@ int64_t rowBlockCount(ArrayRef<int64_t> extent,
 /// its element type) as groups of `group` reduction elements by column:
 ///   view[outer...][k / group][n][k mod group] = src, zero past its extents
 /// with n the lane loop rounded up to `lanesPadded` and k the group loop.
-/// The layout does not depend on the vector length.
+/// The layout does not depend on the vector length. Where n is src's
+/// contiguous last dimension and `group` a power of two dividing a 128-bit
+/// vector's elements, each group's rows are read a vector of columns at a
+/// time and transposed (zipTranspose) into whole groups; past src's
+/// extents element by element.
 void packGroupsByColumn(OpBuilder &b, Location loc, const Contraction &c,
                         ArrayRef<int64_t> extent, unsigned in,
                         ArrayRef<unsigned> outer, unsigned groupLoop,

@@ -4,8 +4,9 @@
 // n panel, k step), zeros past B's extents:
 //   packed[bTile(outer..., panel, step)][offset(k, n)] = B[..., k, n]
 // where offset is the register layout of the description as bytes. Matrix
-// segments of a row-major B load a register's kI rows of nI elements and
-// shuffle them into the register (packsRegisterRows).
+// segments of a row-major B load kI rows of kI registers' width and
+// transpose them into kI registers (packsRowGroups); at B's edges a
+// register's kI rows of nI elements, shuffled into it (packsRegisterRows).
 //
 //===----------------------------------------------------------------------===//
 
@@ -50,13 +51,9 @@ Value TileKernel::registerOfRows(OpBuilder &b, Location loc, Value src,
   // B's kI rows of nI elements, one load each, joined into (k, n) order,
   // then shuffled into the register's (n, k).
   Type elt = cast<MemRefType>(src.getType()).getElementType();
-  SmallVector<Value> parts;
-  for (int64_t k = 0; k < kI; ++k) {
-    ivs[kLoop] = arith::AddIOp::create(b, loc, k0, cIndex(b, loc, k));
-    parts.push_back(vector::LoadOp::create(
-        b, loc, VectorType::get({nI}, elt), src,
-        applyMap(b, loc, c.operands[bInput].map, ivs)));
-  }
+  SmallVector<Value> parts =
+      codegen::loadRows(b, loc, src, c.operands[bInput].map, ivs, kLoop, k0, kI,
+                        VectorType::get({nI}, elt));
   while (parts.size() > 1) {
     SmallVector<Value> joined;
     for (size_t i = 0; i < parts.size(); i += 2) {
@@ -117,12 +114,8 @@ void TileKernel::packRegister(OpBuilder &b, Location loc, Value src,
   // Inside B: its rows in one piece; at its edges element by element.
   Value k0 = arith::MulIOp::create(b, loc, t.step, cIndex(b, loc, kI));
   Value n0 = arith::MulIOp::create(b, loc, t.panel, cIndex(b, loc, nI));
-  auto fits = [&](Value first, int64_t size, int64_t extent) -> Value {
-    return arith::CmpIOp::create(b, loc, arith::CmpIPredicate::sle, first,
-                                 cIndex(b, loc, extent - size));
-  };
-  Value whole = arith::AndIOp::create(b, loc, fits(k0, kI, extent[kLoop]),
-                                      fits(n0, nI, extent[nLoop]));
+  Value whole = codegen::spansFit(
+      b, loc, {{k0, kI, extent[kLoop]}, {n0, nI, extent[nLoop]}});
   auto ifOp = scf::IfOp::create(b, loc, whole, /*withElseRegion=*/true);
   OpBuilder in = ifOp.getThenBodyBuilder();
   SmallVector<Value> ivs(extent.size(), cIndex(in, loc, 0));
@@ -140,6 +133,73 @@ void TileKernel::packRegister(OpBuilder &b, Location loc, Value src,
   });
 }
 
+TileKernel::PackedTile TileKernel::packedTile(OpBuilder &b, Location loc,
+                                              ValueRange outer, Value panel,
+                                              Value step, Value zero,
+                                              const Schedule &s) const {
+  // The tile's first element (bTile), B's other loops linearized.
+  AffineExpr d0 = getAffineDimExpr(0, b.getContext()),
+             d1 = getAffineDimExpr(1, b.getContext());
+  Value linear = cIndex(b, loc, 0);
+  for (auto [l, v] : llvm::zip(bOuter, outer))
+    linear = affine::makeComposedAffineApply(b, loc, d0 * extent[l] + d1,
+                                             {linear, v})
+                 .getResult();
+  return {outer, panel, step, bTile(b, loc, linear, panel, step, s), zero};
+}
+
+bool TileKernel::packsRowGroups(Value src) const {
+  // The register holds kI x nI elements, so kI rows of kI registers' width
+  // transpose into kI registers.
+  return packsRegisterRows(src) && llvm::isPowerOf2_64(kI) &&
+         d->registers[bReg].type.getNumElements() == kI * nI;
+}
+
+void TileKernel::packRowGroup(OpBuilder &b, Location loc, Value src, Value view,
+                              ValueRange outer, Value group, Value step,
+                              Value zero, const Schedule &s) const {
+  int64_t width = kI * nI;
+  Value p0 = arith::MulIOp::create(b, loc, group, cIndex(b, loc, kI));
+  Value k0 = arith::MulIOp::create(b, loc, step, cIndex(b, loc, kI));
+  Value n0 = arith::MulIOp::create(b, loc, group, cIndex(b, loc, width));
+  Value whole = codegen::spansFit(b, loc,
+                                  {{p0, kI, panels(s)},
+                                   {k0, kI, extent[kLoop]},
+                                   {n0, width, extent[nLoop]}});
+  auto ifOp = scf::IfOp::create(b, loc, whole, /*withElseRegion=*/true);
+  // Inside B: one load per row, a transpose, one store per register.
+  OpBuilder in = ifOp.getThenBodyBuilder();
+  SmallVector<Value> ivs(extent.size(), cIndex(in, loc, 0));
+  for (auto [l, v] : llvm::zip(bOuter, outer))
+    ivs[l] = v;
+  ivs[nLoop] = n0;
+  Type elt = cast<MemRefType>(src.getType()).getElementType();
+  SmallVector<Value> rows =
+      codegen::loadRows(in, loc, src, c.operands[bInput].map, ivs, kLoop, k0,
+                        kI, VectorType::get({width}, elt));
+  Value first = cIndex(in, loc, 0);
+  for (auto [j, reg] : llvm::enumerate(codegen::zipTranspose(in, loc, rows))) {
+    Value panel = arith::AddIOp::create(in, loc, p0, cIndex(in, loc, j));
+    PackedTile t = packedTile(in, loc, outer, panel, step, zero, s);
+    vector::StoreOp::create(
+        in, loc, reg, view,
+        ValueRange{packedElement(in, loc, t.tile, first, first)});
+  }
+  // At B's edges or past the last panel: the group's panels one by one.
+  OpBuilder edge = ifOp.getElseBodyBuilder();
+  loopNest(edge, loc, {kI}, [&](OpBuilder &b, Location loc, ValueRange j) {
+    Value panel = arith::AddIOp::create(b, loc, p0, j[0]);
+    auto inPanels = scf::IfOp::create(
+        b, loc,
+        arith::CmpIOp::create(b, loc, arith::CmpIPredicate::slt, panel,
+                              cIndex(b, loc, panels(s))),
+        /*withElseRegion=*/false);
+    OpBuilder then = inPanels.getThenBodyBuilder();
+    packRegister(then, loc, src, view,
+                 packedTile(then, loc, outer, panel, step, zero, s));
+  });
+}
+
 void TileKernel::emitPack(OpBuilder &b, Location loc, Value src, Value buffer,
                           const Schedule &s) const {
   Type elt = cast<MemRefType>(src.getType()).getElementType();
@@ -150,24 +210,23 @@ void TileKernel::emitPack(OpBuilder &b, Location loc, Value src, Value buffer,
   SmallVector<int64_t> extents;
   for (unsigned l : bOuter)
     extents.push_back(extent[l]);
-  extents.append({panels(s), kSteps()});
-  // A register at a time where B's rows hold it, else element by element.
+  // kI registers at a time where B's rows transpose into them, else a
+  // register at a time where B's rows hold it, else element by element.
+  bool groups = packsRowGroups(src);
   bool rows = packsRegisterRows(src);
+  extents.append({groups ? int64_t(llvm::divideCeil(panels(s), kI)) : panels(s),
+                  kSteps()});
   if (!rows)
     extents.append({kI, nI});
   unsigned outer = bOuter.size();
   Value zero = arith::ConstantOp::create(b, loc, elt, b.getZeroAttr(elt));
   loopNest(b, loc, extents, [&](OpBuilder &b, Location loc, ValueRange iv) {
-    PackedTile t{iv.take_front(outer), iv[outer], iv[outer + 1], {}, zero};
-    // The tile's first element (bTile).
-    AffineExpr d0 = getAffineDimExpr(0, b.getContext()),
-               d1 = getAffineDimExpr(1, b.getContext());
-    Value tile = cIndex(b, loc, 0);
-    for (unsigned i = 0; i < outer; ++i)
-      tile = affine::makeComposedAffineApply(
-                 b, loc, d0 * extent[bOuter[i]] + d1, {tile, iv[i]})
-                 .getResult();
-    t.tile = bTile(b, loc, tile, t.panel, t.step, s);
+    ValueRange others = iv.take_front(outer);
+    if (groups)
+      return packRowGroup(b, loc, src, view, others, iv[outer], iv[outer + 1],
+                          zero, s);
+    PackedTile t =
+        packedTile(b, loc, others, iv[outer], iv[outer + 1], zero, s);
     if (rows)
       packRegister(b, loc, src, view, t);
     else

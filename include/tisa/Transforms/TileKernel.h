@@ -169,6 +169,24 @@ private:
   void packElement(mlir::OpBuilder &b, mlir::Location loc, mlir::Value src,
                    mlir::Value view, const PackedTile &t, mlir::Value kk,
                    mlir::Value nn) const;
+  /// The tile of B's other loops' values `outer`, n panel and k step.
+  PackedTile packedTile(mlir::OpBuilder &b, mlir::Location loc,
+                        mlir::ValueRange outer, mlir::Value panel,
+                        mlir::Value step, mlir::Value zero,
+                        const Schedule &s) const;
+  /// Whether the pack transposes B's rows into kI registers at a time
+  /// (packRowGroup): packsRegisterRows, kI a power of two and a register
+  /// of kI x nI elements.
+  bool packsRowGroups(mlir::Value src) const;
+  /// Panels group * kI to group * kI + kI - 1 of k step `step`: inside B
+  /// (and the panels), kI loads of kI * nI elements, a transpose
+  /// (zipTranspose) and kI stores; else each panel by packRegister.
+  /// ResNet-50 7x7x512's s8 filters on neoverse-v2: 0.43 instructions per
+  /// byte instead of 1.67 (packRegister alone).
+  void packRowGroup(mlir::OpBuilder &b, mlir::Location loc, mlir::Value src,
+                    mlir::Value view, mlir::ValueRange outer, mlir::Value group,
+                    mlir::Value step, mlir::Value zero,
+                    const Schedule &s) const;
   /// Tile `t` into `view` as one register (registerOfRows) when it lies
   /// inside B, else element by element.
   void packRegister(mlir::OpBuilder &b, mlir::Location loc, mlir::Value src,
