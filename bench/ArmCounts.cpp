@@ -121,12 +121,14 @@ struct ArmTarget {
   std::vector<std::string> types;
 };
 
-/// neoverse-n1 (NEON dot), neoverse-v2 (its cost model's pick), and SVE at
+/// neoverse-n1 (NEON dot), neoverse-v1 (its cost model's pick at its own
+/// vector length, 256 bits), neoverse-v2 (likewise, 128 bits), and SVE at
 /// 512 bits with neoverse-v1's data and its cost model's pick (the matrix
 /// multiplies smmla and usmmla, or the dot products): oneDNN 2.6 JITs for
 /// SVE at that length only.
 std::vector<ArmTarget> armTargets() {
   return {{"neoverse-n1", "neoverse-n1", 0, "auto", {}},
+          {"neoverse-v1", "neoverse-v1", 0, "auto", {}},
           {"neoverse-v2", "neoverse-v2", 0, "auto", {}},
           {"SVE-512", "neoverse-v1", 512, "auto", {"s8,s8,s32", "u8,s8,s32"}}};
 }
@@ -334,14 +336,15 @@ struct Settings {
 };
 
 int usage(const char *why) {
-  llvm::errs() << "tisa-arm-counts: " << why
-               << "\nusage: tisa-arm-counts [--quick] [--filter TEXT] "
-                  "[--target TEXT] [--report DIR]\n"
-                  "  --quick        two small workloads (the test suite's)\n"
-                  "  --filter TEXT  only workloads whose label contains TEXT\n"
-                  "  --target TEXT  only targets whose label contains TEXT\n"
-                  "                 (neoverse-n1, neoverse-v2, SVE-512)\n"
-                  "  --report DIR   write counts.md and chart.svg to DIR\n";
+  llvm::errs()
+      << "tisa-arm-counts: " << why
+      << "\nusage: tisa-arm-counts [--quick] [--filter TEXT] "
+         "[--target TEXT] [--report DIR]\n"
+         "  --quick        two small workloads (the test suite's)\n"
+         "  --filter TEXT  only workloads whose label contains TEXT\n"
+         "  --target TEXT  only targets whose label contains TEXT\n"
+         "                 (neoverse-n1, neoverse-v1, neoverse-v2, SVE-512)\n"
+         "  --report DIR   write counts.md and chart.svg to DIR\n";
   return 2;
 }
 
