@@ -411,6 +411,17 @@ void emitReductionSums(
   });
 }
 
+Value rowMajorIndex(OpBuilder &b, Location loc, ArrayRef<int64_t> extent,
+                    ArrayRef<unsigned> loops, ValueRange values) {
+  AffineExpr d0 = getAffineDimExpr(0, b.getContext()),
+             d1 = getAffineDimExpr(1, b.getContext());
+  Value at = cIndex(b, loc, 0);
+  for (auto [l, v] : llvm::zip(loops, values))
+    at = affine::makeComposedAffineApply(b, loc, d0 * extent[l] + d1, {at, v})
+             .getResult();
+  return at;
+}
+
 Value spansFit(OpBuilder &b, Location loc, ArrayRef<Span> spans) {
   Value all;
   for (const Span &s : spans) {

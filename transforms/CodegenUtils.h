@@ -77,6 +77,10 @@ Value elementOrZero(OpBuilder &b, Location loc, Value src, AffineMap map,
 /// xor 0x80 in every byte of an integer or integer vector (a signedness
 /// repair's bias of +-128).
 Value flipSignBits(OpBuilder &b, Location loc, Value v);
+/// `values` of `loops` as one row-major index over their `extent`s (0 for
+/// no loops), a composed affine.apply.
+Value rowMajorIndex(OpBuilder &b, Location loc, ArrayRef<int64_t> extent,
+                    ArrayRef<unsigned> loops, ValueRange values);
 /// Whether each (first, size, bound) has first + size <= bound: the i1
 /// conjunction (a block of `size` from `first` lies inside `bound`).
 struct Span {

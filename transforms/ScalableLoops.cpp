@@ -145,10 +145,7 @@ Value GroupPack::position(OpBuilder &b, Location loc, ValueRange others,
              d1 = getAffineDimExpr(1, b.getContext()),
              d2 = getAffineDimExpr(2, b.getContext()),
              d3 = getAffineDimExpr(3, b.getContext());
-  Value at = cIndex(b, loc, 0);
-  for (auto [l, v] : llvm::zip(outer, others))
-    at = affine::makeComposedAffineApply(b, loc, d0 * extent[l] + d1, {at, v})
-             .getResult();
+  Value at = codegen::rowMajorIndex(b, loc, extent, outer, others);
   AffineExpr flat = ((d0 * groups + d1) * lanesPadded + d2) * group + d3;
   return affine::makeComposedAffineApply(b, loc, AffineMap::get(4, 0, flat),
                                          {at, g, col, kk})

@@ -33,17 +33,7 @@ bool TileKernel::packsRegisterRows(Value src) const {
       *coef != SmallVector<int64_t>{eltBytes, kI * eltBytes, 0})
     return false;
   // n alone on B's last dimension, contiguous.
-  AffineMap map = c.operands[bInput].map;
-  auto type = cast<MemRefType>(src.getType());
-  auto [strides, offset] = type.getStridesAndOffset();
-  for (auto [i, e] : llvm::enumerate(map.getResults())) {
-    bool last = i + 1 == map.getNumResults();
-    if (last != e.isFunctionOfDim(nLoop))
-      return false;
-    if (last && e != getAffineDimExpr(nLoop, src.getContext()))
-      return false;
-  }
-  return !strides.empty() && strides.back() == 1;
+  return codegen::contiguousAlong(src, c.operands[bInput].map, nLoop);
 }
 
 Value TileKernel::registerOfRows(OpBuilder &b, Location loc, Value src,
@@ -138,13 +128,7 @@ TileKernel::PackedTile TileKernel::packedTile(OpBuilder &b, Location loc,
                                               Value step, Value zero,
                                               const Schedule &s) const {
   // The tile's first element (bTile), B's other loops linearized.
-  AffineExpr d0 = getAffineDimExpr(0, b.getContext()),
-             d1 = getAffineDimExpr(1, b.getContext());
-  Value linear = cIndex(b, loc, 0);
-  for (auto [l, v] : llvm::zip(bOuter, outer))
-    linear = affine::makeComposedAffineApply(b, loc, d0 * extent[l] + d1,
-                                             {linear, v})
-                 .getResult();
+  Value linear = codegen::rowMajorIndex(b, loc, extent, bOuter, outer);
   return {outer, panel, step, bTile(b, loc, linear, panel, step, s), zero};
 }
 
