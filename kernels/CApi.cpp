@@ -2,6 +2,7 @@
 
 #include "tisa/tisa.h"
 #include "tisa/Kernels/Jit.h"
+#include "tisa/Semantics/DescriptionSet.h"
 #include "tisa/Targets/Target.h"
 
 #include "llvm/ADT/StringExtras.h"
@@ -184,5 +185,11 @@ int64_t tisa_kernel_tiles(const tisa_kernel *kernel) {
 void tisa_kernel_free(tisa_kernel *kernel) { delete kernel; }
 
 void tisa_free(char *message) { std::free(message); }
+
+char *tisa_isa_search_path(void) {
+  return copyMessage(llvm::join(tisa::isaSearchPath({}), ":"));
+}
+
+char *tisa_target_dir(void) { return copyMessage(tisa::defaultTargetDir()); }
 
 } // extern "C"

@@ -10,6 +10,8 @@ PACKAGES=(
   cmake ninja-build ccache pkg-config
   # tests and disassembly
   googletest libgtest-dev libbenchmark-dev libcapstone-dev
+  # the C API from Python (examples/python, ctypes)
+  python3
   # tisa-bench baselines: oneDNN (its CMake config needs OpenCL's), libxsmm, OpenBLAS
   libdnnl-dev ocl-icd-opencl-dev libxsmm-dev libopenblas-dev
   # Arm checks under QEMU: user-mode emulator and the aarch64 C library to link probes

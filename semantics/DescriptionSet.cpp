@@ -15,6 +15,7 @@
 #include "llvm/Support/Path.h"
 #include "llvm/Support/Process.h"
 #include <algorithm>
+#include <dlfcn.h>
 
 using namespace mlir;
 
@@ -156,16 +157,39 @@ std::string noDescriptionsFound(ArrayRef<std::string> extraDirs) {
          "PREFIX/share/tisa/isa-descriptions";
 }
 
+/// The file of the binary that holds this code: libtisa.so or the mlir-opt
+/// plugin when tisa is loaded as one, else the program tisa is linked into.
+static std::string codeModulePath() {
+  void *self = reinterpret_cast<void *>(&codeModulePath);
+  Dl_info info;
+  if (dladdr(self, &info) && info.dli_fname &&
+      llvm::sys::path::is_absolute(info.dli_fname))
+    return info.dli_fname;
+  // The main program: dladdr names it as it was started (maybe relative).
+  return llvm::sys::fs::getMainExecutable(nullptr, self);
+}
+
+std::string installedPath(StringRef relative) {
+  std::string module = codeModulePath();
+  if (module.empty())
+    return "";
+  SmallString<256> path(
+      llvm::sys::path::parent_path(llvm::sys::path::parent_path(module)));
+  llvm::sys::path::append(path, relative);
+  return path.str().str();
+}
+
 std::string shippedDataDir(StringRef sub, StringRef configured,
                            StringRef source) {
-  std::string exe = llvm::sys::fs::getMainExecutable(
-      nullptr, reinterpret_cast<void *>(&shippedDataDir));
-  SmallString<256> beside(llvm::sys::path::parent_path(
-      llvm::sys::path::parent_path(exe)));
-  llvm::sys::path::append(beside, "share", "tisa", sub);
-  for (StringRef dir : {StringRef(beside), configured, source})
-    if (!exe.empty() && llvm::sys::fs::is_directory(dir))
-      return dir.str();
+  SmallVector<std::string, 3> dirs;
+  std::string beside = installedPath(("share/tisa/" + sub).str());
+  if (!beside.empty())
+    dirs.push_back(beside);
+  dirs.push_back(configured.str());
+  dirs.push_back(source.str());
+  for (const std::string &dir : dirs)
+    if (llvm::sys::fs::is_directory(dir))
+      return dir;
   return "";
 }
 

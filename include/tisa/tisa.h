@@ -111,6 +111,14 @@ int64_t tisa_kernel_tiles(const tisa_kernel *kernel);
 void tisa_kernel_free(tisa_kernel *kernel);
 void tisa_free(char *message);
 
+/* Where tisa reads its data, for a caller to check or report: the
+ * directories of instruction descriptions in search order, ':'-separated
+ * (those of TISA_ISA_PATH, then the shipped ones: of the prefix libtisa is
+ * installed in, else of the prefix it was configured with), and the
+ * directory of target data. Release each with tisa_free. */
+char *tisa_isa_search_path(void);
+char *tisa_target_dir(void);
+
 #ifdef __cplusplus
 }
 #endif

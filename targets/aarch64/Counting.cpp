@@ -5,6 +5,7 @@
 #include "Tools.h"
 
 #include "tisa/Config.h"
+#include "tisa/Semantics/DescriptionSet.h"
 
 #include "llvm/ADT/StringExtras.h"
 #include "llvm/Support/Endian.h"
@@ -17,9 +18,12 @@ namespace tisa {
 namespace aarch64 {
 namespace {
 
-/// The plugin: $TISA_QEMU_COUNT_PLUGIN, else the one built with tisa.
+/// The plugin: $TISA_QEMU_COUNT_PLUGIN, else the one installed beside tisa
+/// (PREFIX/lib/tisa), else the one built with it.
 Expected<std::string> pluginPath() {
-  std::string plugin = TISA_QEMU_COUNT_PLUGIN;
+  std::string plugin = installedPath("lib/tisa/libtisa-qemu-count.so");
+  if (!sys::fs::exists(plugin))
+    plugin = TISA_QEMU_COUNT_PLUGIN;
   if (std::optional<std::string> env =
           sys::Process::GetEnv("TISA_QEMU_COUNT_PLUGIN"))
     plugin = *env;

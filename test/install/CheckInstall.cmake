@@ -1,7 +1,9 @@
-# Installs the build into a fresh prefix, builds examples/downstream (find_package(tisa), link
-# tisa::tisa) against it, and runs the example (a JIT-compiled GEMM checked against the
-# reference). Run by ctest as `cmake -P`; any failing step fails the test with its output.
-foreach(var BUILD_DIR SOURCE_DIR WORK_DIR CXX)
+# Installs the build into a fresh prefix, builds examples/downstream (find_package(tisa): a C++
+# program on tisa::tisa, C programs on tisa::libtisa) against it, and runs them: a JIT-compiled
+# GEMM checked against the reference, from C++, from C (also built through pkg-config alone) and
+# from Python (ctypes); and the data directories libtisa reads, which must be the prefix's. Run by
+# ctest as `cmake -P`; any failing step fails the test with its output.
+foreach(var BUILD_DIR SOURCE_DIR WORK_DIR CC CXX PYTHON)
   if(NOT DEFINED ${var})
     message(FATAL_ERROR "CheckInstall.cmake needs -D${var}=...")
   endif()
@@ -17,7 +19,8 @@ function(step what)
   set(step_output "${out}${err}" PARENT_SCOPE)
 endfunction()
 
-step("install" ${CMAKE_COMMAND} --install ${BUILD_DIR} --prefix ${WORK_DIR}/prefix)
+set(prefix ${WORK_DIR}/prefix)
+step("install" ${CMAKE_COMMAND} --install ${BUILD_DIR} --prefix ${prefix})
 # The installed tool starts without a library path (its run path names
 # LLVM's) and reads the descriptions of its own prefix, not the configured one.
 step("installed tisa" ${CMAKE_COMMAND} -E env --unset=LD_LIBRARY_PATH
@@ -28,14 +31,46 @@ endif()
 set(launcher "")
 find_program(CCACHE ccache)
 if(CCACHE)
-  set(launcher -DCMAKE_CXX_COMPILER_LAUNCHER=${CCACHE})
+  set(launcher -DCMAKE_CXX_COMPILER_LAUNCHER=${CCACHE} -DCMAKE_C_COMPILER_LAUNCHER=${CCACHE})
 endif()
 step("configure examples/downstream" ${CMAKE_COMMAND} -S ${SOURCE_DIR}/examples/downstream
-     -B ${WORK_DIR}/build -G Ninja -DCMAKE_BUILD_TYPE=Release -DCMAKE_CXX_COMPILER=${CXX}
-     ${launcher} -DCMAKE_PREFIX_PATH=${WORK_DIR}/prefix)
+     -B ${WORK_DIR}/build -G Ninja -DCMAKE_BUILD_TYPE=Release -DCMAKE_C_COMPILER=${CC}
+     -DCMAKE_CXX_COMPILER=${CXX} ${launcher}
+     -DCMAKE_PREFIX_PATH=${WORK_DIR}/prefix)
 step("build examples/downstream" ${CMAKE_COMMAND} --build ${WORK_DIR}/build)
-step("run gemm-jit" ${WORK_DIR}/build/gemm-jit)
+# libtisa reads the data of the prefix it is installed in, and nothing else (not the source tree,
+# which this build was configured from), with no TISA_ISA_PATH to point it there.
+set(no_path ${CMAKE_COMMAND} -E env --unset=TISA_ISA_PATH --unset=LD_LIBRARY_PATH
+    TISA_CACHE_DIR=${WORK_DIR}/cache)
+step("run gemm-jit (tisa::tisa)" ${no_path} ${WORK_DIR}/build/gemm-jit)
 message(STATUS "${step_output}")
 if(NOT step_output MATCHES "6 runs, bit-exact")
   message(FATAL_ERROR "gemm-jit did not report 6 bit-exact runs")
+endif()
+
+step("run data-dirs" ${no_path} ${WORK_DIR}/build/data-dirs)
+set(want "descriptions: ${prefix}/share/tisa/isa-descriptions\ntargets: ${prefix}/share/tisa/targets\n")
+if(NOT step_output STREQUAL want)
+  message(FATAL_ERROR "libtisa reads other data than its prefix's:\n${step_output}")
+endif()
+step("run gemm-c (tisa::libtisa)" ${no_path} ${WORK_DIR}/build/gemm-c)
+message(STATUS "${step_output}")
+
+# A C program built with pkg-config alone, and run with the library's directory on the loader's
+# path (pkg-config gives no run path).
+step("pkg-config" ${CMAKE_COMMAND} -E env PKG_CONFIG_PATH=${prefix}/lib/pkgconfig
+     pkg-config --cflags --libs tisa)
+string(STRIP "${step_output}" pc_flags)
+separate_arguments(pc_flags UNIX_COMMAND "${pc_flags}")
+step("cc $(pkg-config --cflags --libs tisa)" ${CC} -std=c99 ${SOURCE_DIR}/examples/c-api/gemm.c
+     ${pc_flags} -o ${WORK_DIR}/gemm-pkg-config)
+step("run gemm-pkg-config" ${CMAKE_COMMAND} -E env --unset=TISA_ISA_PATH
+     LD_LIBRARY_PATH=${prefix}/lib TISA_CACHE_DIR=${WORK_DIR}/cache ${WORK_DIR}/gemm-pkg-config)
+
+# Python through ctypes, on the installed library.
+step("run examples/python/gemm.py" ${no_path} ${PYTHON} ${SOURCE_DIR}/examples/python/gemm.py
+     ${prefix}/lib/libtisa.so)
+message(STATUS "${step_output}")
+if(NOT step_output MATCHES "descriptions from: ${prefix}/share/tisa/isa-descriptions\n")
+  message(FATAL_ERROR "gemm.py's libtisa reads other descriptions than its prefix's")
 endif()

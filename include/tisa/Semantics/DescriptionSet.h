@@ -65,11 +65,17 @@ private:
   std::vector<std::unique_ptr<Description>> loaded;
 };
 
+/// `relative` under the prefix of the binary that holds tisa's code
+/// (PREFIX/lib/libtisa.so or PREFIX/bin/PROGRAM -> PREFIX/relative), whether
+/// or not it exists; "" when that binary is unknown.
+std::string installedPath(llvm::StringRef relative);
+
 /// Where tisa's shipped data directory `sub` of share/tisa is
-/// ("isa-descriptions", "targets"): beside the running program's install
-/// tree (PREFIX/bin/PROGRAM -> PREFIX/share/tisa/SUB: an install moved to
-/// another prefix), else in the prefix tisa was configured with, else in the
-/// source tree (`source`); "" when none exists.
+/// ("isa-descriptions", "targets"): beside the binary that holds tisa's code
+/// (PREFIX/lib/libtisa.so, PREFIX/lib/TisaPlugin.so or PREFIX/bin/PROGRAM ->
+/// PREFIX/share/tisa/SUB, so an install to any prefix finds its own data),
+/// else in the prefix tisa was configured with, else in the source tree
+/// (`source`); "" when none exists.
 std::string shippedDataDir(llvm::StringRef sub, llvm::StringRef configured,
                            llvm::StringRef source);
 

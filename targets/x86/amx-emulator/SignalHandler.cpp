@@ -1,9 +1,9 @@
 //===- SignalHandler.cpp - the SIGILL handler of the AMX emulator ---------===//
 //
 // The handler runs on the faulting thread, so the tile file is thread-local
-// like the architectural state. Everything here is async-signal-safe: no
+// like the architectural state. Everything here is async-signal-safe (no
 // allocation, no stdio, no locks; diagnostics go out with write(2) and end in
-// abort().
+// abort()), but for the first touch of the tile file below.
 //
 //===----------------------------------------------------------------------===//
 
@@ -21,10 +21,15 @@
 namespace tisa::amx::detail {
 namespace {
 
-// Initial-exec TLS: reading it from a signal handler never calls into the
-// dynamic loader (which could allocate). Trivially constructible, so there
-// is no lazy initialisation either; zero is the INIT state.
-thread_local TileFile ThreadTiles __attribute__((tls_model("initial-exec")));
+// Trivially constructible, so there is no lazy initialisation; zero is the
+// INIT state. The default TLS model, not initial-exec: its 8 KiB of static
+// TLS made libtisa.so impossible to dlopen (Python's ctypes: "cannot allocate
+// memory in static TLS block"). Where libtisa.so is dlopen'ed, a thread's
+// first access may allocate its block in the dynamic loader, which is safe
+// here: SIGILL is synchronous, raised by a tile instruction of the kernel,
+// never inside malloc. Linked into a program (or loaded with it), the block
+// is static and no access allocates.
+thread_local TileFile ThreadTiles;
 
 std::atomic<uint64_t> OpcodeCounts[kNumOpcodes];
 std::atomic<uint64_t> TotalCount;
