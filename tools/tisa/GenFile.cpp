@@ -41,45 +41,76 @@ std::string cElementType(Type t) {
   return "";
 }
 
-/// C parameters (and the descriptor typedefs they need, added to `types`)
-/// for a public function of type `f`: a memref descriptor pointer per
-/// shaped argument, then per shaped result (an output the caller provides),
-/// scalars by value. Empty when a type has no C name here.
-std::optional<std::string> cParameters(FunctionType f,
+/// The C type of a memref descriptor for `t` (its typedef added to `types`),
+/// or "" when `t` has no C name here.
+std::string cDescriptor(ShapedType t, std::vector<std::string> &types) {
+  std::string elt = cElementType(t.getElementType());
+  if (elt.empty() || !t.hasRank())
+    return "";
+  int64_t rank = t.getRank();
+  std::string name = "tisa_memref_" + elt.substr(0, elt.find('_')) + "_" +
+                     std::to_string(rank) + "d";
+  std::string def = "typedef struct { " + elt + " *allocated, *aligned; "
+                    "int64_t offset";
+  if (rank)
+    def += ", sizes[" + std::to_string(rank) + "], strides[" +
+           std::to_string(rank) + "]";
+  def += "; } " + name + ";";
+  if (!llvm::is_contained(types, def))
+    types.push_back(def);
+  return name;
+}
+
+/// C parameters (and the typedefs they need, added to `types`) for the
+/// public function `name` of type `f`: a memref descriptor pointer per
+/// shaped argument, scalars by value. Results: where the program was
+/// bufferized (`outParams`), each is an output the caller provides, after
+/// the inputs; in a program on memrefs MLIR's C interface returns them
+/// through one pointer before the inputs, to a descriptor (or a struct of
+/// descriptors, NAME_results) the function fills. Empty when a type has no
+/// C name here.
+std::optional<std::string> cParameters(StringRef name, FunctionType f,
+                                       bool outParams,
                                        std::vector<std::string> &types) {
   std::vector<std::string> params;
   auto add = [&](Type t) {
     // A vector travels by value in an ABI of its own, not as a descriptor.
     if (isa<VectorType>(t))
       return false;
-    auto shaped = dyn_cast<ShapedType>(t);
-    std::string elt = cElementType(shaped ? shaped.getElementType() : t);
-    if (elt.empty() || (shaped && !shaped.hasRank()))
-      return false;
-    if (!shaped) {
-      params.push_back(elt);
-      return true;
+    if (auto shaped = dyn_cast<ShapedType>(t)) {
+      std::string desc = cDescriptor(shaped, types);
+      params.push_back(desc + " *");
+      return !desc.empty();
     }
-    int64_t rank = shaped.getRank();
-    std::string name = "tisa_memref_" + elt.substr(0, elt.find('_')) + "_" +
-                       std::to_string(rank) + "d";
-    std::string def = "typedef struct { " + elt + " *allocated, *aligned; "
-                      "int64_t offset";
-    if (rank)
-      def += ", sizes[" + std::to_string(rank) + "], strides[" +
-             std::to_string(rank) + "]";
-    def += "; } " + name + ";";
-    if (!llvm::is_contained(types, def))
-      types.push_back(def);
-    params.push_back(name + " *");
-    return true;
+    std::string elt = cElementType(t);
+    params.push_back(elt);
+    return !elt.empty();
   };
+  if (!outParams && f.getNumResults()) {
+    std::vector<std::string> fields;
+    for (Type t : f.getResults()) {
+      auto memref = dyn_cast<MemRefType>(t);
+      fields.push_back(memref ? cDescriptor(memref, types) : "");
+      if (fields.back().empty())
+        return std::nullopt;
+    }
+    std::string result = fields.front();
+    if (fields.size() > 1) {
+      result = (name + "_results").str();
+      std::string def = "typedef struct {";
+      for (auto [i, field] : llvm::enumerate(fields))
+        def += " " + field + " r" + std::to_string(i) + ";";
+      types.push_back(def + " } " + result + ";");
+    }
+    params.push_back(result + " *");
+  }
   for (Type t : f.getInputs())
     if (!add(t))
       return std::nullopt;
-  for (Type t : f.getResults())
-    if (!isa<ShapedType>(t) || !add(t))
-      return std::nullopt;
+  if (outParams)
+    for (Type t : f.getResults())
+      if (!isa<ShapedType>(t) || !add(t))
+        return std::nullopt;
   return params.empty() ? std::string("void") : llvm::join(params, ", ");
 }
 
@@ -157,7 +188,8 @@ int genFromFile(const Options &o, llvm::StringRef file, llvm::StringRef dir) {
   // Tensors become buffers; the plan and schedule become attributes (a
   // --schedule applies to every contraction without one), each planned
   // contraction its pack and its computation, which the tensorizer lowers.
-  if (usesTensors(*module))
+  bool bufferize = usesTensors(*module);
+  if (bufferize)
     addTisaBufferizePasses(pm);
   addTisaTensorizePasses(pm, *inputs, value(o, "schedule", ""),
                          !o.noFuseEpilogue);
@@ -188,16 +220,26 @@ int genFromFile(const Options &o, llvm::StringRef file, llvm::StringRef dir) {
                        ".h: generated by tisa from " + file.str() +
                        ". Each function takes MLIR's C interface:\n"
                        " * a pointer to a memref descriptor per memref "
-                       "argument (a tensor argument is a memref; a returned "
-                       "tensor is an output memref the caller\n"
-                       " * provides, after the inputs),\n"
+                       "argument (a tensor argument is a memref),\n"
                        " *   struct { T *allocated, *aligned; int64_t offset, "
-                       "sizes[rank], strides[rank]; }.\n */\n"
+                       "sizes[rank], strides[rank]; }.\n" +
+                       (bufferize
+                            ? std::string(" * A returned tensor is an output "
+                                          "memref the caller provides, after "
+                                          "the inputs.\n */\n")
+                            : std::string(
+                                  " * A returned memref comes back through "
+                                  "the first argument: the function fills "
+                                  "the descriptor it points to\n"
+                                  " * (a struct of them for several); "
+                                  "release the `allocated` of memory the "
+                                  "function allocated with free().\n */\n")) +
                        "#include <stdint.h>\n"
                        "#ifdef __cplusplus\nextern \"C\" {\n#endif\n";
   std::vector<std::string> types, prototypes;
   for (auto [f, type] : llvm::zip(publicFuncs, publicTypes)) {
-    std::optional<std::string> params = cParameters(type, types);
+    std::optional<std::string> params =
+        cParameters(f, type, bufferize, types);
     prototypes.push_back(
         params ? "void _mlir_ciface_" + f + "(" + *params + ");"
                : "/* " + f + ": a type C cannot name here; see the comment "
