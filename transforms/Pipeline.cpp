@@ -3,44 +3,11 @@
 #include "tisa/Transforms/Passes.h"
 #include "tisa/Transforms/PlanSelection.h"
 
-#include "mlir/Dialect/Bufferization/Pipelines/Passes.h"
-#include "mlir/Dialect/Bufferization/Transforms/Passes.h"
 #include "mlir/Pass/PassManager.h"
 #include "mlir/Pass/PassRegistry.h"
 #include "mlir/Transforms/Passes.h"
 
 namespace tisa {
-
-void addTisaBufferizePasses(mlir::OpPassManager &pm) {
-  // Whole functions, tensors at their boundaries included, become memrefs
-  // of the identity layout; a returned buffer becomes an output argument the
-  // caller provides (MLIR's C interface then takes one descriptor per
-  // memref, inputs first). A module already on memrefs is left as it is.
-  mlir::bufferization::OneShotBufferizePassOptions options;
-  options.bufferizeFunctionBoundaries = true;
-  options.functionBoundaryTypeConversion =
-      mlir::bufferization::LayoutMapOption::IdentityLayoutMap;
-  pm.addPass(mlir::bufferization::createOneShotBufferizePass(options));
-  // Public functions too (they are the library's entries); a statically
-  // shaped result is computed in the caller's buffer, not copied there.
-  mlir::bufferization::BufferResultsToOutParamsPassOptions outParams;
-  outParams.modifyPublicFunctions = true;
-  outParams.hoistStaticAllocs = true;
-  pm.addPass(mlir::bufferization::createBufferResultsToOutParamsPass(outParams));
-  // One-shot bufferization frees nothing: intermediate buffers (a tensor
-  // between two ops, a copy for a conflict) get their deallocations here.
-  mlir::bufferization::buildBufferDeallocationPipeline(pm);
-  pm.addPass(mlir::createCanonicalizerPass());
-}
-
-void registerTisaPipelines() {
-  mlir::PassPipelineRegistration<>(
-      "tisa-bufferize",
-      "What tisa gen FILE.mlir runs first: one-shot bufferization of whole "
-      "functions (identity layouts at their boundaries), returned buffers as "
-      "output arguments",
-      [](mlir::OpPassManager &pm) { addTisaBufferizePasses(pm); });
-}
 
 void addTisaTensorizePasses(mlir::OpPassManager &pm,
                             std::shared_ptr<const TensorizeInputs> inputs,

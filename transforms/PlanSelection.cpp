@@ -143,8 +143,15 @@ FailureOr<PlannedKernel> planKernel(linalg::LinalgOp op,
       return failure();
   }
   PlannedKernel out{*c, std::move(*kernel), {}};
-  if (auto text = op->getAttrOfType<StringAttr>(kScheduleAttr))
+  if (auto text = op->getAttrOfType<StringAttr>(kScheduleAttr)) {
+    if (text.getValue().empty()) {
+      op->emitError() << kScheduleAttr
+                      << " is empty; remove it for the default schedule";
+      why = "error";
+      return failure();
+    }
     scheduleText = text.getValue();
+  }
   if (scheduleText.empty()) {
     out.schedule =
         out.kernel->defaultSchedule(target, inputShape, inputPadding);
@@ -158,6 +165,23 @@ FailureOr<PlannedKernel> planKernel(linalg::LinalgOp op,
   }
   out.schedule = *s;
   return out;
+}
+
+/// What keeps an op that linalg calls a contraction, or a named convolution,
+/// from being read as a multiply-accumulate (readContraction's reason: an i1
+/// matmul's and/or body, a loop of no iterations); "" for other ops, which
+/// are not programs tisa tensorizes and need no word: fills, elementwise
+/// ops, and generic window sums (a quantized convolution's zero-point term,
+/// as -tisa-decompose-quantized writes it, has a convolution's shape).
+static std::string whyNotTensorizable(linalg::LinalgOp op) {
+  bool namedConvolution = linalg::isaConvolutionOpInterface(op) &&
+                          !isa<linalg::GenericOp>(op.getOperation());
+  if (!linalg::isaContractionOpInterface(op) && !namedConvolution)
+    return "";
+  std::string why;
+  if (succeeded(readContraction(op, why)))
+    return "";
+  return why;
 }
 
 void recordPlan(linalg::LinalgOp op, const Contraction &c,
@@ -191,7 +215,9 @@ forEachPlanned(func::FuncOp func, const TensorizeInputs &in,
       apply(op, *planned);
     else if (why == "error")
       return failure();
-    else if (!why.empty() && !warning.empty())
+    else if (why.empty())
+      why = whyNotTensorizable(op);
+    if (failed(planned) && !why.empty() && !warning.empty())
       op->emitWarning(warning) << why;
   }
   return success();

@@ -250,6 +250,12 @@ struct TapRowsPass
   }
 
   void runOnOperation() override {
+    std::string why;
+    if (!schedule.empty() && failed(Schedule::parse(schedule, why))) {
+      getOperation().emitError("-tisa-tap-rows: schedule '")
+          << schedule << "': " << why;
+      return signalPassFailure();
+    }
     SmallVector<std::pair<linalg::LinalgOp, TapLoops>> convs;
     getOperation().walk([&](linalg::LinalgOp op) {
       if (std::optional<TapLoops> t = tapLoopsOf(op))
@@ -270,7 +276,7 @@ struct TapRowsPass
         plannedCycles(cast<linalg::LinalgOp>(taps.getOperation()), *inputs);
     bool better = false;
     if (rows && !schedule.empty()) {
-      std::string why;
+      std::string why; // parsed in runOnOperation
       FailureOr<Schedule> s = Schedule::parse(schedule, why);
       better = succeeded(s) && s->unroll.size() == rows->second;
     } else if (rows) {

@@ -514,7 +514,13 @@ struct TilePlainPass : impl::TisaTilePlainPassBase<TilePlainPass> {
   using Base::Base;
 
   void runOnOperation() override {
-    if (vectorBits <= 0)
+    if (vectorBits < 0) {
+      getOperation().emitError("-tisa-tile-plain: vector-bits is ")
+          << int64_t(vectorBits)
+          << "; it must be 0 (off) or the target's vector width";
+      return signalPassFailure();
+    }
+    if (vectorBits == 0)
       return;
     generalizeNamedContractions();
     SmallVector<PlainNest> nests;

@@ -21,7 +21,6 @@ int main(int argc, char **argv) {
   mlir::registerAllPasses();
   tisa::registerTisaPasses();
   tisa::registerTisaTransformsPasses();
-  tisa::registerTisaPipelines();
   mlir::DialectRegistry registry;
   mlir::registerAllDialects(registry);
   mlir::registerAllExtensions(registry);

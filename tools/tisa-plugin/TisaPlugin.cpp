@@ -34,6 +34,5 @@ mlirGetPassPluginInfo() {
   return {MLIR_PLUGIN_API_VERSION, "tisa", LLVM_VERSION_STRING, []() {
             tisa::registerTisaPasses();
             tisa::registerTisaTransformsPasses();
-            tisa::registerTisaPipelines();
-          }};
+                    }};
 }

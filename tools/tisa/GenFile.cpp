@@ -114,21 +114,21 @@ std::optional<std::string> cParameters(StringRef name, FunctionType f,
   return params.empty() ? std::string("void") : llvm::join(params, ", ");
 }
 
-/// Whether any value of `module` is a tensor: a program on memrefs is not
-/// bufferized (its own deallocations stay; the deallocation pipeline
-/// refuses them).
-bool usesTensors(ModuleOp module) {
-  auto tensor = [](Type t) { return isa<TensorType>(t); };
-  bool found = false;
-  module.walk([&](Operation *op) {
-    if (llvm::any_of(op->getResultTypes(), tensor))
-      found = true;
-    if (auto f = dyn_cast<func::FuncOp>(op))
-      found |= llvm::any_of(f.getArgumentTypes(), tensor) ||
-               llvm::any_of(f.getResultTypes(), tensor);
-    return found ? WalkResult::interrupt() : WalkResult::advance();
+/// The passes and the lowering compile the functions of the top-level
+/// module: a function in a nested module would be planned but never
+/// tensorized, and then fail deep in a pass with an unrelated message.
+LogicalResult refuseNestedModules(ModuleOp top) {
+  LogicalResult result = success();
+  top.walk([&](ModuleOp nested) {
+    if (nested == top)
+      return WalkResult::advance();
+    nested.emitError() << "a nested module is not compiled by 'tisa gen "
+                          "FILE.mlir'; put its functions in the top-level "
+                          "module";
+    result = failure();
+    return WalkResult::skip();
   });
-  return found;
+  return result;
 }
 
 } // namespace
@@ -144,6 +144,8 @@ int genFromFile(const Options &o, llvm::StringRef file, llvm::StringRef dir) {
   registerAllExtensions(registry);
   registerDescriptionDialects(registry);
   MLIRContext ctx(registry);
+  // Errors point at the file's line; the op in generic form says no more.
+  ctx.printOpOnDiagnostic(false);
   llvm::SourceMgr sm;
   SourceMgrDiagnosticHandler handler(sm, &ctx);
   std::string error;
@@ -157,6 +159,8 @@ int genFromFile(const Options &o, llvm::StringRef file, llvm::StringRef dir) {
   OwningOpRef<ModuleOp> module = parseModule(sm, ParserConfig(&ctx));
   if (!module)
     return 1;
+  if (failed(refuseNestedModules(*module)))
+    return 1;
   std::optional<Target> target = concreteTarget(o);
   if (!target)
     return 1;
@@ -166,11 +170,6 @@ int genFromFile(const Options &o, llvm::StringRef file, llvm::StringRef dir) {
     if (!f.isPublic() || f.isExternal())
       return;
     f->setAttr("llvm.emit_c_interface", UnitAttr::get(&ctx));
-    // A tensor argument is the caller's input: bufferization copies it
-    // rather than writing into it.
-    for (unsigned i = 0; i < f.getNumArguments(); ++i)
-      if (isa<TensorType>(f.getArgument(i).getType()))
-        f.setArgAttr(i, "bufferization.writable", BoolAttr::get(&ctx, false));
     publicFuncs.push_back(f.getSymName().str());
     publicTypes.push_back(f.getFunctionType());
   });
@@ -188,9 +187,10 @@ int genFromFile(const Options &o, llvm::StringRef file, llvm::StringRef dir) {
   // Tensors become buffers; the plan and schedule become attributes (a
   // --schedule applies to every contraction without one), each planned
   // contraction its pack and its computation, which the tensorizer lowers.
+  // (-tisa-bufferize leaves a program on memrefs as it is, and never writes
+  // a public function's tensor argument: it is the caller's input.)
   bool bufferize = usesTensors(*module);
-  if (bufferize)
-    addTisaBufferizePasses(pm);
+  addTisaBufferizePasses(pm);
   addTisaTensorizePasses(pm, *inputs, value(o, "schedule", ""),
                          !o.noFuseEpilogue);
   addTisaRegisterLevelPasses(pm, plainTileOptions(*(*inputs)->target));

@@ -25,19 +25,12 @@ namespace tisa {
 void populateTisaLegalizeInstructionsPatterns(
     mlir::RewritePatternSet &patterns);
 
-/// What `tisa gen FILE.mlir` runs first, so that linalg on tensors (as
-/// torch-mlir, StableHLO-to-linalg or IREE produce it) is tensorized: upstream
-/// one-shot bufferization of whole functions (identity layouts at their
-/// boundaries), returned buffers turned into output arguments, and the
-/// deallocation of intermediate buffers. Arguments marked
-/// `bufferization.writable = false` are never written (tisa gen marks the
-/// tensor arguments of public functions so: they are the caller's inputs).
+/// What `tisa gen FILE.mlir` runs first: -tisa-bufferize (Passes.td), which
+/// leaves a module without tensors as it is.
 void addTisaBufferizePasses(mlir::OpPassManager &pm);
 
-/// Registers the pipelines of tisa's passes a driver names as one pass:
-/// `tisa-bufferize` (addTisaBufferizePasses). tisa-opt and the mlir-opt
-/// plugin call it.
-void registerTisaPipelines();
+/// Whether any value or function of `module` is a tensor.
+bool usesTensors(mlir::ModuleOp module);
 
 /// What runs between tensorization and LLVM lowering, on every path
 /// (tisa gen gemm|conv2d, tisa gen FILE.mlir): the generators' scratch

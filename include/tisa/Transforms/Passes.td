@@ -10,6 +10,27 @@
 
 include "mlir/Pass/PassBase.td"
 
+def TisaBufferizePass : Pass<"tisa-bufferize", "::mlir::ModuleOp"> {
+  let summary = "What tisa gen FILE.mlir runs first: linalg on tensors becomes linalg on memrefs";
+  let description = [{
+    So that linalg on tensors (as torch-mlir, StableHLO-to-linalg or IREE produce it) is
+    tensorized, this runs upstream one-shot bufferization of whole functions (identity layouts at
+    their boundaries), turns returned buffers into output arguments the caller provides (computed
+    in place when statically shaped), and frees the intermediate buffers (upstream's deallocation
+    pipeline). The tensor arguments of public functions are the caller's inputs: they are marked
+    `bufferization.writable = false` (unless the program says otherwise), so a contraction that
+    accumulates into one works on a copy. A module with no tensor passes unchanged (its own
+    `memref.dealloc`s included, which the deallocation pipeline would refuse).
+
+    Example:
+    ```mlir
+    func.func @f(%a: tensor<8x64xi8>, %b: tensor<64x32xi8>) -> tensor<8x32xi32>
+    // becomes
+    func.func @f(%a: memref<8x64xi8>, %b: memref<64x32xi8>, %out: memref<8x32xi32>)
+    ```
+  }];
+}
+
 def TisaSelectPlanPass : Pass<"tisa-select-plan", "::mlir::func::FuncOp"> {
   let summary = "Attach the chosen tensorization plan and schedule to each linalg contraction";
   let description = [{

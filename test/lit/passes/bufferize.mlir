@@ -1,7 +1,8 @@
-// -tisa-bufferize (a pipeline of upstream passes, what `tisa gen FILE.mlir` runs first): linalg on
-// tensors becomes linalg on memrefs of the identity layout, and the returned tensor an output
-// argument the caller provides, computed in place; then the contraction is split and tensorized
-// as a memref program is.
+// -tisa-bufferize (upstream passes run by one of tisa's, what `tisa gen FILE.mlir` runs first):
+// linalg on tensors becomes linalg on memrefs of the identity layout, and the returned tensor an
+// output argument the caller provides, computed in place; then the contraction is split and
+// tensorized as a memref program is. A public function's tensor arguments are the caller's
+// inputs, never written; a module on memrefs passes unchanged.
 // RUN: tisa-opt %s --split-input-file -tisa-bufferize | FileCheck %s
 // RUN: tisa-opt %s --split-input-file -tisa-bufferize -tisa-split-pack=target=znver4 -tisa-tensorize=target=znver4 | FileCheck %s --check-prefix=TENSORIZED
 
@@ -27,8 +28,8 @@ func.func @matmul_tensors(%a: tensor<8x64xi8>, %b: tensor<64x32xi8>) -> tensor<8
 
 // -----
 
-// An input the caller keeps (tisa gen marks the tensor arguments of public functions so) is
-// copied before the contraction accumulates into it; an intermediate buffer is freed.
+// An input the caller keeps (the pass marks the tensor arguments of public functions so, as
+// here without the attribute) is copied before the contraction accumulates into it.
 // CHECK-LABEL: func.func @accumulate_into_input
 // CHECK-SAME:    (%[[A:.*]]: memref<8x64xi8>, %[[B:.*]]: memref<64x32xi8>, %[[C:.*]]: memref<8x32xi32>, %[[OUT:.*]]: memref<8x32xi32>)
 // CHECK:         memref.copy %[[C]], %[[OUT]]
@@ -36,7 +37,7 @@ func.func @matmul_tensors(%a: tensor<8x64xi8>, %b: tensor<64x32xi8>) -> tensor<8
 // CHECK-NOT:     outs(%[[C]]
 // CHECK:         return
 func.func @accumulate_into_input(%a: tensor<8x64xi8>, %b: tensor<64x32xi8>,
-                                 %c: tensor<8x32xi32> {bufferization.writable = false}) -> tensor<8x32xi32> {
+                                 %c: tensor<8x32xi32>) -> tensor<8x32xi32> {
   %r = linalg.matmul ins(%a, %b : tensor<8x64xi8>, tensor<64x32xi8>)
                      outs(%c : tensor<8x32xi32>) -> tensor<8x32xi32>
   return %r : tensor<8x32xi32>
@@ -44,6 +45,7 @@ func.func @accumulate_into_input(%a: tensor<8x64xi8>, %b: tensor<64x32xi8>,
 
 // -----
 
+// An intermediate buffer is freed.
 // CHECK-LABEL: func.func @intermediate
 // CHECK:         %[[T:.*]] = memref.alloc() {{.*}} : memref<8x32xi32>
 // CHECK:         linalg.matmul {{.*}} outs(%[[T]] : memref<8x32xi32>)
@@ -57,4 +59,23 @@ func.func @intermediate(%a: tensor<8x64xi8>, %b: tensor<64x32xi8>) -> tensor<8x3
   %e = tensor.empty() : tensor<8x32xi32>
   %r = linalg.add ins(%m, %m : tensor<8x32xi32>, tensor<8x32xi32>) outs(%e : tensor<8x32xi32>) -> tensor<8x32xi32>
   return %r : tensor<8x32xi32>
+}
+
+
+// -----
+
+// A module on memrefs passes unchanged, its own deallocation included (upstream's deallocation
+// pipeline refused it: "memory free side-effect on MemRef value not supported!").
+// CHECK-LABEL: func.func @on_memrefs
+// CHECK:         %[[T:.*]] = memref.alloc() : memref<8x32xi32>
+// CHECK:         linalg.matmul {{.*}} outs(%[[T]] : memref<8x32xi32>)
+// CHECK:         memref.copy %[[T]], %{{.*}}
+// CHECK:         memref.dealloc %[[T]]
+// CHECK-NEXT:    return
+func.func @on_memrefs(%a: memref<8x64xi8>, %b: memref<64x32xi8>, %c: memref<8x32xi32>) {
+  %t = memref.alloc() : memref<8x32xi32>
+  linalg.matmul ins(%a, %b : memref<8x64xi8>, memref<64x32xi8>) outs(%t : memref<8x32xi32>)
+  memref.copy %t, %c : memref<8x32xi32> to memref<8x32xi32>
+  memref.dealloc %t : memref<8x32xi32>
+  return
 }

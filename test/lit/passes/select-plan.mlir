@@ -77,6 +77,16 @@ func.func @negative_type(%a: memref<8x64xi8>, %b: memref<64x32xi8>, %c: memref<8
 
 // -----
 
+// An empty schedule is an error, not the default in disguise.
+func.func @negative_empty_schedule(%a: memref<8x64xi8>, %b: memref<64x32xi8>, %c: memref<8x32xi32>) {
+  // expected-error @below {{tisa.schedule is empty; remove it for the default schedule}}
+  linalg.matmul {tisa.schedule = ""}
+      ins(%a, %b : memref<8x64xi8>, memref<64x32xi8>) outs(%c : memref<8x32xi32>)
+  return
+}
+
+// -----
+
 // tisa.loop_blocks pairs a loop with a positive block size (planKernel writes it for filters
 // blocked to fit L2; test/lit/passes/split-dynamic.mlir's @filter_blocks).
 func.func @negative_blocks(%a: memref<8x64xi8>, %b: memref<64x32xi8>, %c: memref<8x32xi32>) {
