@@ -27,8 +27,26 @@ llvm::Expected<EpilogueSpec> EpilogueSpec::parse(llvm::StringRef list) {
     return e;
   SmallVector<StringRef> steps;
   list.split(steps, ',');
+  // The steps run in one order; a list in another would mean other
+  // arithmetic (relu then bias is not bias then relu), so it is refused, not
+  // reordered.
+  static constexpr llvm::StringLiteral order[] = {"bias", "residual", "relu",
+                                                  "requant", "bf16"};
+  auto rank = [](StringRef step) {
+    return llvm::find(order, step.split('=').first) - std::begin(order);
+  };
+  StringRef previous;
   for (StringRef step : steps) {
     step = step.trim();
+    if (!previous.empty() && rank(step) < std::size(order) &&
+        rank(step) <= rank(previous))
+      return llvm::createStringError(
+          "--epilogue: '" + step + "' after '" + previous +
+          (rank(step) == rank(previous) ? "' repeats a step"
+                                        : "' is out of order") +
+          " (the steps run once each, in the order bias, residual, relu, "
+          "then requant=u8|s8 or bf16)");
+    previous = step;
     if (step == "bias")
       e.bias = true;
     else if (step == "residual")

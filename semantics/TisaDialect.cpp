@@ -170,11 +170,15 @@ LogicalResult ComputeOp::verify() {
                          << " values but active_loops names "
                          << activeLoops.size() << " loops";
   int64_t loops = getContraction().getNumLoops();
-  for (int64_t l : activeLoops)
+  for (auto [i, l] : llvm::enumerate(activeLoops)) {
     if (l < 0 || l >= loops)
       return emitOpError() << "active_loops entry " << l
                            << " is not a loop of the contraction (it has "
                            << loops << ")";
+    if (llvm::is_contained(activeLoops.take_front(i), l))
+      return emitOpError() << "active_loops names loop " << l
+                           << " twice: one active extent per loop";
+  }
   auto input = cast<MemRefType>(getInput().getType());
   std::optional<ArrayRef<int64_t>> padding = getInputPadding();
   if (!padding) {

@@ -21,6 +21,8 @@ using namespace mlir;
 namespace tisa {
 namespace {
 
+LogicalResult checkPacks(ComputeOp op);
+
 struct TensorizePass
     : public WithTensorizeInputs<
           tisa::impl::TisaTensorizePassBase<TensorizePass>> {
@@ -31,6 +33,10 @@ struct TensorizePass
       if (llvm::isa<PackOp, ComputeOp>(op))
         ops.push_back(op);
     });
+    for (Operation *op : ops)
+      if (auto compute = dyn_cast<ComputeOp>(op);
+          compute && failed(checkPacks(compute)))
+        return signalPassFailure();
     for (Operation *op : ops) {
       LogicalResult lowered = llvm::isa<PackOp>(op) ? lower(cast<PackOp>(op))
                                               : lower(cast<ComputeOp>(op));
@@ -47,6 +53,30 @@ struct TensorizePass
   LogicalResult lower(ComputeOp op) const;
 
 };
+
+/// The packs that write `op`'s buffer in this function have its plan and
+/// schedule: two schedules can pack to one layout (the buffer's type) and
+/// still differ inside it, so a mismatch computed wrong results.
+LogicalResult checkPacks(ComputeOp op) {
+  linalg::LinalgOp mine = op.getContraction();
+  for (Operation *user : op.getBuffer().getUsers()) {
+    auto pack = dyn_cast<PackOp>(user);
+    if (!pack)
+      continue;
+    linalg::LinalgOp theirs = pack.getContraction();
+    for (StringRef name : {kPlanAttr.data(), kScheduleAttr.data()}) {
+      Attribute a = mine->getAttr(name), b = theirs->getAttr(name);
+      if (a == b)
+        continue;
+      InFlightDiagnostic diag = op.emitOpError()
+                                << "reads a buffer packed with another "
+                                << name << " (" << b << ", not " << a << ")";
+      diag.attachNote(pack.getLoc()) << "packed here";
+      return diag;
+    }
+  }
+  return success();
+}
 
 FailureOr<PlannedKernel> TensorizePass::plan(Operation *op,
                                              linalg::LinalgOp contraction,

@@ -89,8 +89,9 @@ commands:
                            one store, in this order: bias (per column or filter), residual
                            (an output-shaped array), relu, and requant=u8|s8 (s32: f32 scale
                            per column or filter, round to nearest even, + zero point,
-                           saturate) or bf16 (f32 results); the entries then take a
-                           tisa_epilogue with those operands (see the header)
+                           saturate) or bf16 (f32 results), each once and listed in
+                           that order; the entries then take a tisa_epilogue with
+                           those operands (see the header)
   gen FILE.mlir [--schedule S] -o DIR
                            tensorize every linalg contraction on memrefs in FILE (with schedule S,
                            or its tisa.schedule attribute, or the default) and write a shared

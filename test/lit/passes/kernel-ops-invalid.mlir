@@ -98,3 +98,14 @@ func.func @active_loop_out_of_range(%a: memref<8x64xi8>, %buf: memref<2048xi8>, 
   }
   return
 }
+
+// -----
+
+func.func @active_loop_twice(%a: memref<8x64xi8>, %buf: memref<2048xi8>, %c: memref<8x32xi32>, %n: index) {
+  // expected-error @+1 {{'tisa.compute' op active_loops names loop 1 twice: one active extent per loop}}
+  tisa.compute %a, %buf -> %c active(%n, %n) {active_loops = array<i64: 1, 1>} : memref<8x64xi8>, memref<2048xi8>, memref<8x32xi32> {
+  ^bb0(%x: memref<8x64xi8>, %y: memref<64x32xi8>, %z: memref<8x32xi32>):
+    linalg.matmul ins(%x, %y : memref<8x64xi8>, memref<64x32xi8>) outs(%z : memref<8x32xi32>)
+  }
+  return
+}

@@ -128,3 +128,22 @@ func.func @active(%a: memref<8x64xi8>, %buf: memref<4096xi8>, %c: memref<8x64xi3
   }
   return
 }
+
+// -----
+
+// A computation reads what a pack of its plan and schedule wrote: these two schedules pack to
+// one buffer type, and the computation would read the packed operand wrongly (wrong results,
+// silently, before this check).
+func.func @negative_pack_schedule(%a: memref<8x64xi8>, %b: memref<64x32xi8>, %buf: memref<2048xi8>, %c: memref<8x32xi32>) {
+  // expected-note @+1 {{packed here}}
+  tisa.pack %b into %buf : memref<64x32xi8>, memref<2048xi8> {
+  ^bb0(%x: memref<8x64xi8>, %y: memref<64x32xi8>, %z: memref<8x32xi32>):
+    linalg.matmul {tisa.plan = "vpdpbusd.zmm n<-n(16) k<-k(4) | B pack [K/4][N][4], A broadcast 4B, C direct", tisa.schedule = "unroll=8x2x1,block=0,order=lanes-inner"} ins(%x, %y : memref<8x64xi8>, memref<64x32xi8>) outs(%z : memref<8x32xi32>)
+  }
+  // expected-error @+1 {{'tisa.compute' op reads a buffer packed with another tisa.schedule ("unroll=8x2x1,block=0,order=lanes-inner", not "unroll=4x2x1,block=0,order=lanes-outer")}}
+  tisa.compute %a, %buf -> %c : memref<8x64xi8>, memref<2048xi8>, memref<8x32xi32> {
+  ^bb0(%x: memref<8x64xi8>, %y: memref<64x32xi8>, %z: memref<8x32xi32>):
+    linalg.matmul {tisa.plan = "vpdpbusd.zmm n<-n(16) k<-k(4) | B pack [K/4][N][4], A broadcast 4B, C direct", tisa.schedule = "unroll=4x2x1,block=0,order=lanes-outer"} ins(%x, %y : memref<8x64xi8>, memref<64x32xi8>) outs(%z : memref<8x32xi32>)
+  }
+  return
+}

@@ -24,10 +24,27 @@ TEST(EpilogueKernels, BadLists) {
             "bias,gelu", "--epilogue: unknown step 'gelu' (steps: bias, "
                          "residual, relu, requant=u8, requant=s8, bf16)"},
         {"requant=u8,bf16", "--epilogue: requant and bf16 both convert the "
-                            "result; take one"}}) {
+                            "result; take one"},
+        // Refused, not reordered: relu then bias is other arithmetic.
+        {"relu,bias", "--epilogue: 'bias' after 'relu' is out of order (the "
+                      "steps run once each, in the order bias, residual, "
+                      "relu, then requant=u8|s8 or bf16)"},
+        {"bias,relu,relu", "--epilogue: 'relu' after 'relu' repeats a step "
+                           "(the steps run once each, in the order bias, "
+                           "residual, relu, then requant=u8|s8 or bf16)"},
+        {"requant=s8,relu", "--epilogue: 'relu' after 'requant=s8' is out of "
+                            "order (the steps run once each, in the order "
+                            "bias, residual, relu, then requant=u8|s8 or "
+                            "bf16)"}}) {
     auto e = EpilogueSpec::parse(list);
     ASSERT_FALSE(bool(e));
     EXPECT_EQ(llvm::toString(e.takeError()), error);
+  }
+  for (const char *list : {"bias,residual,relu,requant=u8", "bias,relu,bf16",
+                           "residual", "relu,requant=s8"}) {
+    auto e = EpilogueSpec::parse(list);
+    ASSERT_TRUE(bool(e)) << list << ": " << llvm::toString(e.takeError());
+    EXPECT_EQ(e->text(), list);
   }
   KernelSpec s = withEpilogue(gemm(8, 8, 8, "bf16,bf16,f32"), "requant=u8");
   EXPECT_EQ(llvm::toString(s.validate()),
