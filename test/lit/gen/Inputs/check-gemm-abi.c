@@ -9,7 +9,9 @@
  * aarch64 to run under qemu-aarch64). With -DRUN_TIME_M the library was
  * generated with --m ?: every entry but the pack takes M first, and so does
  * NAME_tiles. With -DRUN_TIME_N / -DRUN_TIME_K (--n ?, --k ?) every entry
- * takes N and K after it, and the pack and NAME_packed_bytes take them. */
+ * takes N and K after it, and the pack and NAME_packed_bytes take them.
+ * With -DTHREADS (link -lpthread) the range parts run at once, one pthread
+ * each, as a caller's thread pool would run them. */
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -55,6 +57,23 @@ typedef uint8_t TA;
 typedef int8_t TB;
 #else
 typedef uint8_t TB;
+#endif
+
+#ifdef THREADS
+#include <pthread.h>
+/* One range part of the call run() is making, on a thread of its own. */
+struct Part {
+  const TA *a;
+  int64_t lda;
+  const void *packed;
+  int32_t *out;
+  int64_t ldc, begin, end;
+};
+static void *runPart(void *arg) {
+  struct Part *p = arg;
+  PACKED_RANGE(ROWS p->a, p->lda, p->packed, p->out, p->ldc, p->begin, p->end);
+  return NULL;
+}
 #endif
 
 #define GUARD 16
@@ -114,9 +133,25 @@ static int run(int entry, int padded, const char *what) {
       PACKED(ROWS(const TA *)a, lda, packed, out, ldc);
     } else {
       int64_t tiles = TILES_OF_M;
+#ifdef THREADS
+      struct Part parts[3];
+      pthread_t threads[3];
+      for (int part = 0; part < 3; ++part) {
+        struct Part p = {(const TA *)a, lda, packed, out, ldc,
+                         tiles * part / 3, tiles * (part + 1) / 3};
+        parts[part] = p;
+        if (pthread_create(&threads[part], NULL, runPart, &parts[part])) {
+          printf("%s: pthread_create failed\n", what);
+          return 1;
+        }
+      }
+      for (int part = 0; part < 3; ++part)
+        pthread_join(threads[part], NULL);
+#else
       for (int part = 0; part < 3; ++part)
         PACKED_RANGE(ROWS(const TA *)a, lda, packed, out, ldc,
                      tiles * part / 3, tiles * (part + 1) / 3);
+#endif
     }
   }
   int bad = 0;
