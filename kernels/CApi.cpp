@@ -136,6 +136,10 @@ tisa_kernel *tisa_compile(const tisa_kernel_spec *spec, const char *target,
                           char **error) {
   auto fail = [&](llvm::Error e) -> tisa_kernel * {
     std::string text = llvm::toString(std::move(e));
+    // Every message says whose it is, the library's own checks' and the
+    // compiler's alike.
+    if (!llvm::StringRef(text).starts_with("tisa_compile: "))
+      text = "tisa_compile: " + text;
     if (error)
       *error = copyMessage(text);
     return nullptr;

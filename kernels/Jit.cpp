@@ -292,10 +292,18 @@ llvm::Expected<GeneratedKernel> generate(const KernelSpec &spec,
   std::string loadErrors;
   llvm::raw_string_ostream errs(loadErrors);
   DescriptionSet set(ctx, errs);
-  for (const std::string &dir : isaSearchPath(options.isaDirs))
-    if (failed(set.loadDirectory(dir)))
-      return llvm::createStringError("bad instruction descriptions:\n" +
-                                     loadErrors);
+  std::vector<std::string> dirs = isaSearchPath(options.isaDirs);
+  for (const std::string &dir : dirs)
+    if (failed(set.loadDirectory(dir))) {
+      // A directory's own error has no file location to show.
+      std::string text = loadErrors;
+      for (size_t at; (at = text.find("<unknown>:0: ")) != std::string::npos;)
+        text.erase(at, strlen("<unknown>:0: "));
+      return llvm::createStringError(
+          "bad instruction descriptions (searched: " + llvm::join(dirs, ", ") +
+          "; TISA_ISA_PATH adds directories before the shipped ones):\n" +
+          text);
+    }
   std::vector<const Description *> descriptions;
   for (const auto &d : set.descriptions())
     descriptions.push_back(d.get());

@@ -243,6 +243,7 @@ llvm::Error LibraryBuilder::chooseSchedule() {
     out.packedLayout = "the program's own layout, dense";
     out.packedBytes = spec.weightElements() * elementBytes(spec.types.b);
     bufferType = MemRefType::get({out.packedBytes}, mb.getI8Type());
+    out.tiles = rangeTiles();
     return llvm::Error::success();
   }
   schedule = kernel->defaultSchedule(
@@ -270,16 +271,7 @@ llvm::Error LibraryBuilder::chooseSchedule() {
   recordPlan(program, contraction, kernel->plan(), schedule);
   out.schedule = schedule.text();
   out.scheduleSpace = kernel->space().text();
-  // With run-time rows the tiles are counted per call (NAME_tiles(rows));
-  // with only n or k at run time the range entry's tiles are rows too;
-  // with h or w, output rows (NAME_tiles(...)), a constant when the batch
-  // and h are not given at run time.
-  int64_t reach = spec.h + 2 * spec.pad - spec.r;
-  out.tiles = spec.runTimeRows || (imageRows() && spec.runTimeH) ? 0
-              : imageRows() ? spec.rows() * (reach < 0 ? 0 : reach / spec.stride + 1)
-              : spec.runTimeShape() ? (spec.rows() + rowsPerTile() - 1) /
-                                          rowsPerTile()
-                                    : kernel->partitionTiles(schedule);
+  out.tiles = rangeTiles();
   const TensorizePlan &plan = kernel->plan();
   out.instruction = plan.desc->name;
   out.mnemonic = plan.desc->mnemonic;
@@ -724,6 +716,21 @@ void LibraryBuilder::emitConstants() {
   Entry e(mb, loc, name("_tiles"), {}, {}, out, prototypes, spec,
           KernelSpec::Extents::Rows);
   setResult(e, tileCount(e));
+}
+
+int64_t LibraryBuilder::rangeTiles() const {
+  // With run-time rows the tiles are counted per call (NAME_tiles(rows));
+  // with only n or k at run time the range entry's tiles are rows too;
+  // with h or w, output rows (NAME_tiles(...)), a constant when the batch
+  // and h are not given at run time. Plain code runs as one tile.
+  if (spec.runTimeRows || (imageRows() && spec.runTimeH))
+    return 0;
+  int64_t reach = spec.h + 2 * spec.pad - spec.r;
+  if (imageRows())
+    return spec.rows() * (reach < 0 ? 0 : reach / spec.stride + 1);
+  if (spec.runTimeShape())
+    return (spec.rows() + rowsPerTile() - 1) / rowsPerTile();
+  return kernel ? kernel->partitionTiles(schedule) : 1;
 }
 
 Value LibraryBuilder::tileCount(Entry &e) {

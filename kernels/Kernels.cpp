@@ -185,12 +185,14 @@ llvm::Error KernelSpec::validate(Names names) const {
                                    "input: no output");
   // Each extent fits, but their products may not (a 4096x4096 filter of
   // 2^20 channels and filters wrapped the packed size to 0).
+  int64_t oh = (hChecked + 2 * pad - r) / stride + 1,
+          ow = (wChecked + 2 * pad - s) / stride + 1;
   double elements[] = {
       double(rowsChecked) * (hChecked + 2 * pad) * (wChecked + 2 * pad) * c,
-      double(r) * s * c * filters,
-      double(rowsChecked) * hChecked * wChecked * filters};
+      double(r) * s * c * filters, double(rowsChecked) * oh * ow * filters};
+  StringRef input = pad ? "zero-padded input" : "input";
   for (auto [what, v] : llvm::zip(
-           std::array<StringRef, 3>{"input", "filter", "output"}, elements))
+           std::array<StringRef, 3>{input, "filter", "output"}, elements))
     if (v > std::ldexp(1.0, 40))
       return llvm::createStringError(
           llvm::formatv("the {0} would have {1:E1} elements, more than 2^40",

@@ -70,9 +70,9 @@ struct Entry {
     else if (spec.runTimeShape())
       rows = arith::ConstantIntOp::create(body, loc, spec.rows(), 64);
     if (spec.runTimeN && which != Extents::Rows)
-      n = arg();
+      n = atLeastZero(arg());
     if (spec.runTimeK && which != Extents::Rows)
-      k = arg();
+      k = atLeastZero(arg());
     if (spec.runTimeH && which != Extents::Weights)
       h = atLeastZero(arg());
     if (spec.runTimeW && which == Extents::All)
@@ -82,8 +82,10 @@ struct Entry {
                                              rows);
   }
   Value arg() { return func.getArgument(next++); }
-  /// A negative m, batch, h or w computes nothing (it wrote before the
-  /// output); 0 is a call with no output.
+  /// A negative extent is taken as 0: a negative m, batch, h or w (or n)
+  /// computes nothing (it wrote before the output), a negative k sums
+  /// nothing (it crashed: the packed size and the blocks of K went
+  /// negative).
   Value atLeastZero(Value v) {
     return arith::MaxSIOp::create(
         body, v.getLoc(), v,
@@ -200,6 +202,9 @@ private:
   /// Whether the range entry's tiles are output rows (of every image): a
   /// conv2d with h or w at run time.
   bool imageRows() const { return !gemm && (spec.runTimeH || spec.runTimeW); }
+  /// The range entry's tiles as the header states them: 0 where NAME_tiles
+  /// counts them per call.
+  int64_t rangeTiles() const;
   /// The range entry of imageRows(): output rows [begin, end) (i64) of the
   /// images stacked, image by image, each on the window of `in` they read.
   void emitImageRowRange(Entry &e, Value in, Value buffer, Value dst,

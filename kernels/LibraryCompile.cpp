@@ -136,7 +136,7 @@ std::string LibraryBuilder::runTimeText() const {
            "every entry (" + packName + " and\n * " +
            name("_packed_bytes") + " take " +
            list(KernelSpec::Extents::Weights) +
-           "); one kernel for any extents >= 1.\n";
+           "); one kernel for any extents (a negative one is taken\n * as 0).\n";
   if (spec.runTimeH || spec.runTimeW)
     return " * " + all + are + " given at run time: the first arguments of " +
            "every entry but " + packName + "\n * (one kernel for any " +

@@ -250,11 +250,14 @@ void LibraryBuilder::emitImageRowRange(Entry &e, Value in, Value buffer,
   auto c = [&](int64_t v) -> Value {
     return arith::ConstantIndexOp::create(b, loc, v);
   };
-  // Tile t is output row t % oh of image t / oh.
+  // Tile t is output row t % oh of image t / oh. An image the filter does
+  // not fit has no output row (oh = 0) and the range no tile: the divisor
+  // is kept from 0 (a SIGFPE before), the loop then runs no image.
   Value oh = memref::DimOp::create(b, loc, dst, 1);
+  Value divisor = arith::MaxUIOp::create(b, loc, oh, c(1));
   Value begin = index(begin64), end = index(end64);
-  Value first = arith::DivUIOp::create(b, loc, begin, oh);
-  Value last = arith::CeilDivUIOp::create(b, loc, end, oh);
+  Value first = arith::DivUIOp::create(b, loc, begin, divisor);
+  Value last = arith::CeilDivUIOp::create(b, loc, end, divisor);
   scf::ForOp::create(
       b, loc, first, last, c(1), ValueRange{},
       [&](OpBuilder &lb, Location loc, Value image, ValueRange) {

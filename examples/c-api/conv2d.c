@@ -18,6 +18,9 @@ typedef void conv_fn(int64_t, int64_t, int64_t, const uint8_t *,
 typedef void pack_fn(const int8_t *, void *);
 typedef void packed_fn(int64_t, int64_t, int64_t, const uint8_t *,
                        const void *, int32_t *);
+typedef void range_fn(int64_t, int64_t, int64_t, const uint8_t *, const void *,
+                      int32_t *, int64_t, int64_t);
+typedef int64_t tiles_fn(int64_t, int64_t);
 
 static int8_t filter[R * R * C * F];
 
@@ -106,8 +109,31 @@ int main(void) {
     free(in);
     free(out);
   }
+  /* An image the filter does not fit (h + 2P < R) has no output row: no
+   * tile, and the range entry writes nothing, whatever range it is given
+   * (it divided by the 0 output rows: SIGFPE). */
+  range_fn *range = (range_fn *)tisa_kernel_entry(k, "_packed_range");
+  tiles_fn *tiles = (tiles_fn *)tisa_kernel_entry(k, "_tiles");
+  uint8_t none[5 * C] = {0};
+  int32_t guard[GUARD];
+  for (int i = 0; i < GUARD; ++i)
+    guard[i] = POISON;
+  if (!range || !tiles || tiles(1, 0) != 0) {
+    fprintf(stderr, "h = 0: no range entry, or tiles(1, 0) is not 0\n");
+    failed = 1;
+  } else {
+    range(1, 0, 5, none, buffer, guard, 0, 0);
+    range(1, 0, 5, none, buffer, guard, 0, 4);
+    for (int i = 0; i < GUARD; ++i)
+      if (guard[i] != POISON) {
+        fprintf(stderr, "h = 0: the range entry wrote word %d\n", i);
+        failed = 1;
+        break;
+      }
+  }
   printf("%s: n x h x w = 1x2x2, 2x11x13, 1x30x300 through the plain and "
-         "pre-packed entries %s\n",
+         "pre-packed entries %s; an image of no output, through the range "
+         "entry, nothing written\n",
          tisa_kernel_name(k), failed ? "DIFFER" : "bit-exact");
   free(buffer);
   tisa_kernel_free(k);

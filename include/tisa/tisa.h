@@ -24,7 +24,9 @@
  * with them), e.g. NAME(m, n, k, A, lda, B, ldb, C, ldc). A conv2d's h and w
  * may be TISA_RUN_TIME as well: every entry but the pack then takes its
  * run-time extents first in the order batch, h, w, e.g. NAME(h, w, input,
- * filter, output) (examples/c-api/conv2d.c).
+ * filter, output) (examples/c-api/conv2d.c). A negative extent given at
+ * run time is taken as 0: a call with no output (for k, a sum of nothing);
+ * an image the filter does not fit has no output row and no tile.
  *
  * Example (examples/c-api/gemm.c):
  *

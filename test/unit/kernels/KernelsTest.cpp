@@ -200,6 +200,27 @@ TEST(KernelsRunTime, ConstantTilesWithOnlyWidthAtRunTime) {
   EXPECT_EQ(entry(), 2 * 7);
 }
 
+/// Plain vector code (u16 x s16: no instruction of the x86 targets) with m at
+/// run time counts its tiles per call too: CompiledKernel::tiles
+/// (tisa_kernel_tiles) is 0, and NAME_tiles(m) counts them. It said 1, so a
+/// caller that trusted it computed the first 16 rows of any m.
+TEST(KernelsRunTime, PlainCodeTilesWithRowsAtRunTime) {
+  KernelSpec spec = gemm(100, 6, 7, "u16s16s32");
+  spec.runTimeRows = true;
+  spec = spec.withRows(0).withCall(100, 0, 0);
+  std::string warnings, notRun;
+  auto compiled = compileUncached(spec, x86MatrixTarget(notRun), warnings);
+  ASSERT_TRUE(bool(compiled)) << llvm::toString(compiled.takeError());
+  ASSERT_EQ((*compiled)->instruction(), "") << "expected plain vector code";
+  EXPECT_EQ((*compiled)->tiles(), 0);
+  if (!notRun.empty())
+    GTEST_SKIP() << notRun;
+  auto *entry =
+      reinterpret_cast<int64_t (*)(int64_t)>((*compiled)->address("_tiles"));
+  ASSERT_NE(entry, nullptr);
+  EXPECT_EQ(entry(100), 7);
+}
+
 // Every schedule computes the same result: loop orders, cache blocks of the
 // lane loop (with a partial last block), register tiles with remainders in
 // both directions, and the range entry's partition over each of them.
