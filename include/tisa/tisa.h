@@ -87,10 +87,11 @@ tisa_conv2d_spec(int64_t batch, int64_t h, int64_t w, int64_t c,
 typedef struct tisa_kernel tisa_kernel;
 
 /* Compiles `spec` for `target` (NULL or "host": this machine; or a name of
- * targets/data that this machine can run: another architecture, or a CPU
- * with features this one lacks, is an error). On failure returns NULL and,
- * when `error` is not NULL, sets *error to a message to release with
- * tisa_free. */
+ * targets/data, or the path of a target file of that format (a name with a
+ * '/' or ending in .json), that this machine can run: another architecture,
+ * or a CPU with features this one lacks, is an error). On failure returns
+ * NULL and, when `error` is not NULL, sets *error to a message to release
+ * with tisa_free. */
 tisa_kernel *tisa_compile(const tisa_kernel_spec *spec, const char *target,
                           char **error);
 
