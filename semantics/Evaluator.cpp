@@ -72,9 +72,14 @@ static APFloat roundToOdd(APFloat wide, APFloat::opStatus wideStatus,
 
 APFloat FloatModel::extend(APFloat x, const llvm::fltSemantics &to) const {
   bool losesInfo = false;
-  APFloat::opStatus status = x.convert(to, APFloat::rmNearestTiesToEven,
-                                       &losesInfo); // widening: exact
-  return finish(x, status);
+  x.convert(to, APFloat::rmNearestTiesToEven, &losesInfo); // widening: exact
+  // A widened input is not a result: a NaN takes its default, but the
+  // output's flush does not apply (it read every denormal input of an
+  // instruction that flushes its output as zero, whatever input_denormals
+  // said, so a wrong "keep" verified).
+  if (x.isNaN() && b.defaultNaN)
+    return APFloat::getQNaN(to);
+  return x;
 }
 
 /// One binary operation under the model: `op(lhs, rhs, mode)` updates lhs and

@@ -276,6 +276,39 @@ std::vector<TestCase> makeTestCases(const Description &d, unsigned segments,
            return i == 0 ? bitsOf(llvm::APFloat::getOne(sem))
                          : bitsOf(llvm::APFloat::getSmallestNormalized(sem));
          });
+  // A denormal input times the largest value is a normal product, so
+  // whether the instruction reads that input's denormals as zero shows (the
+  // denormal products above round to zero either way); one case per input,
+  // the accumulator zero.
+  for (unsigned tiny : {0u, 1u})
+    make("denormal input " + std::to_string(tiny) + " times the largest value",
+         [&, tiny](unsigned i, int64_t) -> uint64_t {
+           const llvm::fltSemantics &sem =
+               semanticsOf(d.operandElementType(i));
+           if (i == 2)
+             return 0;
+           if (i != tiny)
+             return bitsOf(llvm::APFloat::getLargest(sem));
+           uint64_t sign = rng() & 1 ? 1ull << (llvm::APFloat::getSizeInBits(
+                                                    sem) - 1)
+                                     : 0;
+           return sign | (1 + rng() % 0x3f);
+         });
+  // Products of the smallest normal value and 2^-8 sum, over up to 64 of
+  // them, to a denormal accumulator value: whether the instruction flushes
+  // its output shows (16-bit float inputs cannot get there: their products
+  // are normal in f32).
+  make("denormal results", [&](unsigned i, int64_t) -> uint64_t {
+    const llvm::fltSemantics &sem = semanticsOf(d.operandElementType(i));
+    if (i == 2)
+      return 0;
+    if (i == 0)
+      return bitsOf(llvm::APFloat::getSmallestNormalized(sem));
+    llvm::APFloat small(1.0 / 256);
+    bool inexact;
+    small.convert(sem, llvm::APFloat::rmNearestTiesToEven, &inexact);
+    return bitsOf(small);
+  });
   make("random bit patterns", [&](unsigned, int64_t) { return rng(); });
   return cases;
 }
