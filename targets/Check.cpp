@@ -425,6 +425,9 @@ private:
           "cannot build the probe (see the diagnostic above)");
     if (count && failed(buildBatchProbe(d, *module, *probe, count)))
       return llvm::createStringError("cannot build the batch probe");
+    if (d.target != TargetArch::NVPTX &&
+        failed(buildProbe(d, *module, /*scaffold=*/true)))
+      return llvm::createStringError("cannot build the probe's scaffold");
     return translateToLLVMIR(*module, llvmCtx);
   }
 
@@ -457,6 +460,26 @@ private:
       add("lowering", CheckStatus::Failed,
           d.lowering.intrinsic + " compiled for " + target.triple + ": " +
               llvm::toString(std::move(e)));
+      return nullptr;
+    }
+    // The mnemonic must be the instruction's: one the probe's own loads,
+    // store and return hold too ('ret', a vector move) says nothing.
+    auto scaffold = disassembleFunction((*object)->getMemBufferRef(),
+                                        probeSymbol(d) + "_scaffold",
+                                        target.features);
+    if (!scaffold) {
+      add("lowering", CheckStatus::Failed,
+          llvm::toString(scaffold.takeError()));
+      return nullptr;
+    }
+    if (llvm::Error missing = expectMnemonic(*scaffold, d.mnemonic)) {
+      llvm::consumeError(std::move(missing)); // the instruction's own: good
+    } else {
+      add("lowering", CheckStatus::Failed,
+          "mnemonic '" + d.mnemonic +
+              "' is in the probe without the instruction too (its loads, "
+              "store and return): it cannot tell the instruction is there; "
+              "name the instruction's own mnemonic");
       return nullptr;
     }
     add("lowering", CheckStatus::Passed,

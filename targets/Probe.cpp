@@ -48,10 +48,11 @@ bool isRegisterInstruction(const Description &d) {
 }
 
 /// Loads every register from its address, applies the instruction (the
-/// tisa.apply the code generators emit, lowered by the same function) and
-/// stores the accumulator back.
+/// tisa.apply the code generators emit, lowered by the same function; not in
+/// a scaffold) and stores the accumulator back.
 LogicalResult emitRegisterBody(OpBuilder &b, Location loc,
-                               const Description &d, ArrayRef<Value> address) {
+                               const Description &d, ArrayRef<Value> address,
+                               bool scaffold) {
   FailureOr<FunctionType> signature = loweringSignature(
       d, b.getContext(), [&]() { return emitError(loc); });
   if (failed(signature))
@@ -59,19 +60,24 @@ LogicalResult emitRegisterBody(OpBuilder &b, Location loc,
   SmallVector<Value> registers;
   for (auto [i, reg] : llvm::enumerate(d.registers))
     registers.push_back(loadRegister(b, loc, reg, address[i]));
+  unsigned acc = d.accumulatorOperand();
+  if (scaffold) {
+    storeRegister(b, loc, d.registers[acc], address[acc], registers[acc]);
+    return success();
+  }
   ApplyOp apply = buildApply(b, loc, d, *signature, registers);
   if (std::string why = whyNotLowered(apply); !why.empty())
     return emitError(loc) << d.name << ": " << why;
   Value result = lowerApply(b, apply);
   apply.erase();
-  unsigned acc = d.accumulatorOperand();
   storeRegister(b, loc, d.registers[acc], address[acc], result);
   return success();
 }
 
 } // namespace
 
-FailureOr<LLVM::LLVMFuncOp> buildProbe(const Description &d, ModuleOp module) {
+FailureOr<LLVM::LLVMFuncOp> buildProbe(const Description &d, ModuleOp module,
+                                       bool scaffold) {
   MLIRContext *ctx = module.getContext();
   ctx->loadDialect<LLVM::LLVMDialect, TisaDialect>();
   Location loc = d.loc;
@@ -81,7 +87,8 @@ FailureOr<LLVM::LLVMFuncOp> buildProbe(const Description &d, ModuleOp module) {
   SmallVector<Type> argTypes(d.registers.size(), ptrTy);
   auto fnTy =
       LLVM::LLVMFunctionType::get(LLVM::LLVMVoidType::get(ctx), argTypes);
-  auto fn = LLVM::LLVMFuncOp::create(b, loc, probeSymbol(d), fnTy);
+  auto fn = LLVM::LLVMFuncOp::create(
+      b, loc, probeSymbol(d) + (scaffold ? "_scaffold" : ""), fnTy);
   fn.setTargetFeaturesAttr(
       LLVM::TargetFeaturesAttr::get(ctx, d.featureString()));
   bool warp = d.target == TargetArch::NVPTX;
@@ -128,7 +135,7 @@ FailureOr<LLVM::LLVMFuncOp> buildProbe(const Description &d, ModuleOp module) {
   SmallVector<Value> address;
   for (unsigned i = 0; i < d.registers.size(); ++i)
     address.push_back(warp ? laneAddress(i, 0) : fn.getArgument(i));
-  if (failed(emitRegisterBody(b, loc, d, address)))
+  if (failed(emitRegisterBody(b, loc, d, address, scaffold)))
     return failure();
   LLVM::ReturnOp::create(b, loc, ValueRange{});
   return fn;

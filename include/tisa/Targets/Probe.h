@@ -24,9 +24,11 @@ namespace tisa {
 /// '_'.
 std::string probeSymbol(const Description &d);
 
-/// Appends the probe of `d` to `module` (LLVM dialect).
-mlir::FailureOr<mlir::LLVM::LLVMFuncOp> buildProbe(const Description &d,
-                                                   mlir::ModuleOp module);
+/// Appends the probe of `d` to `module` (LLVM dialect). A `scaffold` is the
+/// same function without the instruction (its loads and store alone),
+/// probeSymbol(d) + "_scaffold": what the probe's code holds besides it.
+mlir::FailureOr<mlir::LLVM::LLVMFuncOp>
+buildProbe(const Description &d, mlir::ModuleOp module, bool scaffold = false);
 
 /// Appends `<probe>_batch(ptr, ...)`, which runs `probe` on `count` consecutive
 /// register images per operand (one call per test case, so a whole test runs in
