@@ -55,6 +55,18 @@ LogicalResult DescriptionSet::loadFile(StringRef path) {
     return emitError(UnknownLoc::get(&ctx))
            << "cannot open description file '" << path
            << "': " << file.getError().message();
+  // Not text: the lexer's "unexpected character" would echo the bytes.
+  StringRef bytes = (*file)->getBuffer();
+  auto fileLoc = FileLineColLoc::get(&ctx, path, 0, 0); // no line to echo
+  if (size_t nul = bytes.find('\0'); nul != StringRef::npos)
+    return emitError(fileLoc)
+           << "not a description file: it holds binary data (a NUL byte at "
+              "offset "
+           << nul << ")";
+  if (bytes.starts_with("\xEF\xBB\xBF"))
+    return emitError(fileLoc) << "the file starts with a UTF-8 byte-order "
+                                 "mark, which MLIR does not read; save it "
+                                 "without one";
   fileMgr.AddNewSourceBuffer(std::move(*file), llvm::SMLoc());
   OwningOpRef<ModuleOp> module = parseModule(fileMgr, config);
   if (!module)
@@ -95,7 +107,10 @@ LogicalResult DescriptionSet::adopt(OwningOpRef<ModuleOp> module,
     return failure();
   if (const Description *prev = lookup(d->name)) {
     InFlightDiagnostic diag =
-        emitError(d->loc) << "duplicate instruction name '" << d->name << "'";
+        emitError(d->loc)
+        << "duplicate instruction name '" << d->name << "': '" << prev->path
+        << "' defines it too (descriptions load from --isa-dir, then "
+           "TISA_ISA_PATH, then the shipped set; rename one)";
     diag.attachNote(prev->loc) << "first defined here";
     return failure();
   }
