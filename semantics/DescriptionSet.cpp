@@ -129,8 +129,8 @@ LogicalResult DescriptionSet::loadDirectory(StringRef dir) {
         it->type() != llvm::sys::fs::file_type::directory_file)
       files.push_back(it->path());
   }
-  if (ec)
-    return emitError(UnknownLoc::get(&ctx))
+  if (ec) // at the directory, line 0: there is no line to show
+    return emitError(FileLineColLoc::get(&ctx, dir, 0, 0))
            << "cannot read description directory '" << dir
            << "': " << ec.message();
   std::sort(files.begin(), files.end());
