@@ -33,7 +33,7 @@ llvm::Expected<EpilogueSpec> EpilogueSpec::parse(llvm::StringRef list) {
   static constexpr llvm::StringLiteral order[] = {"bias", "residual", "relu",
                                                   "requant", "bf16"};
   auto rank = [](StringRef step) {
-    return llvm::find(order, step.split('=').first) - std::begin(order);
+    return size_t(llvm::find(order, step.split('=').first) - std::begin(order));
   };
   StringRef previous;
   for (StringRef step : steps) {

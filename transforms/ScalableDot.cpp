@@ -255,7 +255,7 @@ ScheduleEstimate ScalableDotKernel::estimate(const Target &target,
     return colsWhole * block(r, tn) + (colsLeft ? block(r, colsLeft) : 0);
   };
   double cycles = rowsWhole * rowOf(tm) + (rowsLeft ? rowOf(rowsLeft) : 0);
-  return {s, others * cycles};
+  return {s, others * cycles, ""};
 }
 
 ScheduleSpace ScalableDotKernel::space() const {

@@ -350,7 +350,7 @@ ScheduleEstimate ScalableMatrixKernel::estimate(const Target &target,
            (colsLeft ? block(p, colsLeft) : 0);
   };
   double cycles = rowsWhole * rowOf(tp) + (rowsLeft ? rowOf(rowsLeft) : 0);
-  return {s, others * cycles + pairing};
+  return {s, others * cycles + pairing, ""};
 }
 
 ScheduleSpace ScalableMatrixKernel::space() const {

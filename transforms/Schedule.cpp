@@ -619,7 +619,7 @@ ScheduleEstimate LaneDotKernel::Impl::TileSearch::run() {
   if (bestCycles == 0)
     return {s, 0, noTileFits()};
   blockLanes();
-  return {s, bestCycles};
+  return {s, bestCycles, ""};
 }
 
 ScheduleEstimate
