@@ -197,6 +197,10 @@ mlir::FailureOr<Description> parseDescription(mlir::func::FuncOp func);
 /// matcher, so descriptions and programs are read the same way).
 mlir::FailureOr<MulAcc> readMulAcc(mlir::linalg::LinalgOp op);
 
+/// Refuses overflow flags (nsw, nuw) and fast-math flags in a description's
+/// semantics, at the op that carries them (semantics/ArithmeticFlags.cpp).
+mlir::LogicalResult refuseUndefinedArithmetic(mlir::linalg::GenericOp generic);
+
 } // namespace tisa
 
 #endif // TISA_SEMANTICS_DESCRIPTION_H
