@@ -152,17 +152,19 @@ void countTisa(LoadedDescriptions &d, const KernelSpec &spec,
   }
   row.instruction = k->instruction.empty() ? "plain code" : k->instruction;
   aarch64::RunOptions qemu = qemuFor(t, target);
+  auto linked = QemuKernel::link(*k, spec);
+  if (!linked) {
+    row.tisaPacked.note = llvm::toString(linked.takeError());
+    return;
+  }
   int runs = 0;
-  if (std::string diff = checkUnderQemu(*k, spec, qemu, kSeed, runs);
+  std::vector<QemuCounts> checkedCounts;
+  if (std::string diff = linked->check(spec, qemu, kSeed, runs, &checkedCounts);
       !diff.empty()) {
     row.tisaPacked.note = "wrong: " + diff;
     return;
   }
-  auto counts = countUnderQemu(*k, spec, qemu, kSeed);
-  if (!counts) {
-    row.tisaPacked.note = llvm::toString(counts.takeError());
-    return;
-  }
+  const QemuCounts *counts = &checkedCounts.front();
   double macs = spec.ops() / 2;
   row.tisaPacked.perMac = counts->total / macs;
   row.tisaPlain.perMac = counts->plainTotal / macs;

@@ -10,81 +10,168 @@
 #include "llvm/ADT/STLExtras.h"
 #include "llvm/Support/FormatVariadic.h"
 
+#include <cstring>
+
 namespace tisa {
 namespace {
 
 /// The adapter's entry, with the probe signature (see adapterSource).
 constexpr const char *kAdapterEntry = "tisa_qemu_entry";
 
-/// C for the adapter's entry `void tisa_qemu_entry(in, weights, outPacked,
-/// outPlain, bias, residual, scale)`: packs the weights and calls the
-/// pre-packed entry into outPacked, then the plain entry into outPlain, each
-/// at `guard` bytes into its buffer (with an epilogue, through a
-/// tisa_epilogue of the last three and the data's zero point). With
-/// `marked`, each of the two calls is a part counted between calls of
-/// aarch64::kCountMarkSymbol.
-std::string adapterSource(const GeneratedKernel &k, const KernelSpec &spec,
-                          const KernelData &data, bool marked) {
-  bool gemm = spec.op == KernelSpec::Op::Gemm;
-  std::string n = k.name;
-  auto lds = [&](int64_t v) { return ", " + std::to_string(v) + "LL"; };
-  std::string a = gemm ? lds(data.lda) : "", b = gemm ? lds(data.ldb) : "",
-              c = gemm ? lds(data.ldc) : "";
-  std::string epilogueArg, epilogueParam, epilogueStruct;
-  if (spec.epilogue.any()) {
-    epilogueArg = ", &epilogue";
-    epilogueParam = ", const void *";
-    epilogueStruct = llvm::formatv(
-        "  tisa_epilogue epilogue = {{bias, residual, {0}LL, scale, {1}};\n",
-        data.ldr, data.zeroPoint);
+/// What a call of the adapter takes as data (int64_t each, in this order),
+/// then the call's run-time extents (all of them, then the weights'), so
+/// that one executable serves every data set, extent and count of a kernel,
+/// and one adapter every kernel.
+enum CallParam {
+  kLda,
+  kLdb,
+  kLdc,
+  kLdr,
+  kZeroPoint,
+  kGuard,
+  kMarked,   ///< 1: the two calls are counted parts
+  kGemm,     ///< 1: the entries take leading dimensions
+  kEpilogue, ///< 1: the entries take a tisa_epilogue
+  kAll,      ///< how many run-time extents every entry takes first
+  kWeights,  ///< how many of them the pack and NAME_packed_bytes take
+  kFixedParams
+};
+
+/// The names the adapter calls a kernel's entries by; the link binds them
+/// to the kernel's (aarch64::LinkedProgram::link).
+constexpr const char *kPlain = "tisa_adapter_plain",
+                     *kPacked = "tisa_adapter_packed",
+                     *kPack = "tisa_adapter_pack",
+                     *kPackedBytes = "tisa_adapter_packed_bytes";
+
+/// C for the adapter's entry `void tisa_qemu_entry(params, in, weights,
+/// outPacked, outPlain, bias, residual, scale)`, the same for every kernel
+/// (so it is compiled once per machine): packs the weights into a poisoned
+/// buffer followed by a guard, as packWeights does on the host, and calls
+/// the pre-packed entry into outPacked, then the plain entry into outPlain,
+/// each at the guard's offset into its buffer (with an epilogue, through a
+/// tisa_epilogue of the last three and the zero point). Each of the two calls
+/// is a part counted between calls of aarch64::kCountMarkSymbol when the
+/// call is marked (an empty function when no counting plugin runs). The
+/// entries take integers and pointers only, each in an x register or an
+/// 8-byte stack slot, so they are called through `long long` parameters.
+std::string adapterSource() {
+  return llvm::formatv(R"c(#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+{0}
+typedef long long L;
+typedef void (*F)(void);
+void {1}(void);
+void {2}(void);
+void {3}(void);
+void {4}(void);
+__attribute__((noinline)) void {5}(void) {{ __asm__ volatile(""); }
+
+static L callWith(F f, const L *a, int n) {{
+  switch (n) {{
+  case 0: return ((L (*)(void))f)();
+  case 1: return ((L (*)(L))f)(a[0]);
+  case 2: return ((L (*)(L, L))f)(a[0], a[1]);
+  case 3: return ((L (*)(L, L, L))f)(a[0], a[1], a[2]);
+  case 4: return ((L (*)(L, L, L, L))f)(a[0], a[1], a[2], a[3]);
+  case 5: return ((L (*)(L, L, L, L, L))f)(a[0], a[1], a[2], a[3], a[4]);
+  case 6:
+    return ((L (*)(L, L, L, L, L, L))f)(a[0], a[1], a[2], a[3], a[4], a[5]);
+  case 7:
+    return ((L (*)(L, L, L, L, L, L, L))f)(a[0], a[1], a[2], a[3], a[4], a[5],
+                                           a[6]);
+  case 8:
+    return ((L (*)(L, L, L, L, L, L, L, L))f)(a[0], a[1], a[2], a[3], a[4],
+                                              a[5], a[6], a[7]);
+  case 9:
+    return ((L (*)(L, L, L, L, L, L, L, L, L))f)(a[0], a[1], a[2], a[3], a[4],
+                                                 a[5], a[6], a[7], a[8]);
+  case 10:
+    return ((L (*)(L, L, L, L, L, L, L, L, L, L))f)(
+        a[0], a[1], a[2], a[3], a[4], a[5], a[6], a[7], a[8], a[9]);
+  default:
+    fprintf(stderr, "adapter: %d arguments\n", n);
+    exit(6);
   }
-  std::string i64 = gemm ? ", long long" : "";
-  // Run-time extents: every entry takes them first, the pack and
-  // NAME_packed_bytes only the weights' (n, k).
-  auto extents = [&](KernelSpec::Extents which, std::string &params,
-                     std::string &args) {
-    for (const auto &e : spec.runTimeExtents(which)) {
-      params += "long long, ";
-      args += std::to_string(e.second) + "LL, ";
-    }
-  };
-  std::string rowsParam, rowsArg, weightsParam, weightsArg;
-  extents(KernelSpec::Extents::All, rowsParam, rowsArg);
-  extents(KernelSpec::Extents::Weights, weightsParam, weightsArg);
-  // NAME_packed_bytes(...): the weights' extents without the trailing ", ".
-  std::string bytesParams =
-      weightsParam.empty() ? "void"
-                           : weightsParam.substr(0, weightsParam.size() - 2);
-  std::string bytesArgs =
-      weightsArg.empty() ? "" : weightsArg.substr(0, weightsArg.size() - 2);
-  std::string pack = n + (gemm ? "_pack_b" : "_pack_filter");
-  std::string mark = marked ? "  " + aarch64::kCountMarkSymbol.str() + "();\n"
-                            : std::string();
-  std::string epilogueType =
-      spec.epilogue.any() ? "#include <stdint.h>\n" + epilogueStructText()
-                          : std::string();
-  return llvm::formatv(R"c(#include <stdlib.h>
-{13}void {0}({14}const void *{1}, const void *{1}, void *{1}{12});
-void {2}({16}const void *{1}, void *);
-void {0}_packed({14}const void *{1}, const void *, void *{1}{12});
-long long {0}_packed_bytes({18});
-__attribute__((noinline)) void {9}(void) {{ __asm__ volatile(""); }
-void {3}(void *in, void *w, void *outPacked, void *outPlain, void *bias,
-        void *residual, void *scale) {{
-{11}  void *packed = malloc((size_t){0}_packed_bytes({19}));
+}
+
+void {6}(const L *p, void *in, void *w, void *outPacked, void *outPlain,
+         void *bias, void *residual, void *scale) {{
+  int gemm = (int)p[{7}], all = (int)p[{8}], weights = (int)p[{9}];
+  const L *extents = p + {10}, *weightExtents = extents + all;
+  tisa_epilogue epilogue = {{bias, residual, p[{11}], (const float *)scale,
+                            (int32_t)p[{12}]};
+  L a[12];
+  int n;
+  L bytes = callWith((F){4}, weightExtents, weights);
+  unsigned char *packed = malloc((size_t)bytes + {13});
   if (!packed)
     abort();
-  {2}({17}w{5}, packed);
-{8}  {0}_packed({15}in{4}, packed, (char *)outPacked + {7}{6}{10});
-{8}  free(packed);
-{8}  {0}({15}in{4}, w{5}, (char *)outPlain + {7}{6}{10});
-{8}}
+  memset(packed, {14}, (size_t)bytes);
+  memset(packed + bytes, {15}, {13});
+  n = 0;
+  for (int i = 0; i < weights; ++i)
+    a[n++] = weightExtents[i];
+  a[n++] = (L)w;
+  if (gemm)
+    a[n++] = p[{16}];
+  a[n++] = (L)packed;
+  callWith((F){3}, a, n);
+  for (L i = bytes; i < bytes + {13}; ++i)
+    if (packed[i] != {15}) {{
+      fprintf(stderr, "the pack wrote past its %lld bytes "
+                      "(NAME_packed_bytes): byte %lld\n", bytes, i);
+      exit(5);
+    }
+  for (int plain = 0; plain < 2; ++plain) {{
+    n = 0;
+    for (int i = 0; i < all; ++i)
+      a[n++] = extents[i];
+    a[n++] = (L)in;
+    if (gemm)
+      a[n++] = p[{17}];
+    if (plain) {{
+      a[n++] = (L)w;
+      if (gemm)
+        a[n++] = p[{16}];
+    } else {{
+      a[n++] = (L)packed;
+    }
+    a[n++] = (L)((char *)(plain ? outPlain : outPacked) + p[{18}]);
+    if (gemm)
+      a[n++] = p[{19}];
+    if (p[{20}])
+      a[n++] = (L)&epilogue;
+    if (p[{21}])
+      {5}();
+    callWith(plain ? (F){1} : (F){2}, a, n);
+    if (p[{21}])
+      {5}();
+    if (!plain)
+      free(packed);
+  }
+}
 )c",
-                       n, i64, pack, kAdapterEntry, a, b, c, data.guard, mark,
-                       aarch64::kCountMarkSymbol, epilogueArg, epilogueStruct,
-                       epilogueParam, epilogueType, rowsParam, rowsArg,
-                       weightsParam, weightsArg, bytesParams, bytesArgs)
+                       epilogueStructText(), kPlain, kPacked, kPack,
+                       kPackedBytes, aarch64::kCountMarkSymbol, kAdapterEntry,
+                       int(kGemm), int(kAll), int(kWeights),
+                       int(kFixedParams), int(kLdr), int(kZeroPoint),
+                       kPackGuardBytes, unsigned(kPackPoison),
+                       unsigned(kOutputPoison), int(kLdb), int(kLda),
+                       int(kGuard), int(kLdc), int(kEpilogue), int(kMarked))
       .str();
+}
+
+/// The adapter's names bound to `k`'s entries.
+std::vector<std::pair<std::string, std::string>>
+adapterBindings(const GeneratedKernel &k, const KernelSpec &spec) {
+  bool gemm = spec.op == KernelSpec::Op::Gemm;
+  return {{kPlain, k.name},
+          {kPacked, k.name + "_packed"},
+          {kPack, k.name + (gemm ? "_pack_b" : "_pack_filter")},
+          {kPackedBytes, k.name + "_packed_bytes"}};
 }
 
 std::vector<uint8_t> bytesOf(const Bytes &b) {
@@ -94,11 +181,40 @@ std::vector<uint8_t> bytesOf(const Bytes &b) {
   return {b.begin(), b.end()};
 }
 
+/// The call's parameters (CallParam, then the extents) as the adapter
+/// reads them.
+std::vector<uint8_t> callParams(const KernelSpec &spec, const KernelData &d,
+                                bool marked) {
+  auto all = spec.runTimeExtents(KernelSpec::Extents::All);
+  auto weights = spec.runTimeExtents(KernelSpec::Extents::Weights);
+  std::vector<int64_t> values = {d.lda,
+                                 d.ldb,
+                                 d.ldc,
+                                 d.ldr,
+                                 d.zeroPoint,
+                                 d.guard,
+                                 marked,
+                                 spec.op == KernelSpec::Op::Gemm,
+                                 spec.epilogue.any(),
+                                 int64_t(all.size()),
+                                 int64_t(weights.size())};
+  for (const auto &e : all)
+    values.push_back(e.second);
+  for (const auto &e : weights)
+    values.push_back(e.second);
+  std::vector<uint8_t> bytes(values.size() * sizeof(int64_t));
+  std::memcpy(bytes.data(), values.data(), bytes.size());
+  return bytes;
+}
+
 /// The adapter entry's buffers, in its order.
-std::vector<std::vector<uint8_t>> probeBuffers(const KernelData &data) {
-  return {bytesOf(data.input),  bytesOf(data.weights), bytesOf(data.output),
-          bytesOf(data.output), bytesOf(data.bias),    bytesOf(data.residual),
-          bytesOf(data.scale)};
+std::vector<std::vector<uint8_t>> probeBuffers(const KernelSpec &spec,
+                                               const KernelData &data,
+                                               bool marked) {
+  return {callParams(spec, data, marked), bytesOf(data.input),
+          bytesOf(data.weights),  bytesOf(data.output),
+          bytesOf(data.output),   bytesOf(data.bias),
+          bytesOf(data.residual), bytesOf(data.scale)};
 }
 
 } // namespace
@@ -113,82 +229,153 @@ aarch64::RunOptions qemuOptionsFor(const Target &target) {
   return options;
 }
 
-llvm::Expected<QemuCounts> countUnderQemu(const GeneratedKernel &k,
-                                          const KernelSpec &spec,
-                                          const aarch64::RunOptions &base,
-                                          uint64_t seed) {
+llvm::Expected<QemuKernel> QemuKernel::link(const GeneratedKernel &k,
+                                             const KernelSpec &spec) {
   if (!k.object)
     return llvm::createStringError("the kernel has no object code");
-  KernelData data = makeData(spec, seed, Fill::Random);
-  poisonOutput(data);
-  aarch64::RunOptions options = base;
-  options.adapterSource = adapterSource(k, spec, data, /*marked=*/true);
-  options.countParts = true;
   llvm::ArrayRef<uint8_t> object(
       reinterpret_cast<const uint8_t *>(k.object->getBufferStart()),
       k.object->getBufferSize());
-  auto result = aarch64::runProgram(
-      object, kAdapterEntry,
-      probeBuffers(data),
-      options);
-  if (!result)
-    return result.takeError();
-  if (result->parts.size() != 2)
-    return llvm::createStringError("expected 2 counted calls, got " +
-                                   std::to_string(result->parts.size()));
-  aarch64::ExecutedCounts &prePacked = result->parts[0],
-                          &plain = result->parts[1];
+  static const std::string adapter = adapterSource();
+  auto program = aarch64::LinkedProgram::link(object, kAdapterEntry, adapter,
+                                              adapterBindings(k, spec));
+  if (!program)
+    return program.takeError();
+  return QemuKernel(k, std::move(*program));
+}
+
+namespace {
+
+/// The counts of a marked call (two parts: pre-packed, plain) of `k`.
+QemuCounts countsOf(const GeneratedKernel &k, const KernelSpec &spec,
+                    unsigned sveBits, const aarch64::ExecutedCounts &prePacked,
+                    const aarch64::ExecutedCounts &plain) {
   QemuCounts counts;
   counts.total = prePacked.total;
   counts.executed = prePacked.executed;
   counts.plainTotal = plain.total;
   if (!k.mnemonic.empty()) {
-    counts.tensor = prePacked.executed[k.mnemonic];
+    auto tensor = prePacked.executed.find(k.mnemonic);
+    counts.tensor = tensor == prePacked.executed.end() ? 0 : tensor->second;
     // A scalable instruction does its segment's work once per 128 bits.
-    int64_t segments = k.scalable && base.sveBits ? base.sveBits / 128 : 1;
+    int64_t segments = k.scalable && sveBits ? sveBits / 128 : 1;
     counts.minimum =
         double(spec.ops()) / 2 / double(k.macsPerInstruction * segments);
   }
   return counts;
 }
 
-std::string checkUnderQemu(const GeneratedKernel &k, const KernelSpec &spec,
-                           const aarch64::RunOptions &base, uint64_t seed,
-                           int &runs) {
+/// "CPU at SVE N bits", as messages name a config.
+std::string configName(const aarch64::RunOptions &config) {
+  if (!config.sveBits)
+    return config.cpu;
+  return llvm::formatv("{0} at SVE {1} bits", config.cpu, config.sveBits);
+}
+
+} // namespace
+
+llvm::Expected<QemuCounts>
+QemuKernel::count(const KernelSpec &spec, const aarch64::RunOptions &options,
+                  uint64_t seed) const {
+  int runs = 0;
+  std::vector<QemuCounts> counts;
+  std::string error = run({}, spec, options, seed, runs, &counts);
+  if (!error.empty())
+    return llvm::createStringError(error);
+  return counts.front();
+}
+
+std::string QemuKernel::check(llvm::ArrayRef<KernelSpec> specs,
+                              llvm::ArrayRef<aarch64::RunOptions> configs,
+                              uint64_t seed, int &runs,
+                              std::vector<QemuCounts> *counts) const {
+  return run(specs, specs.front(), configs, seed, runs, counts);
+}
+
+namespace {
+
+/// One data set of a check, with its reference.
+struct CheckedData {
+  const KernelSpec *spec;
+  const CheckInputs *in;
+  KernelData data;
+};
+
+} // namespace
+
+std::string QemuKernel::run(llvm::ArrayRef<KernelSpec> specs,
+                            const KernelSpec &countedSpec,
+                            llvm::ArrayRef<aarch64::RunOptions> configs,
+                            uint64_t seed, int &runs,
+                            std::vector<QemuCounts> *counts) const {
   runs = 0;
-  if (!k.object)
-    return "the kernel has no object code";
-  if (std::string why = aarch64::unavailableReason(); !why.empty())
-    return "cannot run aarch64 code here: " + why;
-  llvm::ArrayRef<uint8_t> object(
-      reinterpret_cast<const uint8_t *>(k.object->getBufferStart()),
-      k.object->getBufferSize());
-  for (const CheckInputs &in : checkInputs()) {
-    KernelData data = makeData(spec, seed, in.fill, in.layout);
-    data.denormalsAreZero = k.denormalsAreZero;
-    computeReference(spec, data);
-    poisonOutput(data);
-    aarch64::RunOptions options = base;
-    options.adapterSource = adapterSource(k, spec, data, /*marked=*/false);
-    auto result = aarch64::runProgram(
-        object, kAdapterEntry,
-        probeBuffers(data),
-        options);
+  // One data set and one reference per spec and kind of input, for every
+  // config.
+  std::vector<CheckedData> inputs;
+  for (const KernelSpec &spec : specs)
+    for (const CheckInputs &in : checkInputs()) {
+      CheckedData &c = inputs.emplace_back(
+          CheckedData{&spec, &in, makeData(spec, seed, in.fill, in.layout)});
+      c.data.denormalsAreZero = kernel.denormalsAreZero;
+      computeReference(spec, c.data);
+      poisonOutput(c.data);
+    }
+  KernelData counted = makeData(countedSpec, seed, Fill::Random);
+  // Configs of one CPU model run in one process, each call at its config's
+  // vector length; a counted call after each config's checks.
+  for (size_t first = 0; first < configs.size();) {
+    size_t last = first + 1;
+    while (last < configs.size() && configs[last].cpu == configs[first].cpu &&
+           configs[last].environment == configs[first].environment)
+      ++last;
+    std::vector<aarch64::ProgramCall> calls;
+    for (size_t c = first; c < last; ++c) {
+      for (const CheckedData &in : inputs)
+        calls.push_back({probeBuffers(*in.spec, in.data, false),
+                         configs[c].sveBits});
+      if (counts)
+        calls.push_back({probeBuffers(countedSpec, counted, true),
+                         configs[c].sveBits});
+    }
+    aarch64::RunOptions options = configs[first];
+    options.countParts = counts != nullptr;
+    auto result = program.runCalls(std::move(calls), options);
     if (!result)
-      return llvm::formatv("{0} inputs: {1}", in.name,
+      return llvm::formatv("under qemu -cpu {0}: {1}", configName(options),
                            llvm::toString(result.takeError()))
           .str();
-    const char *names[] = {"pre-packed", "plain"};
-    for (unsigned i = 0; i < 2; ++i) {
-      const std::vector<uint8_t> &out = result->buffers[2 + i];
-      llvm::copy(out, data.output.begin());
-      std::string diff = compareOutput(spec, data);
-      if (!diff.empty())
-        return llvm::formatv("{0} inputs, {1} entry under qemu -cpu {2}: {3}",
-                             in.name, names[i], options.cpu, diff)
-            .str();
-      ++runs;
+    if (counts && result->parts.size() != 2 * (last - first))
+      return llvm::formatv("expected {0} counted calls, got {1} parts",
+                           2 * (last - first), result->parts.size())
+          .str();
+    for (size_t c = first, call = 0; c < last; ++c) {
+      for (CheckedData &in : inputs) {
+        const aarch64::ProbeResult &out = result->calls[call++];
+        const char *names[] = {"pre-packed", "plain"};
+        for (unsigned i = 0; i < 2; ++i) {
+          llvm::copy(out.buffers[3 + i], in.data.output.begin());
+          std::string diff = compareOutput(*in.spec, in.data);
+          // Which call, when there are several.
+          std::string at =
+              specs.size() > 1 ? "at " + in.spec->describe() + ": " : "";
+          if (!diff.empty())
+            return llvm::formatv("{0}{1} inputs, {2} entry under qemu -cpu "
+                                 "{3}: {4}",
+                                 at, in.in->name, names[i],
+                                 configName(configs[c]), diff)
+                .str();
+          ++runs;
+        }
+      }
+      if (counts) {
+        ++call;
+        size_t part = 2 * (c - first);
+        counts->push_back(countsOf(kernel, countedSpec, configs[c].sveBits,
+                                   result->parts[part],
+                                   result->parts[part + 1]));
+      }
     }
+    first = last;
   }
   return "";
 }

@@ -268,6 +268,22 @@ void fill(ElementKind k, Bytes &v, int64_t elements, const Placement &p,
   }
 }
 
+/// Visits the taps of a conv2d's output pixel (b, y, x) that read the image
+/// (taps on the zero padding add nothing): f(i, j) with the input's element
+/// i and the weights' row j (filter 0), in the order r, s, c.
+template <typename F>
+void forEachTapOf(const KernelSpec &s, int64_t b, int64_t y, int64_t x, F f) {
+  for (int64_t r = 0; r < s.r; ++r)
+    for (int64_t q = 0; q < s.s; ++q) {
+      int64_t iy = y * s.stride + r - s.pad, ix = x * s.stride + q - s.pad;
+      if (iy < 0 || iy >= s.h || ix < 0 || ix >= s.w)
+        continue; // zero padding
+      for (int64_t c = 0; c < s.c; ++c)
+        f(((b * s.h + iy) * s.w + ix) * s.c + c,
+          ((r * s.s + q) * s.c + c) * s.filters);
+    }
+}
+
 /// Visits the multiply-accumulates of output `o` (a logical index): the
 /// input's and the weights' logical indices.
 template <typename F>
@@ -281,15 +297,7 @@ void forEachMacOf(const KernelSpec &s, int64_t o, F f) {
   int64_t oh = s.outH(), ow = s.outW();
   int64_t f2 = o % s.filters, x = o / s.filters % ow,
           y = o / (s.filters * ow) % oh, b = o / (s.filters * ow * oh);
-  for (int64_t r = 0; r < s.r; ++r)
-    for (int64_t q = 0; q < s.s; ++q) {
-      int64_t iy = y * s.stride + r - s.pad, ix = x * s.stride + q - s.pad;
-      if (iy < 0 || iy >= s.h || ix < 0 || ix >= s.w)
-        continue; // zero padding
-      for (int64_t c = 0; c < s.c; ++c)
-        f(((b * s.h + iy) * s.w + ix) * s.c + c,
-          ((r * s.s + q) * s.c + c) * s.filters + f2);
-    }
+  forEachTapOf(s, b, y, x, [&](int64_t i, int64_t j) { f(i, j + f2); });
 }
 
 /// Visits output `o`'s multiply-accumulates with their two factors read
@@ -314,6 +322,18 @@ struct ReferenceValue {
   double bound = 0;
 };
 
+/// A float output of sum `acc`, whose products' magnitudes sum to
+/// `magnitude`.
+ReferenceValue floatValueOf(const KernelSpec &s, double acc,
+                            double magnitude) {
+  ReferenceValue v;
+  int64_t reduction = s.op == KernelSpec::Op::Gemm ? s.k : s.r * s.s * s.c;
+  v.bound = magnitude * (reduction + 2) * std::ldexp(1.0, -24);
+  float f = float(acc);
+  std::memcpy(&v.bits, &f, 4);
+  return v;
+}
+
 ReferenceValue referenceAt(const KernelSpec &s, const KernelData &d,
                            int64_t o) {
   ReferenceValue v;
@@ -330,11 +350,7 @@ ReferenceValue referenceAt(const KernelSpec &s, const KernelData &d,
     acc += a * b;
     magnitude += std::fabs(a * b);
   });
-  int64_t reduction = s.op == KernelSpec::Op::Gemm ? s.k : s.r * s.s * s.c;
-  v.bound = magnitude * (reduction + 2) * std::ldexp(1.0, -24);
-  float f = float(acc);
-  std::memcpy(&v.bits, &f, 4);
-  return v;
+  return floatValueOf(s, acc, magnitude);
 }
 
 /// Output `o` as the kernel stores it: the reference through the epilogue.
@@ -381,12 +397,113 @@ void poisonOutput(KernelData &d) {
   std::fill(d.output.begin(), d.output.end(), kOutputPoison);
 }
 
+uint32_t referenceBitsAt(const KernelSpec &spec, const KernelData &d,
+                         int64_t o) {
+  return finalAt(spec, d, o).bits;
+}
+
+namespace {
+
+/// An operand's logical elements decoded once (integers exactly, bf16 and
+/// f16 denormals as the data says): the reference reads each of them many
+/// times.
+template <typename T>
+std::vector<T> decodeOperand(const KernelSpec &s, const KernelData &d,
+                             Role role) {
+  bool input = role == Role::Input;
+  int64_t elements = input ? s.inputElements() : s.weightElements();
+  Placement p = placement(s, d, role);
+  const uint8_t *bytes = input ? d.input.data() : d.weights.data();
+  ElementKind k = input ? s.types.a : s.types.b;
+  bool flush = d.denormalsAreZero[input ? 0 : 1];
+  std::vector<T> out(elements);
+  for (int64_t i = 0; i < elements; ++i)
+    out[i] = T(loadElement(k, bytes, p.at(i), flush));
+  return out;
+}
+
+/// forEachMacOf for all outputs at once, a row of channels at a time:
+/// f(o, i, j) for output o's channels (channels() outputs from o on) times
+/// the input's element i and the weights' row j (channels() elements, from
+/// j on). Each output sees its products in forEachMacOf's order, so sums
+/// taken in this order are the per-output reference's bit for bit.
+template <typename F> void forEachMacRow(const KernelSpec &s, F f) {
+  if (s.op == KernelSpec::Op::Gemm) {
+    for (int64_t m = 0; m < s.m; ++m)
+      for (int64_t k = 0; k < s.k; ++k)
+        f(m * s.n, m * s.k + k, k * s.n);
+    return;
+  }
+  int64_t oh = s.outH(), ow = s.outW();
+  for (int64_t b = 0; b < s.batch; ++b)
+    for (int64_t y = 0; y < oh; ++y)
+      for (int64_t x = 0; x < ow; ++x) {
+        int64_t o = ((b * oh + y) * ow + x) * s.filters;
+        forEachTapOf(s, b, y, x, [&](int64_t i, int64_t j) { f(o, i, j); });
+      }
+}
+
+/// The integer results: s32 sums that wrap, as uint32_t (a product of two
+/// 16-bit values taken modulo 2^32 is the same either way).
+std::vector<uint32_t> integerSums(const KernelSpec &s, const KernelData &d) {
+  std::vector<int32_t> a = decodeOperand<int32_t>(s, d, Role::Input),
+                       w = decodeOperand<int32_t>(s, d, Role::Weights);
+  std::vector<uint32_t> sums(s.outputElements(), 0);
+  int64_t channels = s.channels();
+  forEachMacRow(s, [&](int64_t o, int64_t i, int64_t j) {
+    uint32_t x = uint32_t(a[i]);
+    const int32_t *row = &w[j];
+    uint32_t *out = &sums[o];
+    for (int64_t c = 0; c < channels; ++c)
+      out[c] += x * uint32_t(row[c]);
+  });
+  return sums;
+}
+
+/// The float results: sums in double (every product is exact there) and
+/// the sums of the products' magnitudes, for the bound.
+void floatSums(const KernelSpec &s, const KernelData &d,
+               std::vector<double> &sums, std::vector<double> &magnitudes) {
+  std::vector<double> a = decodeOperand<double>(s, d, Role::Input),
+                      w = decodeOperand<double>(s, d, Role::Weights);
+  sums.assign(s.outputElements(), 0.0);
+  magnitudes.assign(s.outputElements(), 0.0);
+  int64_t channels = s.channels();
+  forEachMacRow(s, [&](int64_t o, int64_t i, int64_t j) {
+    double x = a[i];
+    const double *row = &w[j];
+    double *out = &sums[o], *magnitude = &magnitudes[o];
+    for (int64_t c = 0; c < channels; ++c) {
+      double p = x * row[c];
+      out[c] += p;
+      magnitude[c] += std::fabs(p);
+    }
+  });
+}
+
+} // namespace
+
 void computeReference(const KernelSpec &spec, KernelData &d) {
   int64_t n = spec.outputElements();
   d.expected.resize(4 * n);
+  d.bounds.clear();
+  std::vector<ReferenceValue> values(n);
+  if (!spec.types.isFloat()) {
+    std::vector<uint32_t> sums = integerSums(spec, d);
+    for (int64_t o = 0; o < n; ++o)
+      values[o].bits = sums[o];
+  } else {
+    std::vector<double> sums, magnitudes;
+    floatSums(spec, d, sums, magnitudes);
+    for (int64_t o = 0; o < n; ++o)
+      values[o] = floatValueOf(spec, sums[o], magnitudes[o]);
+    d.bounds.resize(n);
+  }
   for (int64_t o = 0; o < n; ++o) {
-    uint32_t bits = finalAt(spec, d, o).bits;
-    std::memcpy(&d.expected[4 * o], &bits, 4);
+    applyEpilogueAt(spec, d, o, values[o].bits, values[o].bound);
+    std::memcpy(&d.expected[4 * o], &values[o].bits, 4);
+    if (!d.bounds.empty())
+      d.bounds[o] = values[o].bound;
   }
 }
 
@@ -483,8 +600,8 @@ std::string compareOutput(const KernelSpec &spec, const KernelData &d) {
   return compareAt(spec, d, all, [&](int64_t o) {
     ReferenceValue v;
     std::memcpy(&v.bits, &d.expected[4 * o], 4);
-    if (spec.types.isFloat())
-      v.bound = finalAt(spec, d, o).bound;
+    if (!d.bounds.empty())
+      v.bound = d.bounds[o];
     return v;
   });
 }
@@ -505,241 +622,6 @@ std::string compareSampled(const KernelSpec &spec, const KernelData &d,
   }
   return compareAt(spec, d, indices,
                    [&](int64_t o) { return finalAt(spec, d, o); });
-}
-
-namespace {
-
-/// The operand the kernel packs (the weights, unless the plan packs the
-/// input) and the other one, with their GEMM leading dimensions.
-struct Operands {
-  const void *packed, *other;
-  int64_t packedLd, otherLd;
-};
-
-Operands splitOperands(const CompiledKernel &k, const KernelData &d) {
-  bool packsInput = k.packedOperand() == "a" || k.packedOperand() == "input";
-  if (packsInput)
-    return {d.input.data(), d.weights.data(), d.lda, d.ldb};
-  return {d.weights.data(), d.input.data(), d.ldb, d.lda};
-}
-
-} // namespace
-
-std::vector<int64_t> runTimeArgs(const CompiledKernel &k, const KernelData &d,
-                                 KernelSpec::Extents which) {
-  const KernelSpec &s = k.spec();
-  std::vector<int64_t> args;
-  for (const auto &extent :
-       d.callOf(s).runTimeExtents(which))
-    args.push_back(extent.second);
-  return args;
-}
-
-namespace {
-
-/// `f` with its leading int64_t arguments `prefix` (at most 3: run-time
-/// extents) bound, then `lead`, as bindEntry.
-template <typename... Trail, typename Lead>
-std::function<void(Trail...)> bindEntry(void *f, const EpilogueArgs *epilogue,
-                                        const std::vector<int64_t> &prefix,
-                                        Lead lead);
-
-} // namespace
-
-void packWeights(const CompiledKernel &k, const KernelData &d,
-                 Bytes &packed) {
-  bool gemm = k.spec().op == KernelSpec::Op::Gemm;
-  std::vector<int64_t> extents =
-      runTimeArgs(k, d, KernelSpec::Extents::Weights);
-  int64_t bytes = k.packedBytes();
-  if (extents.size() == 1)
-    bytes = k.entry<int64_t(int64_t)>("_packed_bytes")(extents[0]);
-  else if (extents.size() == 2)
-    bytes = k.entry<int64_t(int64_t, int64_t)>("_packed_bytes")(extents[0],
-                                                                extents[1]);
-  packed.assign(bytes, 0);
-  Operands ops = splitOperands(k, d);
-  void *pack = k.address("_pack_" + k.packedOperand());
-  void *p = packed.data();
-  if (gemm)
-    bindEntry<>(pack, nullptr, extents,
-                std::tuple(ops.packed, ops.packedLd, p))();
-  else
-    bindEntry<>(pack, nullptr, extents, std::tuple(ops.packed, p))();
-}
-
-namespace {
-
-/// Entry `f`, whose parameters are `lead`, then the epilogue's struct when
-/// the kernel has one, then `Trail` (given at each call).
-template <typename... Trail, typename... Lead>
-std::function<void(Trail...)> bindEntry(void *f, const EpilogueArgs *epilogue,
-                                        std::tuple<Lead...> lead) {
-  if (!epilogue)
-    return [=](Trail... t) {
-      std::apply(
-          [&](auto... a) {
-            reinterpret_cast<void (*)(Lead..., Trail...)>(f)(a..., t...);
-          },
-          lead);
-    };
-  return [=](Trail... t) {
-    std::apply(
-        [&](auto... a) {
-          reinterpret_cast<void (*)(Lead..., const void *, Trail...)>(f)(
-              a..., epilogue, t...);
-        },
-        lead);
-  };
-}
-
-template <typename... Trail, typename Lead>
-std::function<void(Trail...)> bindEntry(void *f, const EpilogueArgs *epilogue,
-                                        const std::vector<int64_t> &prefix,
-                                        Lead lead) {
-  switch (prefix.size()) {
-  case 0:
-    return bindEntry<Trail...>(f, epilogue, lead);
-  case 1:
-    return bindEntry<Trail...>(f, epilogue,
-                               std::tuple_cat(std::tuple(prefix[0]), lead));
-  case 2:
-    return bindEntry<Trail...>(
-        f, epilogue, std::tuple_cat(std::tuple(prefix[0], prefix[1]), lead));
-  default:
-    assert(prefix.size() == 3 && "at most m, n and k");
-    return bindEntry<Trail...>(
-        f, epilogue,
-        std::tuple_cat(std::tuple(prefix[0], prefix[1], prefix[2]), lead));
-  }
-}
-
-} // namespace
-
-std::function<void()> bindKernel(const CompiledKernel &k, KernelData &d,
-                                 const RunMode &mode, Bytes &packed) {
-  const KernelSpec &s = k.spec();
-  bool gemm = s.op == KernelSpec::Op::Gemm;
-  const void *in = d.input.data(), *weights = d.weights.data();
-  void *out = d.out();
-  // The struct lives as long as the call: in the returned function.
-  std::shared_ptr<EpilogueArgs> args;
-  if (s.epilogue.any())
-    args = std::make_shared<EpilogueArgs>(d.epilogueArgs());
-  const EpilogueArgs *epilogue = args.get();
-  auto keep = [args](std::function<void()> f) -> std::function<void()> {
-    if (!args)
-      return f;
-    return [args, f] { f(); };
-  };
-  // With run-time extents, every entry takes them first.
-  auto withRows = [&, extents = runTimeArgs(k, d)](auto... trail) {
-    return [=](void *f, auto lead) -> std::function<void(decltype(trail)...)> {
-      return bindEntry<decltype(trail)...>(f, epilogue, extents, lead);
-    };
-  };
-  auto bind = withRows();
-  if (!mode.prepacked) {
-    void *f = k.address("");
-    if (gemm)
-      return keep(bind(f, std::tuple(in, d.lda, weights, d.ldb, out, d.ldc)));
-    return keep(bind(f, std::tuple(in, weights, out)));
-  }
-  if (packed.empty())
-    packWeights(k, d, packed);
-  Operands ops = splitOperands(k, d);
-  const void *other = ops.other, *p = packed.data();
-  int64_t ld = ops.otherLd, n = d.ldc;
-  int64_t parts = mode.pool ? usefulParts(k, d, mode.ranges) : mode.ranges;
-  if (!mode.ranges || (mode.pool && parts <= 1)) {
-    void *f = k.address("_packed");
-    if (gemm)
-      return keep(bind(f, std::tuple(other, ld, p, out, n)));
-    return keep(bind(f, std::tuple(other, p, out)));
-  }
-  int64_t tiles = rangeTiles(k, d);
-  void *f = k.address("_packed_range");
-  auto bindRange = withRows(int64_t(), int64_t());
-  std::function<void(int64_t, int64_t)> call =
-      gemm ? bindRange(f, std::tuple(other, ld, p, out, n))
-           : bindRange(f, std::tuple(other, p, out));
-  // The first part starts before tile 0 and the last ends past the last
-  // tile: range entries clamp [begin, end) to the tiles (once, a negative
-  // begin wrote before the output and a conv2d's end past it after).
-  std::function<void(int64_t, int64_t)> range = [=](int64_t part,
-                                                    int64_t parts) {
-    call(part ? tiles * part / parts : -tiles - 3,
-         part + 1 < parts ? tiles * (part + 1) / parts : 2 * tiles + 3);
-  };
-  if (ThreadPool *pool = mode.pool)
-    return keep([=] { pool->run(parts, range); });
-  return keep([=, ranges = mode.ranges] {
-    for (int64_t part = 0; part < ranges; ++part)
-      range(part, ranges);
-  });
-}
-
-void runKernel(const CompiledKernel &k, KernelData &d, const RunMode &mode,
-               Bytes *packed) {
-  Bytes local;
-  bindKernel(k, d, mode, packed ? *packed : local)();
-}
-
-int64_t rangeTiles(const CompiledKernel &k, const KernelData &d) {
-  std::vector<int64_t> extents = runTimeArgs(k, d, KernelSpec::Extents::Rows);
-  if (extents.empty())
-    return k.tiles();
-  if (extents.size() == 1)
-    return k.entry<int64_t(int64_t)>("_tiles")(extents[0]);
-  return k.entry<int64_t(int64_t, int64_t)>("_tiles")(extents[0], extents[1]);
-}
-
-int64_t usefulParts(const CompiledKernel &k, const KernelData &d,
-                    int64_t threads) {
-  int64_t macs = int64_t(d.callOf(k.spec()).ops() / 2);
-  return std::max<int64_t>(
-      1, std::min({threads, rangeTiles(k, d), macs / kMinMacsPerThread}));
-}
-
-llvm::ArrayRef<CheckInputs> checkInputs() {
-  static const CheckInputs inputs[] = {
-      {Fill::Random, Layout::Padded, "random (padded rows)"},
-      {Fill::Extreme, Layout::Guarded, "extreme"}};
-  return inputs;
-}
-
-std::string checkKernel(const CompiledKernel &k, uint64_t seed, int &runs,
-                        int64_t rows) {
-  KernelSpec spec = k.spec().runTimeRows ? k.spec().withRows(rows) : k.spec();
-  return checkKernel(k, seed, runs, spec);
-}
-
-std::string checkKernel(const CompiledKernel &k, uint64_t seed, int &runs,
-                        const KernelSpec &spec) {
-  runs = 0;
-  for (const CheckInputs &in : checkInputs()) {
-    KernelData data = makeData(spec, seed, in.fill, in.layout);
-    data.denormalsAreZero = k.denormalsAreZero();
-    computeReference(spec, data);
-    // The plain entry, the pre-packed one, and the range entry in three
-    // uneven parts (tiles * p / 3 boundaries).
-    // The range entry first: a temporary it reads but did not write then
-    // holds the previous inputs' values (left by the other entries' calls),
-    // not by chance the same ones.
-    const char *names[] = {"range (3 parts)", "pre-packed", "plain"};
-    RunMode modes[] = {{true, 3}, {true, 0}, {false, 0}};
-    for (unsigned i = 0; i < 3; ++i) {
-      poisonOutput(data);
-      runKernel(k, data, modes[i]);
-      std::string diff = compareOutput(spec, data);
-      if (!diff.empty())
-        return llvm::formatv("{0} inputs, {1} entry: {2}", in.name, names[i],
-                             diff)
-            .str();
-      ++runs;
-    }
-  }
-  return "";
 }
 
 } // namespace tisa

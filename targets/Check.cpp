@@ -629,6 +629,15 @@ private:
     std::vector<unsigned> lengths =
         d.isScalable() ? options.sveBits : std::vector<unsigned>{0};
     std::vector<std::string> done;
+    llvm::ArrayRef<uint8_t> bytes(
+        reinterpret_cast<const uint8_t *>(object.getBufferStart()),
+        object.getBufferSize());
+    // Linked once, run at every length.
+    auto program =
+        aarch64::LinkedProgram::link(bytes, probeSymbol(d) + "_batch", "", {});
+    if (!program)
+      return add("differential", CheckStatus::Failed,
+                 "qemu-aarch64: " + llvm::toString(program.takeError()));
     for (unsigned bits : lengths) {
       unsigned segments = bits ? bits / 128 : 1;
       std::vector<TestCase> cases =
@@ -637,11 +646,9 @@ private:
              "the batch size does not depend on the vector length");
       std::vector<std::vector<uint8_t>> buffers = {
           images(cases, 0), images(cases, 1), images(cases, 2)};
-      llvm::ArrayRef<uint8_t> bytes(
-          reinterpret_cast<const uint8_t *>(object.getBufferStart()),
-          object.getBufferSize());
-      auto result =
-          aarch64::runProbe(bytes, probeSymbol(d) + "_batch", buffers, bits);
+      aarch64::RunOptions run;
+      run.sveBits = bits;
+      auto result = program->run(buffers, run);
       if (!result)
         return add("differential", CheckStatus::Failed,
                    "qemu-aarch64: " + llvm::toString(result.takeError()));

@@ -15,6 +15,10 @@
 #include "llvm/ExecutionEngine/Orc/ThreadSafeModule.h"
 #include "llvm/IR/LLVMContext.h"
 #include "llvm/Passes/PassBuilder.h"
+#include "llvm/Passes/StandardInstrumentations.h"
+#include "llvm/Support/CommandLine.h"
+#include "llvm/Support/Process.h"
+#include "llvm/Support/StringSaver.h"
 #include "llvm/Support/FileSystem.h"
 #include "llvm/Support/TargetSelect.h"
 #include "llvm/Support/Program.h"
@@ -96,8 +100,32 @@ CodegenTarget codegenTargetFor(const Target &target) {
   return t;
 }
 
+namespace {
+
+/// $TISA_LLVM_ARGS: LLVM's own options for the code generator (for one,
+/// "-time-passes" to see where a kernel's compile time goes), parsed once
+/// per process. A developer's switch; nothing sets it by default.
+void parseLlvmArgs() {
+  static bool parsed = [] {
+    std::optional<std::string> text =
+        llvm::sys::Process::GetEnv("TISA_LLVM_ARGS");
+    if (!text || text->empty())
+      return true;
+    static llvm::BumpPtrAllocator allocator;
+    static llvm::StringSaver saver(allocator);
+    llvm::SmallVector<const char *> argv = {"tisa (TISA_LLVM_ARGS)"};
+    llvm::cl::TokenizeGNUCommandLine(*text, saver, argv);
+    llvm::cl::ParseCommandLineOptions(int(argv.size()), argv.data());
+    return true;
+  }();
+  (void)parsed;
+}
+
+} // namespace
+
 llvm::Expected<std::unique_ptr<llvm::MemoryBuffer>>
 compileToObject(ModuleOp module, const CodegenTarget &target, bool assembly) {
+  parseLlvmArgs();
   llvm::LLVMContext ctx;
   auto llvmModule = translateToLLVMIR(module, ctx);
   if (!llvmModule)
@@ -112,7 +140,13 @@ compileToObject(ModuleOp module, const CodegenTarget &target, bool assembly) {
   llvm::FunctionAnalysisManager fam;
   llvm::CGSCCAnalysisManager cgam;
   llvm::ModuleAnalysisManager mam;
-  llvm::PassBuilder pb(tm->get());
+  // Instrumented as opt is, so that TISA_LLVM_ARGS's -time-passes or
+  // -print-after-all see the passes.
+  llvm::PassInstrumentationCallbacks pic;
+  llvm::StandardInstrumentations instrumentations(ctx, /*DebugLogging=*/false);
+  instrumentations.registerCallbacks(pic, &mam);
+  llvm::PassBuilder pb(tm->get(), llvm::PipelineTuningOptions(), std::nullopt,
+                       &pic);
   pb.registerModuleAnalyses(mam);
   pb.registerCGSCCAnalyses(cgam);
   pb.registerFunctionAnalyses(fam);

@@ -17,6 +17,7 @@
 #include "llvm/ADT/StringExtras.h"
 #include "llvm/Support/Endian.h"
 #include "llvm/Support/Program.h"
+#include "llvm/Support/xxhash.h"
 
 #include <mutex>
 #include <optional>
@@ -34,11 +35,15 @@ constexpr StringLiteral kHarnessMarch =
     "-march=armv8.6-a+sve+i8mm+bf16+dotprod";
 /// Name the harness calls; --defsym binds it to the probe's symbol.
 constexpr StringLiteral kEntryName = "tisa_probe_entry";
-constexpr char kInMagic[8] = {'T', 'I', 'S', 'A', 'P', 'I', 'N', '1'};
-constexpr char kOutMagic[8] = {'T', 'I', 'S', 'A', 'P', 'O', 'U', 'T'};
+constexpr char kInMagic[8] = {'T', 'I', 'S', 'A', 'P', 'I', 'N', '2'};
+constexpr char kOutMagic[8] = {'T', 'I', 'S', 'A', 'P', 'O', 'U', '2'};
 
-// Files: in = magic[8] u32 count u32 0 u64 size[count] bytes...
-//        out = magic[8] u32 sveBits u32 count bytes...   (little-endian)
+// Files (little-endian): in  = magic[8] u32 count u32 runs, then per run:
+//                              u32 sveBits u32 0 u64 size[count] bytes...
+//                        out = magic[8] u32 count u32 runs, then per run:
+//                              u32 sveBits u32 0 bytes...
+// A run with sveBits != 0 first sets the vector length (prctl); its sveBits
+// out is the length measured with RDVL (0 without SVE).
 // Exit codes: 0 ok, 2 bad input/output, 3 buffer overrun, 4 probe crashed.
 // Bytes after each buffer up to the next 64-byte boundary plus one more
 // 64-byte block are a guard filled with 0xA5 and checked after the call.
@@ -51,11 +56,15 @@ constexpr StringLiteral kHarnessSource = R"c(
 #include <stdlib.h>
 #include <string.h>
 #include <sys/auxv.h>
+#include <sys/prctl.h>
 #include <ucontext.h>
 #include <unistd.h>
 
 #ifndef HWCAP_SVE
 #define HWCAP_SVE (1UL << 22)
+#endif
+#ifndef PR_SVE_SET_VL
+#define PR_SVE_SET_VL 50
 #endif
 
 enum { kMaxBuffers = 8, kAlign = 64, kGuard = 64 };
@@ -75,17 +84,20 @@ static void fail(int code, const char *fmt, ...) {
   exit(code);
 }
 
+static unsigned currentRun;
+
 /* Report the faulting pc relative to the probe entry, then exit cleanly so
    qemu neither dumps core nor hides the message. */
 static void onSignal(int sig, siginfo_t *info, void *context) {
   ucontext_t *uc = (ucontext_t *)context;
   uintptr_t pc = (uintptr_t)uc->uc_mcontext.pc;
-  char msg[200];
+  char msg[220];
   int n = snprintf(msg, sizeof msg,
                    "harness: probe crashed: signal %d (%s) at pc=entry%+ld, "
-                   "fault address %p\n",
+                   "fault address %p (call %u)\n",
                    sig, strsignal(sig),
-                   (long)(pc - (uintptr_t)&tisa_probe_entry), info->si_addr);
+                   (long)(pc - (uintptr_t)&tisa_probe_entry), info->si_addr,
+                   currentRun);
   if (n > 0)
     (void)write(2, msg, (size_t)n < sizeof msg ? (size_t)n : sizeof msg - 1);
   _exit(4);
@@ -106,34 +118,57 @@ static void readExact(FILE *f, void *dst, size_t n, const char *what) {
     fail(2, "short read of %s", what);
 }
 
+static void writeExact(FILE *f, const void *src, size_t n, const char *path) {
+  if (n && fwrite(src, 1, n, f) != n)
+    fail(2, "cannot write %s", path);
+}
+
+/* Call through the probe's own arity: the probe sees exactly its arguments. */
+static void call(uint32_t count, P *b) {
+  switch (count) {
+  case 1: ((void (*)(P))tisa_probe_entry)(b[0]); break;
+  case 2: ((void (*)(P, P))tisa_probe_entry)(b[0], b[1]); break;
+  case 3: ((void (*)(P, P, P))tisa_probe_entry)(b[0], b[1], b[2]); break;
+  case 4: ((void (*)(P, P, P, P))tisa_probe_entry)(b[0], b[1], b[2], b[3]);
+    break;
+  case 5:
+    ((void (*)(P, P, P, P, P))tisa_probe_entry)(b[0], b[1], b[2], b[3], b[4]);
+    break;
+  case 6:
+    ((void (*)(P, P, P, P, P, P))tisa_probe_entry)(b[0], b[1], b[2], b[3],
+                                                    b[4], b[5]);
+    break;
+  case 7:
+    ((void (*)(P, P, P, P, P, P, P))tisa_probe_entry)(b[0], b[1], b[2], b[3],
+                                                       b[4], b[5], b[6]);
+    break;
+  default:
+    ((void (*)(P, P, P, P, P, P, P, P))tisa_probe_entry)(
+        b[0], b[1], b[2], b[3], b[4], b[5], b[6], b[7]);
+    break;
+  }
+}
+
 int main(int argc, char **argv) {
   if (argc != 3)
     fail(2, "usage: %s IN OUT", argv[0]);
   FILE *in = fopen(argv[1], "rb");
   if (!in)
     fail(2, "cannot open %s", argv[1]);
+  FILE *out = fopen(argv[2], "wb");
+  if (!out)
+    fail(2, "cannot create %s", argv[2]);
   char magic[8];
   uint32_t header[2];
   readExact(in, magic, 8, "magic");
-  if (memcmp(magic, "TISAPIN1", 8) != 0)
+  if (memcmp(magic, "TISAPIN2", 8) != 0)
     fail(2, "bad input magic");
   readExact(in, header, sizeof header, "header");
-  uint32_t count = header[0];
+  uint32_t count = header[0], runs = header[1];
   if (count < 1 || count > kMaxBuffers)
     fail(2, "buffer count %u out of range", count);
-  uint64_t sizes[kMaxBuffers];
-  readExact(in, sizes, count * sizeof(uint64_t), "sizes");
-  P bufs[kMaxBuffers] = {0};
-  size_t spans[kMaxBuffers];
-  for (uint32_t i = 0; i < count; ++i) {
-    spans[i] = (sizes[i] + kAlign - 1) / kAlign * kAlign + kGuard;
-    bufs[i] = aligned_alloc(kAlign, spans[i]);
-    if (!bufs[i])
-      fail(2, "cannot allocate %llu bytes", (unsigned long long)sizes[i]);
-    readExact(in, bufs[i], sizes[i], "buffer");
-    memset((char *)bufs[i] + sizes[i], kGuardByte, spans[i] - sizes[i]);
-  }
-  fclose(in);
+  writeExact(out, "TISAPOU2", 8, argv[2]);
+  writeExact(out, header, sizeof header, argv[2]);
 
   struct sigaction sa;
   memset(&sa, 0, sizeof sa);
@@ -145,57 +180,130 @@ int main(int argc, char **argv) {
   sigaction(SIGFPE, &sa, 0);
   sigaction(SIGTRAP, &sa, 0);
 
-  /* Call through the probe's own arity: the probe sees exactly its arguments. */
-  switch (count) {
-  case 1: ((void (*)(P))tisa_probe_entry)(bufs[0]); break;
-  case 2: ((void (*)(P, P))tisa_probe_entry)(bufs[0], bufs[1]); break;
-  case 3: ((void (*)(P, P, P))tisa_probe_entry)(bufs[0], bufs[1], bufs[2]);
-    break;
-  case 4:
-    ((void (*)(P, P, P, P))tisa_probe_entry)(bufs[0], bufs[1], bufs[2],
-                                              bufs[3]);
-    break;
-  case 5:
-    ((void (*)(P, P, P, P, P))tisa_probe_entry)(bufs[0], bufs[1], bufs[2],
-                                                 bufs[3], bufs[4]);
-    break;
-  case 6:
-    ((void (*)(P, P, P, P, P, P))tisa_probe_entry)(bufs[0], bufs[1], bufs[2],
-                                                    bufs[3], bufs[4], bufs[5]);
-    break;
-  case 7:
-    ((void (*)(P, P, P, P, P, P, P))tisa_probe_entry)(
-        bufs[0], bufs[1], bufs[2], bufs[3], bufs[4], bufs[5], bufs[6]);
-    break;
-  default:
-    ((void (*)(P, P, P, P, P, P, P, P))tisa_probe_entry)(
-        bufs[0], bufs[1], bufs[2], bufs[3], bufs[4], bufs[5], bufs[6],
-        bufs[7]);
-    break;
+  for (currentRun = 0; currentRun < runs; ++currentRun) {
+    uint32_t runHeader[2];
+    uint64_t sizes[kMaxBuffers];
+    readExact(in, runHeader, sizeof runHeader, "run header");
+    readExact(in, sizes, count * sizeof(uint64_t), "sizes");
+    P bufs[kMaxBuffers] = {0};
+    size_t spans[kMaxBuffers];
+    for (uint32_t i = 0; i < count; ++i) {
+      spans[i] = (sizes[i] + kAlign - 1) / kAlign * kAlign + kGuard;
+      bufs[i] = aligned_alloc(kAlign, spans[i]);
+      if (!bufs[i])
+        fail(2, "cannot allocate %llu bytes", (unsigned long long)sizes[i]);
+      readExact(in, bufs[i], sizes[i], "buffer");
+      memset((char *)bufs[i] + sizes[i], kGuardByte, spans[i] - sizes[i]);
+    }
+    if (runHeader[0] &&
+        prctl(PR_SVE_SET_VL, runHeader[0] / 8, 0, 0, 0) < 0)
+      fail(2, "cannot set the SVE vector length to %u bits", runHeader[0]);
+
+    call(count, bufs);
+
+    for (uint32_t i = 0; i < count; ++i)
+      for (size_t j = sizes[i]; j < spans[i]; ++j)
+        if (((unsigned char *)bufs[i])[j] != kGuardByte)
+          fail(3,
+               "probe wrote past the end of buffer %u (%llu bytes) in run "
+               "%u: byte %zu",
+               i, (unsigned long long)sizes[i], currentRun, j);
+    uint32_t outHeader[2] = {sveVectorBits(), 0};
+    writeExact(out, outHeader, sizeof outHeader, argv[2]);
+    for (uint32_t i = 0; i < count; ++i) {
+      writeExact(out, bufs[i], sizes[i], argv[2]);
+      free(bufs[i]);
+    }
   }
-
-  for (uint32_t i = 0; i < count; ++i)
-    for (size_t j = sizes[i]; j < spans[i]; ++j)
-      if (((unsigned char *)bufs[i])[j] != kGuardByte)
-        fail(3, "probe wrote past the end of buffer %u (%llu bytes): byte %zu",
-             i, (unsigned long long)sizes[i], j);
-
-  FILE *out = fopen(argv[2], "wb");
-  if (!out)
-    fail(2, "cannot create %s", argv[2]);
-  uint32_t outHeader[2] = {sveVectorBits(), count};
-  int ok = fwrite("TISAPOUT", 1, 8, out) == 8 &&
-           fwrite(outHeader, sizeof outHeader, 1, out) == 1;
-  for (uint32_t i = 0; ok && i < count; ++i)
-    ok = !sizes[i] || fwrite(bufs[i], 1, sizes[i], out) == sizes[i];
-  if (fclose(out) != 0 || !ok)
+  fclose(in);
+  if (fclose(out) != 0)
     fail(2, "cannot write %s", argv[2]);
   return 0;
 }
 )c";
 
-/// The harness object, compiled by `clang`. Compiled once per process (per
-/// clang path); a failure is retried on the next call.
+/// The harness's compile flags (before the source and output).
+/// No auto-vectorization: the harness must not itself execute SVE code
+/// except to read the vector length after checking HWCAP_SVE.
+constexpr StringLiteral kHarnessFlags[] = {
+    kTriple, kHarnessMarch, "-std=c11", "-O1", "-fno-vectorize",
+    "-fno-slp-vectorize", "-c"};
+/// An adapter's: plain aarch64 (it runs on every CPU model).
+constexpr StringLiteral kAdapterFlags[] = {kTriple, "-std=c11", "-O1", "-c"};
+
+/// Where an object compiled by `clang` is kept between processes (every
+/// test process used to compile the harness and its adapter again): the
+/// system's temporary directory, under a name that hashes the compiler
+/// (path, size, time), the flags and the source, so another source or
+/// compiler is another file.
+std::string objectCachePath(StringRef clang, ArrayRef<StringLiteral> flags,
+                            StringRef source) {
+  std::string key = clang.str();
+  sys::fs::file_status status;
+  if (!sys::fs::status(clang, status))
+    key += " " + std::to_string(status.getSize()) + " " +
+           std::to_string(status.getLastModificationTime()
+                              .time_since_epoch()
+                              .count());
+  for (StringRef flag : flags)
+    key += " " + flag.str();
+  key += source;
+  SmallString<256> path;
+  sys::path::system_temp_directory(/*ErasedOnReboot=*/true, path);
+  sys::path::append(path, "tisa-aarch64-" +
+                              utohexstr(xxh3_64bits(StringRef(key))) + ".o");
+  return std::string(path);
+}
+
+/// Reads an object, or the error.
+Expected<std::vector<uint8_t>> readObject(StringRef path) {
+  Expected<std::unique_ptr<MemoryBuffer>> bytes = readFile(path);
+  if (!bytes)
+    return bytes.takeError();
+  StringRef contents = (*bytes)->getBuffer();
+  return std::vector<uint8_t>(contents.bytes_begin(), contents.bytes_end());
+}
+
+/// `source` compiled by `clang` with `flags`, from the disk cache
+/// (objectCachePath) when another process compiled it already. `what`
+/// names it in an error.
+Expected<std::vector<uint8_t>> compiledObject(StringRef clang,
+                                              ArrayRef<StringLiteral> flags,
+                                              StringRef source,
+                                              const Twine &what) {
+  std::string cached = objectCachePath(clang, flags, source);
+  Expected<std::vector<uint8_t>> object = readObject(cached);
+  if (object)
+    return object;
+  consumeError(object.takeError());
+  Expected<TempDir> dir = TempDir::create("tisa-aarch64-compile");
+  if (!dir)
+    return dir.takeError();
+  std::string sourcePath = dir->file("source.c");
+  std::string compiled = dir->file("source.o");
+  if (Error err = writeFile(sourcePath, arrayRefFromStringRef(source)))
+    return std::move(err);
+  SmallVector<StringRef, 12> args(flags.begin(), flags.end());
+  args.append({sourcePath, "-o", compiled});
+  if (Error err = runTool("compiling " + what, clang, args,
+                          dir->file("compile.log"), kToolTimeoutSeconds))
+    return std::move(err);
+  object = readObject(compiled);
+  if (!object)
+    return object.takeError();
+  // Another process may write the same file: each renames a whole copy of
+  // its own into place. A cache that cannot be written costs only time.
+  std::string partial =
+      cached + "." + std::to_string(sys::Process::getProcessId());
+  if (Error err = writeFile(partial, *object))
+    consumeError(std::move(err));
+  else if (sys::fs::rename(partial, cached))
+    sys::fs::remove(partial);
+  return object;
+}
+
+/// The harness object, compiled by `clang` once per process (and once per
+/// machine: compiledObject); a failure is retried on the next call.
 Expected<std::vector<uint8_t>> getHarnessObject(StringRef clang) {
   static std::mutex mutex;
   static std::string cachedClang;
@@ -203,28 +311,11 @@ Expected<std::vector<uint8_t>> getHarnessObject(StringRef clang) {
   std::lock_guard<std::mutex> lock(mutex);
   if (!cachedObject.empty() && cachedClang == clang)
     return cachedObject;
-
-  Expected<TempDir> dir = TempDir::create("tisa-aarch64-harness");
-  if (!dir)
-    return dir.takeError();
-  std::string source = dir->file("harness.c");
-  std::string object = dir->file("harness.o");
-  if (Error err = writeFile(source, arrayRefFromStringRef(kHarnessSource)))
-    return std::move(err);
-  // No auto-vectorization: the harness must not itself execute SVE code
-  // except to read the vector length after checking HWCAP_SVE.
-  StringRef args[] = {kTriple, kHarnessMarch,    "-std=c11",
-                      "-O1",   "-fno-vectorize", "-fno-slp-vectorize",
-                      "-c",    source,           "-o",
-                      object};
-  if (Error err = runTool("compiling the aarch64 probe harness", clang, args,
-                          dir->file("harness.log"), kToolTimeoutSeconds))
-    return std::move(err);
-  Expected<std::unique_ptr<MemoryBuffer>> bytes = readFile(object);
-  if (!bytes)
-    return bytes.takeError();
-  StringRef contents = (*bytes)->getBuffer();
-  cachedObject.assign(contents.bytes_begin(), contents.bytes_end());
+  Expected<std::vector<uint8_t>> object = compiledObject(
+      clang, kHarnessFlags, kHarnessSource, "the aarch64 probe harness");
+  if (!object)
+    return object.takeError();
+  cachedObject = std::move(*object);
   cachedClang = clang.str();
   return cachedObject;
 }
@@ -273,8 +364,8 @@ bool isPlainSymbol(StringRef symbol) {
          });
 }
 
-std::vector<uint8_t>
-encodeInput(const std::vector<std::vector<uint8_t>> &buffers) {
+/// The harness's input for `calls`, all of the same buffer count.
+std::vector<uint8_t> encodeInput(ArrayRef<ProgramCall> calls) {
   std::vector<uint8_t> bytes(std::begin(kInMagic), std::end(kInMagic));
   auto put32 = [&](uint32_t v) {
     uint8_t le[4];
@@ -286,38 +377,45 @@ encodeInput(const std::vector<std::vector<uint8_t>> &buffers) {
     support::endian::write64le(le, v);
     bytes.insert(bytes.end(), le, le + 8);
   };
-  put32(buffers.size());
-  put32(0);
-  for (const std::vector<uint8_t> &buffer : buffers)
-    put64(buffer.size());
-  for (const std::vector<uint8_t> &buffer : buffers)
-    bytes.insert(bytes.end(), buffer.begin(), buffer.end());
+  put32(calls.front().buffers.size());
+  put32(calls.size());
+  for (const ProgramCall &call : calls) {
+    put32(call.sveBits);
+    put32(0);
+    for (const std::vector<uint8_t> &buffer : call.buffers)
+      put64(buffer.size());
+    for (const std::vector<uint8_t> &buffer : call.buffers)
+      bytes.insert(bytes.end(), buffer.begin(), buffer.end());
+  }
   return bytes;
 }
 
-Error decodeOutput(StringRef bytes, ProbeResult &result) {
-  constexpr size_t headerSize = sizeof(kOutMagic) + 8;
-  if (bytes.size() < headerSize ||
-      !bytes.starts_with(StringRef(kOutMagic, sizeof(kOutMagic))))
-    return makeError("probe output is malformed (" + Twine(bytes.size()) +
-                     " bytes, bad header)");
-  const uint8_t *p = bytes.bytes_begin() + sizeof(kOutMagic);
-  result.sveVectorBits = support::endian::read32le(p);
-  uint32_t count = support::endian::read32le(p + 4);
-  size_t expected = headerSize;
-  for (const std::vector<uint8_t> &buffer : result.buffers)
-    expected += buffer.size();
-  if (count != result.buffers.size() || bytes.size() != expected)
-    return makeError("probe output is malformed: " + Twine(count) +
-                     " buffers in " + Twine(bytes.size()) +
-                     " bytes, expected " + Twine(result.buffers.size()) +
-                     " in " + Twine(expected));
-  p = bytes.bytes_begin() + headerSize;
-  for (std::vector<uint8_t> &buffer : result.buffers) {
-    std::copy(p, p + buffer.size(), buffer.begin());
-    p += buffer.size();
+/// Each call's buffers after it and the vector length it ran at, from the
+/// harness's output.
+Expected<std::vector<ProbeResult>> decodeOutput(StringRef bytes,
+                                                ArrayRef<ProgramCall> calls) {
+  size_t expected = sizeof(kOutMagic) + 8;
+  for (const ProgramCall &call : calls) {
+    expected += 8;
+    for (const std::vector<uint8_t> &buffer : call.buffers)
+      expected += buffer.size();
   }
-  return Error::success();
+  if (bytes.size() != expected ||
+      !bytes.starts_with(StringRef(kOutMagic, sizeof(kOutMagic))))
+    return makeError("probe output is malformed: " + Twine(bytes.size()) +
+                     " bytes, expected " + Twine(expected));
+  const uint8_t *p = bytes.bytes_begin() + sizeof(kOutMagic) + 8;
+  std::vector<ProbeResult> results;
+  for (const ProgramCall &call : calls) {
+    ProbeResult &result = results.emplace_back();
+    result.sveVectorBits = support::endian::read32le(p);
+    p += 8;
+    for (const std::vector<uint8_t> &buffer : call.buffers) {
+      result.buffers.emplace_back(p, p + buffer.size());
+      p += buffer.size();
+    }
+  }
+  return std::move(results);
 }
 
 /// qemu's arguments for `options`: the CPU model (with the vector length)
@@ -330,6 +428,19 @@ std::vector<std::string> qemuArguments(const RunOptions &options) {
   for (const std::string &variable : options.environment)
     args.insert(args.end(), {"-E", variable});
   return args;
+}
+
+/// A run's buffer count and vector length, checked before anything runs.
+Error checkRunArguments(size_t buffers, unsigned sveBits) {
+  if (buffers == 0 || buffers > kMaxProbeBuffers)
+    return makeError("a probe takes 1 to " + Twine(kMaxProbeBuffers) +
+                     " buffers, got " + Twine(buffers));
+  if (sveBits % kSveGranuleBits != 0 || sveBits > kMaxSveVectorBits)
+    return makeError("SVE vector length " + Twine(sveBits) +
+                     " bits is not a multiple of " + Twine(kSveGranuleBits) +
+                     " in [" + Twine(kSveGranuleBits) + ", " +
+                     Twine(kMaxSveVectorBits) + "]");
+  return Error::success();
 }
 
 } // namespace
@@ -355,26 +466,32 @@ Expected<ProbeResult> runProbe(ArrayRef<uint8_t> object, StringRef symbol,
   return runProgram(object, symbol, std::move(buffers), options);
 }
 
-Expected<ProbeResult> runProgram(ArrayRef<uint8_t> object, StringRef symbol,
-                                 std::vector<std::vector<uint8_t>> buffers,
-                                 const RunOptions &options) {
-  unsigned sveBits = options.sveBits;
-  if (buffers.empty() || buffers.size() > kMaxProbeBuffers)
-    return makeError("a probe takes 1 to " + Twine(kMaxProbeBuffers) +
-                     " buffers, got " + Twine(buffers.size()));
-  if (sveBits % kSveGranuleBits != 0 || sveBits > kMaxSveVectorBits)
-    return makeError("SVE vector length " + Twine(sveBits) +
-                     " bits is not a multiple of " + Twine(kSveGranuleBits) +
-                     " in [" + Twine(kSveGranuleBits) + ", " +
-                     Twine(kMaxSveVectorBits) + "]");
+/// The executable and its directory; runs write their files beside it.
+struct LinkedProgram::Files {
+  TempDir dir;
+  std::string symbol, exe;
+};
+
+LinkedProgram::LinkedProgram(std::unique_ptr<Files> files)
+    : files(std::move(files)) {}
+LinkedProgram::LinkedProgram(LinkedProgram &&) = default;
+LinkedProgram &LinkedProgram::operator=(LinkedProgram &&) = default;
+LinkedProgram::~LinkedProgram() = default;
+
+Expected<LinkedProgram>
+LinkedProgram::link(ArrayRef<uint8_t> object, StringRef symbol,
+                    StringRef adapterSource,
+                    ArrayRef<std::pair<std::string, std::string>> bindings) {
   if (!isPlainSymbol(symbol))
     return makeError("probe symbol '" + symbol + "' is not a plain identifier");
+  for (const auto &[name, target] : bindings)
+    if (!isPlainSymbol(name) || !isPlainSymbol(target))
+      return makeError("symbol binding '" + name + "=" + target +
+                       "' is not of plain identifiers");
   std::string reason = unavailableReason();
   if (!reason.empty())
     return makeError("cannot run aarch64 probes: " + reason);
   std::string clang = *findClang();
-  std::string qemu = *findQemu();
-
   Expected<std::vector<uint8_t>> harness = getHarnessObject(clang);
   if (!harness)
     return harness.takeError();
@@ -384,70 +501,129 @@ Expected<ProbeResult> runProgram(ArrayRef<uint8_t> object, StringRef symbol,
   std::string harnessPath = dir->file("harness.o");
   std::string objectPath = dir->file("probe.o");
   std::string exePath = dir->file("probe");
-  std::string inPath = dir->file("in.bin");
-  std::string outPath = dir->file("out.bin");
   std::string logPath = dir->file("tool.log");
   if (Error err = writeFile(harnessPath, *harness))
     return std::move(err);
   if (Error err = writeFile(objectPath, object))
     return std::move(err);
-  if (Error err = writeFile(inPath, encodeInput(buffers)))
-    return std::move(err);
 
-  std::string defsym = ("-Wl,--defsym=" + kEntryName + "=" + symbol).str();
-  SmallVector<StringRef, 10> linkArgs = {kTriple,    "-static", "-fuse-ld=lld",
-                                         harnessPath, objectPath, defsym,
-                                         "-o",        exePath};
+  std::vector<std::string> defsyms = {
+      ("-Wl,--defsym=" + kEntryName + "=" + symbol).str()};
+  for (const auto &[name, target] : bindings)
+    defsyms.push_back("-Wl,--defsym=" + name + "=" + target);
+  SmallVector<StringRef, 16> linkArgs = {kTriple,     "-static", "-fuse-ld=lld",
+                                         harnessPath, objectPath, "-o",
+                                         exePath};
+  linkArgs.append(defsyms.begin(), defsyms.end());
+  // The adapter is compiled once per machine (compiledObject).
   std::string adapterPath = dir->file("adapter.o");
-  if (!options.adapterSource.empty()) {
-    std::string source = dir->file("adapter.c");
-    if (Error err = writeFile(source, arrayRefFromStringRef(
-                                          StringRef(options.adapterSource))))
-      return std::move(err);
-    StringRef args[] = {kTriple, "-std=c11", "-O1", "-c",
-                        source,  "-o",       adapterPath};
-    if (Error err = runTool("compiling the adapter of '" + symbol + "'", clang,
-                            args, logPath, kToolTimeoutSeconds))
+  if (!adapterSource.empty()) {
+    Expected<std::vector<uint8_t>> adapter =
+        compiledObject(clang, kAdapterFlags, adapterSource,
+                       "the adapter of '" + symbol + "'");
+    if (!adapter)
+      return adapter.takeError();
+    if (Error err = writeFile(adapterPath, *adapter))
       return std::move(err);
     linkArgs.push_back(adapterPath);
   }
   if (Error err = runTool("linking probe '" + symbol + "'", clang, linkArgs,
                           logPath, kToolTimeoutSeconds))
     return std::move(err);
+  auto files = std::make_unique<Files>(Files{std::move(*dir), symbol.str(),
+                                             exePath});
+  return LinkedProgram(std::move(files));
+}
+
+Expected<ProgramRun> LinkedProgram::runCalls(std::vector<ProgramCall> calls,
+                                             const RunOptions &options) const {
+  StringRef symbol = files->symbol;
+  if (calls.empty())
+    return makeError("no call of probe '" + symbol + "' to run");
+  for (const ProgramCall &call : calls) {
+    if (Error err = checkRunArguments(call.buffers.size(), call.sveBits))
+      return std::move(err);
+    if (call.buffers.size() != calls.front().buffers.size())
+      return makeError("the calls of probe '" + symbol +
+                       "' take different numbers of buffers");
+  }
+  if (Error err = checkRunArguments(1, options.sveBits))
+    return std::move(err);
+  std::optional<std::string> qemu = findQemu();
+  if (!qemu)
+    return makeError("qemu-aarch64 not found (set TISA_QEMU_AARCH64 or "
+                     "install qemu-user)");
+  // Each run its own files: runs of one program may overlap (threads).
+  Expected<TempDir> dir = TempDir::create("tisa-aarch64-run");
+  if (!dir)
+    return dir.takeError();
+  std::string inPath = dir->file("in.bin");
+  std::string outPath = dir->file("out.bin");
+  std::string logPath = dir->file("tool.log");
+  if (Error err = writeFile(inPath, encodeInput(calls)))
+    return std::move(err);
 
   std::vector<std::string> qemuArgs = qemuArguments(options);
   std::string countsPath = dir->file("counts.txt");
   if (options.countParts) {
-    Expected<std::string> plugin = markCountingPlugin(exePath, countsPath);
+    Expected<std::string> plugin = markCountingPlugin(files->exe, countsPath);
     if (!plugin)
       return plugin.takeError();
     qemuArgs.insert(qemuArgs.end(), {"-plugin", *plugin});
   }
-  qemuArgs.insert(qemuArgs.end(), {exePath, inPath, outPath});
+  qemuArgs.insert(qemuArgs.end(), {files->exe, inPath, outPath});
   SmallVector<StringRef, 16> runArgs(qemuArgs.begin(), qemuArgs.end());
   if (Error err = runTool("running probe '" + symbol + "' (-cpu " +
                               qemuArgs[1] + ")",
-                          qemu, runArgs, logPath, options.timeoutSeconds))
+                          *qemu, runArgs, logPath, options.timeoutSeconds))
     return std::move(err);
 
   Expected<std::unique_ptr<MemoryBuffer>> output = readFile(outPath);
   if (!output)
     return output.takeError();
-  ProbeResult result;
-  result.buffers = std::move(buffers);
-  if (Error err = decodeOutput((*output)->getBuffer(), result))
-    return std::move(err);
+  Expected<std::vector<ProbeResult>> results =
+      decodeOutput((*output)->getBuffer(), calls);
+  if (!results)
+    return results.takeError();
+  ProgramRun run;
+  run.calls = std::move(*results);
   if (options.countParts) {
     Expected<std::vector<ExecutedCounts>> parts = readMarkedCounts(countsPath);
     if (!parts)
       return parts.takeError();
-    result.parts = std::move(*parts);
+    run.parts = std::move(*parts);
   }
-  if (sveBits != 0 && result.sveVectorBits != sveBits)
-    return makeError("probe '" + symbol + "' ran with SVE vector length " +
-                     Twine(result.sveVectorBits) + " bits but " +
-                     Twine(sveBits) + " were requested");
+  for (auto [call, result] : llvm::zip(calls, run.calls))
+    if (call.sveBits != 0 && result.sveVectorBits != call.sveBits)
+      return makeError("probe '" + symbol + "' ran with SVE vector length " +
+                       Twine(result.sveVectorBits) + " bits but " +
+                       Twine(call.sveBits) + " were requested");
+  return std::move(run);
+}
+
+Expected<ProbeResult>
+LinkedProgram::run(std::vector<std::vector<uint8_t>> buffers,
+                   const RunOptions &options) const {
+  std::vector<ProgramCall> calls = {{std::move(buffers), options.sveBits}};
+  Expected<ProgramRun> run = runCalls(std::move(calls), options);
+  if (!run)
+    return run.takeError();
+  ProbeResult result = std::move(run->calls.front());
+  result.parts = std::move(run->parts);
   return std::move(result);
+}
+
+Expected<ProbeResult> runProgram(ArrayRef<uint8_t> object, StringRef symbol,
+                                 std::vector<std::vector<uint8_t>> buffers,
+                                 const RunOptions &options) {
+  // The arguments' own errors before anything is compiled.
+  if (Error err = checkRunArguments(buffers.size(), options.sveBits))
+    return std::move(err);
+  Expected<LinkedProgram> program =
+      LinkedProgram::link(object, symbol, options.adapterSource, {});
+  if (!program)
+    return program.takeError();
+  return program->run(std::move(buffers), options);
 }
 
 Expected<CountedRun> runCounted(StringRef exe, ArrayRef<std::string> args,

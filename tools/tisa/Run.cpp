@@ -267,7 +267,7 @@ std::optional<Runnable> runnable(const Options &o, llvm::StringRef verb,
     return std::nullopt;
   r.target = *target;
   auto host = loadTarget("host", o.targetDir);
-  // Arm code runs under qemu-aarch64 (checkUnderQemu says when it cannot).
+  // Arm code runs under qemu-aarch64 (QemuKernel::link says when it cannot).
   r.underQemu = target->arch == TargetArch::AArch64 &&
                 (!host || host->arch != TargetArch::AArch64);
   r.gpuOnHost = target->arch == TargetArch::NVPTX;
@@ -403,10 +403,16 @@ bool checkAndCountUnderQemu(const Options &o, const Runnable &r,
   std::string where = qemu.sveBits ? " at SVE " + std::to_string(qemu.sveBits) +
                                          " bits"
                                    : std::string();
+  // One executable for every check and the count.
+  auto linked = QemuKernel::link(kernel, r.call());
+  if (!linked) {
+    code = fail("linking for qemu: " + llvm::toString(linked.takeError()));
+    return false;
+  }
   int checks = 0;
   for (const KernelSpec &at : r.checked()) {
     int runs = 0;
-    std::string diff = checkUnderQemu(kernel, at, qemu, o.seed, runs);
+    std::string diff = linked->check(at, qemu, o.seed, runs);
     if (!diff.empty()) {
       code = fail(at.describe() + where + ": " + diff);
       return false;
@@ -418,7 +424,7 @@ bool checkAndCountUnderQemu(const Options &o, const Runnable &r,
      << " (random inputs in padded rows and extreme inputs, output between "
         "guard bytes; plain and pre-packed entries"
      << r.checkedText() << "): all agree with the reference\n";
-  auto counts = countUnderQemu(kernel, r.call(), qemu, o.seed);
+  auto counts = linked->count(r.call(), qemu, o.seed);
   if (!counts) {
     code = fail("counting under qemu" + where + ": " +
                 llvm::toString(counts.takeError()));
@@ -566,7 +572,8 @@ int run(const Options &o) {
   // Time: medians of repeated calls, pre-packed and plain.
   KernelData data = makeData(*spec, o.seed, Fill::Random);
   Bytes packed;
-  packWeights(k, data, packed);
+  if (std::string stray = packWeights(k, data, packed); !stray.empty())
+    return fail(stray);
   ThreadPool pool{int(threads)};
   RunMode packedMode{true};
   if (threads > 1) {

@@ -23,16 +23,6 @@ namespace tisa {
 /// target lacks faults), else "max" at the target's SVE vector length.
 aarch64::RunOptions qemuOptionsFor(const Target &target);
 
-/// Runs `k` (generated for an aarch64 target) under qemu on random data with
-/// padded leading dimensions and on extreme data with tight ones, through
-/// its plain entry and through its pack and pre-packed entries, and compares
-/// each result with the reference. Empty if all agree; otherwise which run
-/// differed and how, or why it could not run. `runs` counts the runs that
-/// agreed.
-std::string checkUnderQemu(const GeneratedKernel &k, const KernelSpec &spec,
-                           const aarch64::RunOptions &options, uint64_t seed,
-                           int &runs);
-
 /// What one call of a kernel's pre-packed entry executed under qemu, and
 /// one call of its plain entry (packing included).
 struct QemuCounts {
@@ -47,13 +37,50 @@ struct QemuCounts {
   uint64_t plainTotal = 0;
 };
 
-/// Packs the weights, then counts one call of the pre-packed entry and one
-/// of the plain entry on random data: every instruction executed from the
-/// call to its return, in the entry and in whatever it calls.
-llvm::Expected<QemuCounts> countUnderQemu(const GeneratedKernel &k,
-                                          const KernelSpec &spec,
-                                          const aarch64::RunOptions &options,
-                                          uint64_t seed);
+/// A generated kernel linked for qemu once, with an adapter that takes each
+/// call's leading dimensions, zero point, guard bytes and run-time extents
+/// as data: every data set, extent, CPU model, vector length and count of
+/// it runs the same executable (a compile and a link cost more than most
+/// runs under qemu).
+class QemuKernel {
+public:
+  /// `spec`: the spec `k` was generated for (its entries' signatures).
+  static llvm::Expected<QemuKernel> link(const GeneratedKernel &k,
+                                         const KernelSpec &spec);
+  /// Runs the kernel on random data with padded leading dimensions and on
+  /// extreme data with tight ones (each made, with its reference, once),
+  /// under each of `configs` in turn, through its plain entry and through
+  /// its pack and pre-packed entries, and compares each result with the
+  /// reference. Empty if all agree; otherwise which run differed and how, or
+  /// why it could not run. `runs` counts the runs that agreed (4 per
+  /// config). With `counts`, also what count() gives for each config, in
+  /// the same process (the counting plugin then runs throughout).
+  /// Several `specs` (the kernel called at several run-time extents) run
+  /// in the same processes: 4 runs per spec and config. The counts are of
+  /// the first spec.
+  std::string check(llvm::ArrayRef<KernelSpec> specs,
+                    llvm::ArrayRef<aarch64::RunOptions> configs,
+                    uint64_t seed, int &runs,
+                    std::vector<QemuCounts> *counts = nullptr) const;
+  /// Packs the weights, then counts one call of the pre-packed entry and
+  /// one of the plain entry on random data: every instruction executed from
+  /// the call to its return, in the entry and in whatever it calls.
+  llvm::Expected<QemuCounts> count(const KernelSpec &spec,
+                                   const aarch64::RunOptions &options,
+                                   uint64_t seed) const;
+
+private:
+  /// check() and count(): the checks of `specs`, and with `counts` a
+  /// counted call of `countedSpec` per config.
+  std::string run(llvm::ArrayRef<KernelSpec> specs,
+                  const KernelSpec &countedSpec,
+                  llvm::ArrayRef<aarch64::RunOptions> configs, uint64_t seed,
+                  int &runs, std::vector<QemuCounts> *counts) const;
+  QemuKernel(const GeneratedKernel &kernel, aarch64::LinkedProgram program)
+      : kernel(kernel), program(std::move(program)) {}
+  const GeneratedKernel &kernel; ///< outlives this
+  aarch64::LinkedProgram program;
+};
 
 /// One line for `tisa run`: llvm-mca's cycles per iteration, for `target`'s
 /// CPU, of the pre-packed entry's innermost loop with the most tensor

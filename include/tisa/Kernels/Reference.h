@@ -91,6 +91,9 @@ struct KernelData {
   /// NHWC output), 4 bytes per element: the s32 or f32 result, or what the
   /// epilogue makes of it (an integer, or a float rounded to the output).
   Bytes input, weights, output, expected;
+  /// With float results, each expected element's error bound (dense, as
+  /// `expected`); empty for integers, which compare bit for bit.
+  std::vector<double> bounds;
   /// The epilogue's operands (KernelSpec::epilogue): bias and scale per
   /// channel, the residual in rows `ldr` elements apart (GEMM), dense.
   Bytes bias, residual, scale;
@@ -141,6 +144,11 @@ KernelData makeData(const KernelSpec &spec, uint64_t seed, Fill fill,
 void poisonOutput(KernelData &data);
 /// data.expected = reference(input, weights).
 void computeReference(const KernelSpec &spec, KernelData &data);
+/// Output `o` (a logical index) of the reference computed on its own, as
+/// `expected` holds it: what compareSampled checks against, and a second
+/// reading of computeReference's loops.
+uint32_t referenceBitsAt(const KernelSpec &spec, const KernelData &data,
+                         int64_t o);
 /// Empty when `data.output` agrees with `data.expected` (integers bit for bit;
 /// f32 within the K-derived bound, an infinity or NaN exactly in kind) and
 /// its gaps and guards still hold the poison; otherwise the first mismatch
@@ -222,9 +230,18 @@ std::vector<int64_t> runTimeArgs(const CompiledKernel &k,
                                  KernelSpec::Extents which =
                                      KernelSpec::Extents::All);
 
-/// Packs the weights once (for timing the packed entry).
-void packWeights(const CompiledKernel &k, const KernelData &data,
-                 Bytes &packed);
+/// What a packed buffer holds before the pack: a pack must write every
+/// byte the kernel reads (its padding too), since a caller's buffer holds
+/// anything. 0xff is -1 or 255 as an integer and NaN as bf16, f16 or f32.
+constexpr uint8_t kPackPoison = 0xff;
+/// Guard bytes (kOutputPoison) after a packed buffer's NAME_packed_bytes.
+constexpr int64_t kPackGuardBytes = 64;
+
+/// Packs the weights once into `packed` (for the pre-packed entries):
+/// its NAME_packed_bytes poisoned with kPackPoison first, followed by
+/// kPackGuardBytes of guard. Empty, or how the pack wrote past its bytes.
+std::string packWeights(const CompiledKernel &k, const KernelData &data,
+                        Bytes &packed);
 
 } // namespace tisa
 

@@ -26,7 +26,9 @@
 
 #include <cstdint>
 #include <map>
+#include <memory>
 #include <string>
+#include <utility>
 #include <vector>
 
 namespace tisa {
@@ -113,6 +115,57 @@ llvm::Expected<ProbeResult> runProgram(llvm::ArrayRef<uint8_t> object,
                                        llvm::StringRef symbol,
                                        std::vector<std::vector<uint8_t>> buffers,
                                        const RunOptions &options);
+
+/// One call of a linked program: its buffers (every call of one run takes
+/// as many), and the SVE vector length to set before it (0: keep the one it
+/// runs at).
+struct ProgramCall {
+  std::vector<std::vector<uint8_t>> buffers;
+  unsigned sveBits = 0;
+};
+
+/// Several calls in one process: each call's result, and the parts the
+/// program marked over all of them (RunOptions::countParts).
+struct ProgramRun {
+  std::vector<ProbeResult> calls;
+  std::vector<ExecutedCounts> parts;
+};
+
+/// A probe linked once with the harness (and an adapter) into a static
+/// executable, kept on disk while this object lives, and run under qemu as
+/// often as needed: several data sets, CPU models, vector lengths, counted
+/// or not, for one compile and one link.
+class LinkedProgram {
+public:
+  /// Links `object` (defining `symbol`, or the adapter defines it) as
+  /// runProgram does, with each of `bindings` (name, symbol) defined as
+  /// that symbol (an adapter written once calls a kernel's entries by fixed
+  /// names); fails with the compiler's or linker's output. The adapter is
+  /// compiled once per machine (kept in the temporary directory under a
+  /// hash of compiler, flags and source), as the harness is.
+  static llvm::Expected<LinkedProgram>
+  link(llvm::ArrayRef<uint8_t> object, llvm::StringRef symbol,
+       llvm::StringRef adapterSource,
+       llvm::ArrayRef<std::pair<std::string, std::string>> bindings);
+  /// One run: `buffers` in, the buffers after the call out, as runProgram.
+  /// `options.adapterSource` is ignored (the adapter is linked in).
+  llvm::Expected<ProbeResult> run(std::vector<std::vector<uint8_t>> buffers,
+                                  const RunOptions &options) const;
+  /// `calls` one after another in one qemu process (one start, and code
+  /// translated once per vector length): each with fresh buffers between
+  /// guard bytes, at its vector length (with a CPU that has SVE).
+  llvm::Expected<ProgramRun> runCalls(std::vector<ProgramCall> calls,
+                                      const RunOptions &options) const;
+
+  LinkedProgram(LinkedProgram &&);
+  LinkedProgram &operator=(LinkedProgram &&);
+  ~LinkedProgram();
+
+private:
+  struct Files;
+  explicit LinkedProgram(std::unique_ptr<Files> files);
+  std::unique_ptr<Files> files;
+};
 
 /// A program's counted run: its parts and what it printed.
 struct CountedRun {

@@ -210,7 +210,7 @@ TEST_P(AMXKernels, CorrectAndTensorized) {
   // One pre-packed call, counted by the emulator.
   KernelData data = makeData(spec, kSeed, Fill::Random);
   Bytes packed;
-  packWeights(k, data, packed);
+  ASSERT_EQ(packWeights(k, data, packed), "");
   amx::resetCounts();
   bindKernel(k, data, RunMode{true}, packed)();
   uint64_t dots = amx::emulatedCount(GetParam().mnemonic);
@@ -286,7 +286,7 @@ TEST_P(AMXRunTimeRows, CorrectAtEachExtentAndTensorized) {
     EXPECT_EQ(runs, 6);
     KernelData data = makeData(c.spec.withRows(rows), kSeed, Fill::Random);
     Bytes packed;
-    packWeights(k, data, packed);
+    ASSERT_EQ(packWeights(k, data, packed), "");
     amx::resetCounts();
     bindKernel(k, data, RunMode{true}, packed)();
     EXPECT_EQ(amx::emulatedCount("ldtilecfg"), 1u)

@@ -118,11 +118,16 @@ TEST_P(ArmKernels, CorrectAndTensorized) {
   bool matrixOk = !n1 && matrix && k->mnemonic == matrix;
   EXPECT_TRUE(dotOk || matrixOk) << k->mnemonic << ": plan " << k->plan;
 
+  // One executable and one qemu process for the checks and the count.
+  auto qemu = QemuKernel::link(*k, spec);
+  ASSERT_TRUE(bool(qemu)) << llvm::toString(qemu.takeError());
   int runs = 0;
-  EXPECT_EQ(checkUnderQemu(*k, spec, qemuOptionsFor(*target), kSeed, runs),
+  std::vector<QemuCounts> counts;
+  EXPECT_EQ(qemu->check(spec, qemuOptionsFor(*target), kSeed, runs, &counts),
             "")
       << "plan " << k->plan << ", schedule " << k->schedule;
   EXPECT_EQ(runs, 4);
+  ASSERT_EQ(counts.size(), 1u);
 
   // A dot product in an innermost loop; a matrix multiply in a loop (its
   // tile kernel unrolls short reductions and copies C's edges in loops of
@@ -133,10 +138,8 @@ TEST_P(ArmKernels, CorrectAndTensorized) {
 
   // One pre-packed call, counted by tisa's TCG plugin: every
   // multiply-accumulate done by the dot instruction.
-  auto counts = countUnderQemu(*k, spec, qemuOptionsFor(*target), kSeed);
-  ASSERT_TRUE(bool(counts)) << llvm::toString(counts.takeError());
-  EXPECT_GE(double(counts->tensor), counts->minimum) << "plan " << k->plan;
-  EXPECT_GT(counts->total, counts->tensor);
+  EXPECT_GE(double(counts[0].tensor), counts[0].minimum) << "plan " << k->plan;
+  EXPECT_GT(counts[0].total, counts[0].tensor);
 }
 
 INSTANTIATE_TEST_SUITE_P(Kernels, ArmKernels,
@@ -170,14 +173,16 @@ TEST_P(ArmRunTimeRows, CorrectAtEachExtent) {
   expectTensorized(k->object->getMemBufferRef(), k->name, k->mnemonic,
                    c.spec.withRows(c.rows.front()),
                    double(k->macsPerInstruction), /*innermost=*/dot);
-  for (int64_t rows : c.rows) {
-    int runs = 0;
-    EXPECT_EQ(checkUnderQemu(*k, c.spec.withRows(rows),
-                             qemuOptionsFor(*target), kSeed, runs),
-              "")
-        << "at " << rows << " rows, plan " << k->plan;
-    EXPECT_EQ(runs, 4);
-  }
+  // One executable and one qemu process for every extent.
+  auto qemu = QemuKernel::link(*k, c.spec);
+  ASSERT_TRUE(bool(qemu)) << llvm::toString(qemu.takeError());
+  std::vector<KernelSpec> calls;
+  for (int64_t rows : c.rows)
+    calls.push_back(c.spec.withRows(rows));
+  int runs = 0;
+  EXPECT_EQ(qemu->check(calls, qemuOptionsFor(*target), kSeed, runs), "")
+      << "plan " << k->plan;
+  EXPECT_EQ(runs, 4 * int(calls.size()));
 }
 
 INSTANTIATE_TEST_SUITE_P(Matrix, ArmRunTimeRows,
@@ -268,18 +273,24 @@ TEST_P(ArmScalableKernels, CorrectAtEveryVectorLength) {
   // the instruction is then in the column loop.
   expectTensorized(k->object->getMemBufferRef(), k->name, k->mnemonic, spec,
                    double(k->macsPerInstruction), /*innermost=*/!matrix);
+  // One executable and one qemu process at every length (set by prctl);
+  // the data and reference made once.
+  auto qemu = QemuKernel::link(*k, spec);
+  ASSERT_TRUE(bool(qemu)) << llvm::toString(qemu.takeError());
+  std::vector<aarch64::RunOptions> lengths;
   for (unsigned bits : {128u, 256u, 512u, 2048u}) {
-    aarch64::RunOptions qemu = qemuOptionsFor(*target);
-    qemu.sveBits = bits;
-    int runs = 0;
-    EXPECT_EQ(checkUnderQemu(*k, spec, qemu, kSeed, runs), "")
-        << "at SVE " << bits << " bits, plan " << k->plan << ", schedule "
-        << k->schedule;
-    EXPECT_EQ(runs, 4);
-    auto counts = countUnderQemu(*k, spec, qemu, kSeed);
-    ASSERT_TRUE(bool(counts)) << llvm::toString(counts.takeError());
-    EXPECT_GE(double(counts->tensor), counts->minimum) << bits << " bits";
+    lengths.push_back(qemuOptionsFor(*target));
+    lengths.back().sveBits = bits;
   }
+  int runs = 0;
+  std::vector<QemuCounts> counts;
+  EXPECT_EQ(qemu->check(spec, lengths, kSeed, runs, &counts), "")
+      << "plan " << k->plan << ", schedule " << k->schedule;
+  EXPECT_EQ(runs, 4 * int(lengths.size()));
+  ASSERT_EQ(counts.size(), lengths.size());
+  for (auto [length, count] : llvm::zip(lengths, counts))
+    EXPECT_GE(double(count.tensor), count.minimum)
+        << length.sveBits << " bits";
 }
 
 INSTANTIATE_TEST_SUITE_P(Matrix, ArmScalableKernels,
