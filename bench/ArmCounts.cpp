@@ -158,13 +158,16 @@ void countTisa(LoadedDescriptions &d, const KernelSpec &spec,
     return;
   }
   int runs = 0;
-  std::vector<QemuCounts> checkedCounts;
-  if (std::string diff = linked->check(spec, qemu, kSeed, runs, &checkedCounts);
+  if (std::string diff = linked->check(spec, qemu, kSeed, runs);
       !diff.empty()) {
     row.tisaPacked.note = "wrong: " + diff;
     return;
   }
-  const QemuCounts *counts = &checkedCounts.front();
+  auto counts = linked->count(spec, qemu, kSeed);
+  if (!counts) {
+    row.tisaPacked.note = llvm::toString(counts.takeError());
+    return;
+  }
   double macs = spec.ops() / 2;
   row.tisaPacked.perMac = counts->total / macs;
   row.tisaPlain.perMac = counts->plainTotal / macs;

@@ -37,6 +37,13 @@ struct QemuCounts {
   uint64_t plainTotal = 0;
 };
 
+/// Multiply-accumulates above which QemuKernel::check runs a kernel's
+/// extreme data under its first config only (its random data under every
+/// config): under qemu a BERT-sized bf16 GEMM takes about 10 s per call, and
+/// both data sets take the same code paths at each vector length; only the
+/// values differ.
+constexpr double kQemuLargeMacs = double(1 << 25);
+
 /// A generated kernel linked for qemu once, with an adapter that takes each
 /// call's leading dimensions, zero point, guard bytes and run-time extents
 /// as data: every data set, extent, CPU model, vector length and count of
@@ -52,9 +59,12 @@ public:
   /// under each of `configs` in turn, through its plain entry and through
   /// its pack and pre-packed entries, and compares each result with the
   /// reference. Empty if all agree; otherwise which run differed and how, or
-  /// why it could not run. `runs` counts the runs that agreed (4 per
-  /// config). With `counts`, also what count() gives for each config, in
-  /// the same process (the counting plugin then runs throughout).
+  /// why it could not run. `runs` counts the runs that agreed: 4 per spec
+  /// and config, but a spec of more than kQemuLargeMacs runs its extreme data
+  /// under the first config only (2 per further config). With `counts`, also
+  /// the counts count() gives, for each config in the same process (the counting plugin then runs throughout), of the
+  /// first spec's random data in padded rows (count()'s are in tight rows:
+  /// the same code runs).
   /// Several `specs` (the kernel called at several run-time extents) run
   /// in the same processes: 4 runs per spec and config. The counts are of
   /// the first spec.
@@ -70,8 +80,9 @@ public:
                                    uint64_t seed) const;
 
 private:
-  /// check() and count(): the checks of `specs`, and with `counts` a
-  /// counted call of `countedSpec` per config.
+  /// check() and count(): the checks of `specs` (with `counts`, the first
+  /// data set's calls counted), or with no specs a counted call of
+  /// `countedSpec` per config.
   std::string run(llvm::ArrayRef<KernelSpec> specs,
                   const KernelSpec &countedSpec,
                   llvm::ArrayRef<aarch64::RunOptions> configs, uint64_t seed,
