@@ -170,7 +170,8 @@ std::function<void()> bindKernel(const CompiledKernel &k, KernelData &d,
   Operands ops = splitOperands(k, d);
   const void *other = ops.other, *p = packed.data();
   int64_t ld = ops.otherLd, n = d.ldc;
-  int64_t parts = mode.pool ? usefulParts(k, d, mode.ranges) : mode.ranges;
+  int64_t parts = mode.pool && !mode.everyPart ? usefulParts(k, d, mode.ranges)
+                                                : mode.ranges;
   if (!mode.ranges || (mode.pool && parts <= 1)) {
     void *f = k.address("_packed");
     if (gemm)
@@ -246,8 +247,14 @@ std::string checkKernel(const CompiledKernel &k, uint64_t seed, int &runs,
     // The range entry first: a temporary it reads but did not write then
     // holds the previous inputs' values (left by the other entries' calls),
     // not by chance the same ones.
-    const char *names[] = {"range (3 parts)", "pre-packed", "plain"};
-    RunMode modes[] = {{true, 3}, {true, 0}, {false, 0}};
+    // The range entry's three parts run at once, on three threads, as a
+    // caller's pool runs them: a part that writes or reads another's rows is
+    // a race here, not an order that happens to work.
+    static ThreadPool pool(3);
+    const char *names[] = {"range (3 parts at once)", "pre-packed", "plain"};
+    RunMode modes[] = {{true, 3, &pool, /*everyPart=*/true},
+                       {true, 0},
+                       {false, 0}};
     // Packed once into poisoned memory for both pre-packed entries.
     Bytes packed;
     if (std::string stray = packWeights(k, data, packed); !stray.empty())

@@ -173,6 +173,9 @@ struct RunMode {
   /// another. 0: the `_packed` entry.
   int64_t ranges = 0;
   ThreadPool *pool = nullptr;
+  /// With a pool: all `ranges` parts however little work each holds (a
+  /// check of concurrent ranges), instead of usefulParts().
+  bool everyPart = false;
 };
 
 /// Multiply-accumulates below which another thread costs more than it saves.

@@ -23,6 +23,9 @@
 #include <gtest/gtest.h>
 
 #include <algorithm>
+#include <cmath>
+#include <cstring>
+#include <random>
 
 using namespace tisa;
 
@@ -44,6 +47,37 @@ KernelSpec gemm(int64_t m, int64_t n, int64_t k) {
 KernelSpec conv(int64_t batch, int64_t h, int64_t w, int64_t c, int64_t f,
                 int64_t r, int64_t stride, int64_t pad) {
   return KernelSpec::makeConv2d(batch, h, w, c, f, r, stride, pad);
+}
+
+/// Fills C's elements with random values (s32 below 2^20 in magnitude, f32
+/// multiples of 2^-10 in [-1, 1]) and makes the expected result C + A * B:
+/// s32 wraps; in f32, C is one more term of the sum, whose every addition
+/// may round relative to |C| too, and the reference's own result rounds
+/// once more: the bound grows by (K + 3) * 2^-24 * |C| + 2^-23 * |A * B|.
+void addRandomStart(const KernelSpec &spec, KernelData &data, uint64_t seed) {
+  std::mt19937_64 rng(seed);
+  bool isFloat = spec.types.isFloat();
+  for (int64_t o = 0; o < spec.outputElements(); ++o) {
+    uint8_t *c = data.out() + 4 * o, *want = &data.expected[4 * o];
+    if (!isFloat) {
+      int32_t start = int32_t(rng() % (1 << 21)) - (1 << 20), sum;
+      std::memcpy(&sum, want, 4);
+      sum = int32_t(uint32_t(sum) + uint32_t(start));
+      std::memcpy(c, &start, 4);
+      std::memcpy(want, &sum, 4);
+      continue;
+    }
+    float start = std::ldexp(float(int(rng() % 2001) - 1000), -10), sum;
+    std::memcpy(&sum, want, 4);
+    int64_t terms = spec.op == KernelSpec::Op::Gemm ? spec.k
+                                                     : spec.r * spec.s * spec.c;
+    data.bounds[o] += double(terms + 3) * std::ldexp(1.0, -24) *
+                          std::fabs(start) +
+                      std::ldexp(1.0, -23) * std::fabs(sum);
+    sum = float(double(start) + double(sum));
+    std::memcpy(c, &start, 4);
+    std::memcpy(want, &sum, 4);
+  }
 }
 
 class GpuLibrary : public ::testing::TestWithParam<Case> {
@@ -93,12 +127,16 @@ TEST_P(GpuLibrary, HostRunMatchesTheReference) {
   auto run = loadGpuKernelOnHost(*kernel, spec);
   ASSERT_TRUE(static_cast<bool>(run)) << llvm::toString(run.takeError());
   for (Fill fill : {Fill::Random, Fill::Extreme}) {
-    KernelData data = makeData(spec, /*seed=*/7, fill);
+    // Guard bytes of poison around C: a write outside it is seen.
+    KernelData data = makeData(spec, /*seed=*/7, fill, Layout::Guarded);
     data.denormalsAreZero = {false, false}; // mma.sync keeps denormals
-    // C += A * B; with an epilogue C = epilogue(A * B), C not read.
-    std::fill(data.output.begin(), data.output.end(), 0);
-    (*run)(data);
     computeReference(spec, data);
+    // C += A * B from a C of random values (a kernel that overwrites C, or
+    // adds twice, is seen); with an epilogue C = epilogue(A * B), C not
+    // read: it keeps the poison.
+    if (!spec.epilogue.any())
+      addRandomStart(spec, data, /*seed=*/11);
+    (*run)(data);
     EXPECT_EQ(compareOutput(spec, data), "")
         << (fill == Fill::Random ? "random" : "extreme") << " data";
   }
