@@ -62,9 +62,9 @@ public:
   /// why it could not run. `runs` counts the runs that agreed: 4 per spec
   /// and config, but a spec of more than kQemuLargeMacs runs its extreme data
   /// under the first config only (2 per further config). With `counts`, also
-  /// the counts count() gives, for each config in the same process (the counting plugin then runs throughout), of the
-  /// first spec's random data in padded rows (count()'s are in tight rows:
-  /// the same code runs).
+  /// the counts count() gives, for each config in the same process (the
+  /// counting plugin then runs throughout), of the first spec's random data
+  /// in padded rows (count()'s are in tight rows: the same code runs).
   /// Several `specs` (the kernel called at several run-time extents) run
   /// in the same processes: 4 runs per spec and config. The counts are of
   /// the first spec.

@@ -292,12 +292,15 @@ std::string cannotRunHere(llvm::StringRef target) {
          " code is compiled and inspected here, not run)";
 }
 
-std::string x86MatrixTarget(std::string &notRun) {
+std::string x86MatrixTarget(const KernelTypes &types,
+                            std::string &notRun) {
   auto host = loadTarget("host");
   notRun.clear();
   std::vector<std::string> lacking;
-  for (const char *f :
-       {"avx512f", "avx512bw", "avx512vl", "avx512vnni", "avx512bf16"})
+  // Integer kernels need AVX512-VNNI, bf16 ones AVX512_BF16: a Cascade Lake
+  // or Ice Lake runs the integer matrix.
+  const char *instruction = types.isFloat() ? "avx512bf16" : "avx512vnni";
+  for (const char *f : {"avx512f", "avx512bw", "avx512vl", instruction})
     if (!host || !host->features.contains(f))
       lacking.push_back(f);
   if (!host)

@@ -83,10 +83,12 @@ bool refersTo(llvm::MemoryBufferRef obj, llvm::StringRef from,
 /// this CPU lacks, or why a target does not load), or "" when it can.
 std::string cannotRunHere(llvm::StringRef target);
 
-/// The x86 kernel matrix's target: "host" on a CPU with AVX512-VNNI and
-/// AVX512_BF16, where its kernels run; elsewhere "znver4", whose kernels are
-/// compiled and inspected but not run, with the reason in `notRun`.
-std::string x86MatrixTarget(std::string &notRun);
+/// The x86 kernel matrix's target for kernels of `types`: "host" on a CPU
+/// with AVX-512 and the instruction of those types (AVX512-VNNI for
+/// integers, AVX512_BF16 for bf16), where its kernels run; elsewhere
+/// "znver4", whose kernels are compiled and inspected but not run, with the
+/// reason in `notRun`.
+std::string x86MatrixTarget(const KernelTypes &types, std::string &notRun);
 
 /// Compiles `spec` for `target` without the disk cache (the tests are about
 /// the compiler), without `withoutFeatures`, collecting warnings.

@@ -40,7 +40,7 @@ TEST_P(Kernels, CorrectAndTensorized) {
   expectOutputSize(GetParam());
   std::string warnings, notRun;
   auto compiled =
-      compileUncached(spec, x86MatrixTarget(notRun), warnings);
+      compileUncached(spec, x86MatrixTarget(spec.types, notRun), warnings);
   ASSERT_TRUE(bool(compiled)) << llvm::toString(compiled.takeError());
   const CompiledKernel &k = **compiled;
   // The target has AVX512-VNNI and AVX512_BF16: no fallback is acceptable.
@@ -83,7 +83,8 @@ std::unique_ptr<CompiledKernel> tensorizedKernel(const KernelSpec &spec,
                                                  const KernelSpec &call,
                                                  std::string &notRun) {
   std::string warnings;
-  auto compiled = compileUncached(spec, x86MatrixTarget(notRun), warnings);
+  auto compiled =
+      compileUncached(spec, x86MatrixTarget(spec.types, notRun), warnings);
   if (!compiled) {
     ADD_FAILURE() << llvm::toString(compiled.takeError());
     return nullptr;
@@ -190,7 +191,8 @@ TEST(KernelsRunTime, ConstantTilesWithOnlyWidthAtRunTime) {
   spec.runTimeW = true;
   spec = spec.withCall(spec.rows(), spec.h, 0);
   std::string warnings, notRun;
-  auto compiled = compileUncached(spec, x86MatrixTarget(notRun), warnings);
+  auto compiled =
+      compileUncached(spec, x86MatrixTarget(spec.types, notRun), warnings);
   ASSERT_TRUE(bool(compiled)) << llvm::toString(compiled.takeError());
   EXPECT_EQ((*compiled)->tiles(), 2 * 7);
   if (!notRun.empty())
@@ -209,7 +211,8 @@ TEST(KernelsRunTime, PlainCodeTilesWithRowsAtRunTime) {
   spec.runTimeRows = true;
   spec = spec.withRows(0).withCall(100, 0, 0);
   std::string warnings, notRun;
-  auto compiled = compileUncached(spec, x86MatrixTarget(notRun), warnings);
+  auto compiled =
+      compileUncached(spec, x86MatrixTarget(spec.types, notRun), warnings);
   ASSERT_TRUE(bool(compiled)) << llvm::toString(compiled.takeError());
   ASSERT_EQ((*compiled)->instruction(), "") << "expected plain vector code";
   EXPECT_EQ((*compiled)->tiles(), 0);
@@ -241,7 +244,7 @@ TEST_P(Schedules, SameResult) {
   options.cacheDir = "";
   options.schedule = c.schedule;
   std::string notRun;
-  options.target = x86MatrixTarget(notRun);
+  options.target = x86MatrixTarget(c.spec.types, notRun);
   auto compiled = compileKernel(c.spec, options);
   ASSERT_TRUE(bool(compiled)) << llvm::toString(compiled.takeError());
   EXPECT_EQ((*compiled)->schedule(), c.schedule);

@@ -15,14 +15,15 @@ namespace {
 /// + 2 or nearly even (5 + 5 + 4) by `even`, which only measuring decides.
 TEST(Tune, TogglesEvenRows) {
   std::string notRun;
-  x86MatrixTarget(notRun);
+  KernelSpec spec = gemm(14, 48, 32, "u8s8s32");
+  x86MatrixTarget(spec.types, notRun);
   if (!notRun.empty())
     GTEST_SKIP() << notRun << " (the tuner measures)";
   TuneOptions options;
   options.timeLimit = 60;
   options.store = false;
   options.jit.cacheDir.clear();
-  auto result = tuneKernel(gemm(14, 48, 32, "u8s8s32"), options);
+  auto result = tuneKernel(spec, options);
   ASSERT_TRUE(bool(result)) << llvm::toString(result.takeError());
   bool initialEven = result->initial.find("even=1") != std::string::npos;
   bool toggled = llvm::any_of(result->tried, [&](const TuneCandidate &c) {
