@@ -430,6 +430,32 @@ std::vector<std::string> qemuArguments(const RunOptions &options) {
   return args;
 }
 
+/// Runs `exe args...` under qemu-aarch64 as `options` say (CPU, vector
+/// length, environment, timeout), its output in dir's "tool.log"; with
+/// `counted`, under the counting plugin writing dir's "counts.txt". `what`
+/// names the run in an error.
+Error runUnderQemu(const Twine &what, StringRef exe, ArrayRef<std::string> args,
+                   const RunOptions &options, const TempDir &dir,
+                   bool counted) {
+  std::optional<std::string> qemu = findQemu();
+  if (!qemu)
+    return makeError("qemu-aarch64 not found (set TISA_QEMU_AARCH64 or "
+                     "install qemu-user)");
+  std::vector<std::string> qemuArgs = qemuArguments(options);
+  if (counted) {
+    Expected<std::string> plugin =
+        markCountingPlugin(exe, dir.file("counts.txt"));
+    if (!plugin)
+      return plugin.takeError();
+    qemuArgs.insert(qemuArgs.end(), {"-plugin", *plugin});
+  }
+  qemuArgs.push_back(exe.str());
+  qemuArgs.insert(qemuArgs.end(), args.begin(), args.end());
+  SmallVector<StringRef, 16> runArgs(qemuArgs.begin(), qemuArgs.end());
+  return runTool(what + " (-cpu " + qemuArgs[1] + ")", *qemu, runArgs,
+                 dir.file("tool.log"), options.timeoutSeconds);
+}
+
 /// A run's buffer count and vector length, checked before anything runs.
 Error checkRunArguments(size_t buffers, unsigned sveBits) {
   if (buffers == 0 || buffers > kMaxProbeBuffers)
@@ -549,33 +575,17 @@ Expected<ProgramRun> LinkedProgram::runCalls(std::vector<ProgramCall> calls,
   }
   if (Error err = checkRunArguments(1, options.sveBits))
     return std::move(err);
-  std::optional<std::string> qemu = findQemu();
-  if (!qemu)
-    return makeError("qemu-aarch64 not found (set TISA_QEMU_AARCH64 or "
-                     "install qemu-user)");
   // Each run its own files: runs of one program may overlap (threads).
   Expected<TempDir> dir = TempDir::create("tisa-aarch64-run");
   if (!dir)
     return dir.takeError();
   std::string inPath = dir->file("in.bin");
   std::string outPath = dir->file("out.bin");
-  std::string logPath = dir->file("tool.log");
   if (Error err = writeFile(inPath, encodeInput(calls)))
     return std::move(err);
-
-  std::vector<std::string> qemuArgs = qemuArguments(options);
-  std::string countsPath = dir->file("counts.txt");
-  if (options.countParts) {
-    Expected<std::string> plugin = markCountingPlugin(files->exe, countsPath);
-    if (!plugin)
-      return plugin.takeError();
-    qemuArgs.insert(qemuArgs.end(), {"-plugin", *plugin});
-  }
-  qemuArgs.insert(qemuArgs.end(), {files->exe, inPath, outPath});
-  SmallVector<StringRef, 16> runArgs(qemuArgs.begin(), qemuArgs.end());
-  if (Error err = runTool("running probe '" + symbol + "' (-cpu " +
-                              qemuArgs[1] + ")",
-                          *qemu, runArgs, logPath, options.timeoutSeconds))
+  if (Error err = runUnderQemu("running probe '" + symbol + "'", files->exe,
+                               {inPath, outPath}, options, *dir,
+                               options.countParts))
     return std::move(err);
 
   Expected<std::unique_ptr<MemoryBuffer>> output = readFile(outPath);
@@ -588,7 +598,8 @@ Expected<ProgramRun> LinkedProgram::runCalls(std::vector<ProgramCall> calls,
   ProgramRun run;
   run.calls = std::move(*results);
   if (options.countParts) {
-    Expected<std::vector<ExecutedCounts>> parts = readMarkedCounts(countsPath);
+    Expected<std::vector<ExecutedCounts>> parts =
+        readMarkedCounts(dir->file("counts.txt"));
     if (!parts)
       return parts.takeError();
     run.parts = std::move(*parts);
@@ -628,31 +639,19 @@ Expected<ProbeResult> runProgram(ArrayRef<uint8_t> object, StringRef symbol,
 
 Expected<CountedRun> runCounted(StringRef exe, ArrayRef<std::string> args,
                                 const RunOptions &options) {
-  std::optional<std::string> qemu = findQemu();
-  if (!qemu)
-    return makeError("qemu-aarch64 not found (set TISA_QEMU_AARCH64 or "
-                     "install qemu-user)");
   Expected<TempDir> dir = TempDir::create("tisa-aarch64-counted");
   if (!dir)
     return dir.takeError();
-  std::string countsPath = dir->file("counts.txt"), logPath = dir->file("log");
-  Expected<std::string> plugin = markCountingPlugin(exe, countsPath);
-  if (!plugin)
-    return plugin.takeError();
-  std::vector<std::string> qemuArgs = qemuArguments(options);
-  qemuArgs.insert(qemuArgs.end(), {"-plugin", *plugin, exe.str()});
-  qemuArgs.insert(qemuArgs.end(), args.begin(), args.end());
-  SmallVector<StringRef, 16> runArgs(qemuArgs.begin(), qemuArgs.end());
-  if (Error err = runTool("running '" + sys::path::filename(exe) + "' (-cpu " +
-                              qemuArgs[1] + ")",
-                          *qemu, runArgs, logPath, options.timeoutSeconds))
+  if (Error err = runUnderQemu("running '" + sys::path::filename(exe) + "'",
+                               exe, args, options, *dir, /*counted=*/true))
     return std::move(err);
   CountedRun run;
-  Expected<std::unique_ptr<MemoryBuffer>> log = readFile(logPath);
+  Expected<std::unique_ptr<MemoryBuffer>> log = readFile(dir->file("tool.log"));
   if (!log)
     return log.takeError();
   run.output = (*log)->getBuffer().str();
-  Expected<std::vector<ExecutedCounts>> parts = readMarkedCounts(countsPath);
+  Expected<std::vector<ExecutedCounts>> parts =
+      readMarkedCounts(dir->file("counts.txt"));
   if (!parts)
     return parts.takeError();
   if (parts->empty())
