@@ -72,6 +72,44 @@ void LaneDotKernel::Impl::emitPackSums(OpBuilder &b, Location loc, Value src,
   emitSums(b, loc, pkInput, src, pkSumLoops, pkSumFactor, sums);
 }
 
+namespace {
+
+/// How the vector pack reads a chunk of lanes of each of a group's rows of
+/// the source.
+struct ChunkRead {
+  Value src;
+  AffineMap map;
+  unsigned groupLoop;
+  int64_t group, groupExtent;
+  VectorType laneVec;
+  Value pad;
+
+  /// Row `k` of group tile `gi`.
+  Value row(OpBuilder &b, Location loc, Value gi, int64_t k) const {
+    return arith::AddIOp::create(
+        b, loc, arith::MulIOp::create(b, loc, gi, cIndex(b, loc, group)),
+        cIndex(b, loc, k));
+  }
+
+  /// The chunk's lanes (at `ivs`) of each row of group tile `gi`, rows past
+  /// the reduction's end read at its last row; with `inBounds`, as whole
+  /// registers, else masked at the source's end (lanes past it hold `pad`).
+  SmallVector<Value> rows(OpBuilder &b, Location loc, SmallVector<Value> ivs,
+                          Value gi, bool inBounds) const {
+    SmallVector<Value> out;
+    for (int64_t k = 0; k < group; ++k) {
+      ivs[groupLoop] = arith::MinSIOp::create(b, loc, row(b, loc, gi, k),
+                                              cIndex(b, loc, groupExtent - 1));
+      out.push_back(vector::TransferReadOp::create(
+          b, loc, laneVec, src, applyMap(b, loc, map, ivs), pad,
+          ArrayRef<bool>{inBounds}));
+    }
+    return out;
+  }
+};
+
+} // namespace
+
 bool LaneDotKernel::Impl::emitVectorPack(OpBuilder &b, Location loc, Value src,
                                          Value data, const Schedule &s) const {
   // The source's lanes must be contiguous: its last dimension is the lane
@@ -121,25 +159,40 @@ bool LaneDotKernel::Impl::emitVectorPack(OpBuilder &b, Location loc, Value src,
         within);
     // One register of lanes per element of the group; rows past the
     // reduction's end are zeros.
+    ChunkRead read{src, pk.map, groupLoop, group, groupExtent, laneVec, pad};
     SmallVector<Value> rows;
+    if (panels(s) * panel == extent[laneLoop]) {
+      rows = read.rows(b, loc, ivs, gi, /*inBounds=*/true);
+    } else {
+      // The last panel is wider than the lanes left (144 lanes in panels
+      // of 128): the chunks the lanes end in or pass read masked, since
+      // whole registers there would read past the source's last row, whose
+      // bytes may be the last mapped ones. The others read whole registers.
+      Value inside = arith::CmpIOp::create(
+          b, loc, arith::CmpIPredicate::sle,
+          arith::AddIOp::create(b, loc, ivs[laneLoop], cIndex(b, loc, lanes)),
+          cIndex(b, loc, extent[laneLoop]));
+      auto ifOp = scf::IfOp::create(
+          b, loc, inside,
+          [&](OpBuilder &b, Location loc) {
+            scf::YieldOp::create(b, loc, read.rows(b, loc, ivs, gi, true));
+          },
+          [&](OpBuilder &b, Location loc) {
+            scf::YieldOp::create(b, loc, read.rows(b, loc, ivs, gi, false));
+          });
+      rows.assign(ifOp.getResults().begin(), ifOp.getResults().end());
+    }
     for (int64_t k = 0; k < group; ++k) {
-      Value g = arith::AddIOp::create(
-          b, loc, arith::MulIOp::create(b, loc, gi, cIndex(b, loc, group)),
-          cIndex(b, loc, k));
-      ivs[groupLoop] =
-          arith::MinSIOp::create(b, loc, g, cIndex(b, loc, groupExtent - 1));
-      Value v = vector::TransferReadOp::create(
-          b, loc, laneVec, src, applyMap(b, loc, pk.map, ivs), pad,
-          ArrayRef<bool>{lanesPadded == extent[laneLoop]});
+      Value &v = rows[k];
       if (biased)
         v = flipSignBits(b, loc, v);
       if (groupExtent % group)
         v = arith::SelectOp::create(
             b, loc,
-            arith::CmpIOp::create(b, loc, arith::CmpIPredicate::slt, g,
+            arith::CmpIOp::create(b, loc, arith::CmpIPredicate::slt,
+                                  read.row(b, loc, gi, k),
                                   cIndex(b, loc, groupExtent)),
             v, zeros);
-      rows.push_back(v);
     }
     // Interleave: element i of row k goes to i * group + k. Concatenate the
     // rows pairwise, then permute once.
