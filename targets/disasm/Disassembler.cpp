@@ -2,6 +2,7 @@
 
 #include "DisassemblerImpl.h"
 
+#include "llvm/ADT/DenseMap.h"
 #include "llvm/ADT/STLExtras.h"
 #include "llvm/ADT/SmallVector.h"
 #include "llvm/ADT/StringExtras.h"
@@ -263,11 +264,21 @@ std::optional<uint64_t> branchTarget(const DecodedInst &in) {
 
 std::vector<std::pair<size_t, size_t>>
 allLoops(llvm::ArrayRef<DecodedInst> insts) {
+  // Backward branches to one header close one loop, up to the last of
+  // them: a loop whose body skips ahead to the next iteration (a border
+  // tap `continue`s) has a short latch beside the long one, and the short
+  // [header, latch] is no loop inside the long one.
   std::vector<std::pair<size_t, size_t>> loops;
+  llvm::DenseMap<uint64_t, size_t> byHeader;
   for (size_t i = 0; i < insts.size(); ++i) {
     auto target = branchTarget(insts[i]);
     if (!target || *target > insts[i].address)
       continue;
+    auto [it, fresh] = byHeader.try_emplace(*target, loops.size());
+    if (!fresh) {
+      loops[it->second].second = i;
+      continue;
+    }
     size_t first = i;
     while (first > 0 && insts[first].address > *target)
       --first;

@@ -116,7 +116,7 @@ llvm::Error expectMnemonic(llvm::ArrayRef<DecodedInst> insts,
 /// displacement from the next instruction; nullopt for anything else.
 std::optional<uint64_t> branchTarget(const DecodedInst &in);
 /// All loops of a decoded function: [first, last] instruction index ranges
-/// closed by a backward branch.
+/// from a backward branch's target to the last backward branch to it.
 std::vector<std::pair<size_t, size_t>>
 allLoops(llvm::ArrayRef<DecodedInst> insts);
 /// The loops that contain no other loop.

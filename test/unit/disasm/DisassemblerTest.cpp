@@ -476,3 +476,41 @@ TEST(ExpectMnemonic, EmptyFunction) {
 }
 
 } // namespace
+
+namespace {
+
+/// An aarch64 instruction at `address` (4 bytes), as the decoder gives it.
+tisa::DecodedInst inst(uint64_t address, llvm::StringRef mnemonic,
+                       llvm::StringRef operands = "") {
+  tisa::DecodedInst i;
+  i.address = address;
+  i.size = 4;
+  i.mnemonic = mnemonic.str();
+  i.text = (mnemonic + (operands.empty() ? "" : " ") + operands).str();
+  return i;
+}
+
+} // namespace
+
+// A loop over taps whose border taps skip ahead to the next iteration: two
+// backward branches to one header are one loop (with the udot in it), not a
+// short loop nested in a long one.
+TEST(Loops, LatchesOfOneHeaderAreOneLoop) {
+  std::vector<tisa::DecodedInst> code = {
+      inst(0x100, "mov"),         // 0
+      inst(0x104, "cmp"),         // 1: header
+      inst(0x108, "b.hs", "0x104"), // 2: border tap: next iteration
+      inst(0x10c, "udot"),        // 3
+      inst(0x110, "cmp"),         // 4
+      inst(0x114, "b.lo", "0x104"), // 5: latch
+      inst(0x118, "ret")};        // 6
+  auto loops = tisa::allLoops(code);
+  ASSERT_EQ(loops.size(), 1u);
+  EXPECT_EQ(loops[0], std::make_pair(size_t(1), size_t(5)));
+  EXPECT_EQ(tisa::innermostLoops(code), loops);
+  // A loop with another header inside is not innermost.
+  code.insert(code.begin() + 4, inst(0x10e, "b.ne", "0x10c"));
+  auto inner = tisa::innermostLoops(code);
+  ASSERT_EQ(inner.size(), 1u);
+  EXPECT_EQ(inner[0], std::make_pair(size_t(3), size_t(4)));
+}
