@@ -58,27 +58,38 @@ std::function<void(Trail...)> bindEntry(void *f, const EpilogueArgs *epilogue,
 
 } // namespace
 
-std::string packWeights(const CompiledKernel &k, const KernelData &d,
-                        Bytes &packed) {
-  bool gemm = k.spec().op == KernelSpec::Op::Gemm;
+int64_t packedBytes(const CompiledKernel &k, const KernelData &d) {
   std::vector<int64_t> extents =
       runTimeArgs(k, d, KernelSpec::Extents::Weights);
-  int64_t bytes = k.packedBytes();
   if (extents.size() == 1)
-    bytes = k.entry<int64_t(int64_t)>("_packed_bytes")(extents[0]);
-  else if (extents.size() == 2)
-    bytes = k.entry<int64_t(int64_t, int64_t)>("_packed_bytes")(extents[0],
-                                                                extents[1]);
-  packed.assign(bytes + kPackGuardBytes, kOutputPoison);
-  std::fill_n(packed.begin(), bytes, kPackPoison);
+    return k.entry<int64_t(int64_t)>("_packed_bytes")(extents[0]);
+  if (extents.size() == 2)
+    return k.entry<int64_t(int64_t, int64_t)>("_packed_bytes")(extents[0],
+                                                               extents[1]);
+  return k.packedBytes();
+}
+
+std::function<void()> bindPack(const CompiledKernel &k, const KernelData &d,
+                               void *packed) {
+  std::vector<int64_t> extents =
+      runTimeArgs(k, d, KernelSpec::Extents::Weights);
   Operands ops = splitOperands(k, d);
   void *pack = k.address("_pack_" + k.packedOperand());
-  void *p = packed.data();
-  if (gemm)
-    bindEntry<>(pack, nullptr, extents,
-                std::tuple(ops.packed, ops.packedLd, p))();
-  else
-    bindEntry<>(pack, nullptr, extents, std::tuple(ops.packed, p))();
+  if (k.spec().op == KernelSpec::Op::Gemm)
+    return bindEntry<>(pack, nullptr, extents,
+                       std::tuple(ops.packed, ops.packedLd, packed));
+  return bindEntry<>(pack, nullptr, extents, std::tuple(ops.packed, packed));
+}
+
+std::string packWeights(const CompiledKernel &k, const KernelData &d,
+                        Bytes &packed) {
+  int64_t bytes = packedBytes(k, d);
+  // The fence page, when there is one after, takes the guard's place.
+  int64_t guard = d.fence == Fence::After ? 0 : kPackGuardBytes;
+  packed =
+      Bytes(bytes + guard, kOutputPoison, BufferAllocator<uint8_t>(d.fence));
+  std::fill_n(packed.begin(), bytes, kPackPoison);
+  bindPack(k, d, packed.data())();
   for (int64_t i = bytes; i < int64_t(packed.size()); ++i)
     if (packed[i] != kOutputPoison)
       return llvm::formatv("the pack wrote past its {0} bytes "
@@ -224,8 +235,10 @@ int64_t usefulParts(const CompiledKernel &k, const KernelData &d,
 
 llvm::ArrayRef<CheckInputs> checkInputs() {
   static const CheckInputs inputs[] = {
-      {Fill::Random, Layout::Padded, "random (padded rows)"},
-      {Fill::Extreme, Layout::Guarded, "extreme"}};
+      {Fill::Random, Layout::Padded, Fence::After,
+       "random (padded rows, each buffer ending at a fence page)"},
+      {Fill::Extreme, Layout::Guarded, Fence::Before,
+       "extreme (each buffer starting at a fence page)"}};
   return inputs;
 }
 
@@ -239,7 +252,7 @@ std::string checkKernel(const CompiledKernel &k, uint64_t seed, int &runs,
                         const KernelSpec &spec) {
   runs = 0;
   for (const CheckInputs &in : checkInputs()) {
-    KernelData data = makeData(spec, seed, in.fill, in.layout);
+    KernelData data = makeData(spec, seed, in.fill, in.layout, in.fence);
     data.denormalsAreZero = k.denormalsAreZero();
     computeReference(spec, data);
     // The plain entry, the pre-packed one, and the range entry in three

@@ -292,7 +292,8 @@ void fillEpilogue(const KernelSpec &spec, KernelData &d, std::mt19937_64 &rng,
     int64_t rows = gemm ? spec.m : 1,
             cols = gemm ? spec.n : spec.outputElements();
     d.ldr = gemm ? cols + (padded ? 3 : 0) : 0;
-    d.residual.assign(4 * rows * (gemm ? d.ldr : cols), 0x5a);
+    // The last row without its gap, as a caller's buffer ends.
+    d.residual.assign(4 * ((rows - 1) * (gemm ? d.ldr : cols) + cols), 0x5a);
     for (int64_t r = 0; r < rows; ++r)
       for (int64_t c = 0; c < cols; ++c)
         put32(d.residual, r * (gemm ? d.ldr : cols) + c,

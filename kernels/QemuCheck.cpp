@@ -47,7 +47,8 @@ constexpr const char *kPlain = "tisa_adapter_plain",
 /// C for the adapter's entry `void tisa_qemu_entry(params, in, weights,
 /// outPacked, outPlain, bias, residual, scale)`, the same for every kernel
 /// (so it is compiled once per machine): packs the weights into a poisoned
-/// buffer followed by a guard, as packWeights does on the host, and calls
+/// buffer followed by a guard, as packWeights does on the host (placed by
+/// the harness as the call's buffers are: against a fence page), and calls
 /// the pre-packed entry into outPacked, then the plain entry into outPlain,
 /// each at the guard's offset into its buffer (with an epilogue, through a
 /// tisa_epilogue of the last three and the zero point). Each of the two calls
@@ -63,6 +64,8 @@ std::string adapterSource() {
 {0}
 typedef long long L;
 typedef void (*F)(void);
+void *{22}(size_t size, size_t *extra);
+void {23}(void *p, size_t size, size_t extra);
 void {1}(void);
 void {2}(void);
 void {3}(void);
@@ -106,11 +109,12 @@ void {6}(const L *p, void *in, void *w, void *outPacked, void *outPlain,
   L a[12];
   int n;
   L bytes = callWith((F){4}, weightExtents, weights);
-  unsigned char *packed = malloc((size_t)bytes + {13});
+  size_t guard = {13};
+  unsigned char *packed = {22}((size_t)bytes, &guard);
   if (!packed)
     abort();
   memset(packed, {14}, (size_t)bytes);
-  memset(packed + bytes, {15}, {13});
+  memset(packed + bytes, {15}, guard);
   n = 0;
   for (int i = 0; i < weights; ++i)
     a[n++] = weightExtents[i];
@@ -119,7 +123,7 @@ void {6}(const L *p, void *in, void *w, void *outPacked, void *outPlain,
     a[n++] = p[{16}];
   a[n++] = (L)packed;
   callWith((F){3}, a, n);
-  for (L i = bytes; i < bytes + {13}; ++i)
+  for (L i = bytes; i < bytes + (L)guard; ++i)
     if (packed[i] != {15}) {{
       fprintf(stderr, "the pack wrote past its %lld bytes "
                       "(NAME_packed_bytes): byte %lld\n", bytes, i);
@@ -150,7 +154,7 @@ void {6}(const L *p, void *in, void *w, void *outPacked, void *outPlain,
     if (p[{21}])
       {5}();
     if (!plain)
-      free(packed);
+      {23}(packed, (size_t)bytes, guard);
   }
 }
 )c",
@@ -160,7 +164,9 @@ void {6}(const L *p, void *in, void *w, void *outPacked, void *outPlain,
                        int(kFixedParams), int(kLdr), int(kZeroPoint),
                        kPackGuardBytes, unsigned(kPackPoison),
                        unsigned(kOutputPoison), int(kLdb), int(kLda),
-                       int(kGuard), int(kLdc), int(kEpilogue), int(kMarked))
+                       int(kGuard), int(kLdc), int(kEpilogue), int(kMarked),
+                       aarch64::kHarnessAllocSymbol,
+                       aarch64::kHarnessFreeSymbol)
       .str();
 }
 
@@ -302,6 +308,19 @@ struct RunData {
   KernelData data;
 };
 
+/// The harness's placement of the buffers as the host's fence says.
+aarch64::BufferFence fenceOf(Fence f) {
+  switch (f) {
+  case Fence::None:
+    return aarch64::BufferFence::None;
+  case Fence::After:
+    return aarch64::BufferFence::After;
+  case Fence::Before:
+    return aarch64::BufferFence::Before;
+  }
+  llvm_unreachable("a fence");
+}
+
 /// Whether `in` runs under the config numbered `config` (kQemuLargeMacs).
 bool runsUnder(const RunData &in, size_t config) {
   return config == 0 || !in.in || in.in->fill != Fill::Extreme ||
@@ -322,7 +341,8 @@ std::string QemuKernel::run(llvm::ArrayRef<KernelSpec> specs,
   for (const KernelSpec &spec : specs)
     for (const CheckInputs &in : checkInputs()) {
       RunData &c = inputs.emplace_back(
-          RunData{&spec, &in, makeData(spec, seed, in.fill, in.layout)});
+          RunData{&spec, &in,
+                  makeData(spec, seed, in.fill, in.layout, in.fence)});
       c.data.denormalsAreZero = kernel.denormalsAreZero;
       computeReference(spec, c.data);
       poisonOutput(c.data);
@@ -342,8 +362,8 @@ std::string QemuKernel::run(llvm::ArrayRef<KernelSpec> specs,
       for (const RunData &in : inputs) {
         bool marked = counts && &in == &inputs.front();
         if (runsUnder(in, c))
-          calls.push_back(
-              {probeBuffers(*in.spec, in.data, marked), configs[c].sveBits});
+          calls.push_back({probeBuffers(*in.spec, in.data, marked),
+                           configs[c].sveBits, fenceOf(in.data.fence)});
       }
     aarch64::RunOptions options = configs[first];
     options.countParts = counts != nullptr;

@@ -143,9 +143,12 @@ Placement placement(const KernelSpec &s, const KernelData &d, Role role) {
 }
 
 /// Bytes an operand of `elements` occupies in `p` (the last row's gap too).
+/// The bytes from the first element to the last: the last row ends
+/// without its gap, as a caller's buffer does.
 int64_t spanBytes(const Placement &p, int64_t elements, ElementKind k) {
-  int64_t rows = (elements + p.rowLength - 1) / p.rowLength;
-  return rows * p.ld * elementBytes(k);
+  if (elements == 0)
+    return 0;
+  return (p.at(elements - 1) + 1) * elementBytes(k);
 }
 
 /// An extreme value of a `bits`-wide integer: 0, +-1, the largest and the
@@ -363,9 +366,14 @@ ReferenceValue finalAt(const KernelSpec &s, const KernelData &d, int64_t o) {
 } // namespace
 
 KernelData makeData(const KernelSpec &spec, uint64_t seed, Fill how,
-                    Layout layout) {
+                    Layout layout, Fence fence) {
   std::mt19937_64 rng(seed);
   KernelData d;
+  d.fence = fence;
+  // Every buffer placed as `fence` says, from its first allocation on.
+  for (Bytes *b :
+       {&d.input, &d.weights, &d.output, &d.bias, &d.residual, &d.scale})
+    *b = Bytes(BufferAllocator<uint8_t>(fence));
   d.rows = spec.rows();
   d.callExtents = spec.callExtents();
   bool padded = layout == Layout::Padded;
@@ -376,7 +384,10 @@ KernelData makeData(const KernelSpec &spec, uint64_t seed, Fill how,
     d.ldb = spec.n + (padded ? 5 : 0);
     d.ldc = spec.n + (padded ? 7 : 0);
   }
-  d.guard = layout == Layout::Tight ? 0 : 64;
+  // Canaries around the output, except where the fence page is.
+  int64_t guard = layout == Layout::Tight ? 0 : 64;
+  d.guard = fence == Fence::Before ? 0 : guard;
+  int64_t guardAfter = fence == Fence::After ? 0 : guard;
   // No infinities or NaNs in a padded convolution's filter: whether a tap on
   // the padding multiplies it by zero (NaN) or is skipped is not settled
   // (tisa skips most such taps but not all: see docs/codegen.md).
@@ -387,7 +398,7 @@ KernelData makeData(const KernelSpec &spec, uint64_t seed, Fill how,
        placement(spec, d, Role::Weights), rng, how, filterSpecials);
   d.output.resize(spanBytes(placement(spec, d, Role::Output),
                             spec.outputElements(), spec.outputKind()) +
-                  2 * d.guard);
+                  d.guard + guardAfter);
   fillEpilogue(spec, d, rng, how, padded);
   poisonOutput(d);
   return d;
@@ -576,8 +587,8 @@ std::string compareAt(const KernelSpec &spec, const KernelData &d,
   if (stray < 0)
     return "";
   int64_t guard = d.guard;
-  int64_t end = int64_t(d.output.size()) - guard;
   int64_t eb = elementBytes(k);
+  int64_t end = guard + (out.at(spec.outputElements() - 1) + 1) * eb;
   std::string where =
       stray < guard ? llvm::formatv("{0} bytes before the first element",
                                     guard - stray)

@@ -39,7 +39,7 @@ constexpr char kInMagic[8] = {'T', 'I', 'S', 'A', 'P', 'I', 'N', '2'};
 constexpr char kOutMagic[8] = {'T', 'I', 'S', 'A', 'P', 'O', 'U', '2'};
 
 // Files (little-endian): in  = magic[8] u32 count u32 runs, then per run:
-//                              u32 sveBits u32 0 u64 size[count] bytes...
+//                              u32 sveBits u32 fence u64 size[count] bytes...
 //                        out = magic[8] u32 count u32 runs, then per run:
 //                              u32 sveBits u32 0 bytes...
 // A run with sveBits != 0 first sets the vector length (prctl); its sveBits
@@ -47,6 +47,9 @@ constexpr char kOutMagic[8] = {'T', 'I', 'S', 'A', 'P', 'O', 'U', '2'};
 // Exit codes: 0 ok, 2 bad input/output, 3 buffer overrun, 4 probe crashed.
 // Bytes after each buffer up to the next 64-byte boundary plus one more
 // 64-byte block are a guard filled with 0xA5 and checked after the call.
+// A run's fence (BufferFence) places each buffer instead so that it ends at
+// a PROT_NONE page (1: no guard bytes) or starts right after one (2); the
+// program may allocate the same way with tisa_harness_alloc.
 constexpr StringLiteral kHarnessSource = R"c(
 #define _GNU_SOURCE
 #include <signal.h>
@@ -56,6 +59,7 @@ constexpr StringLiteral kHarnessSource = R"c(
 #include <stdlib.h>
 #include <string.h>
 #include <sys/auxv.h>
+#include <sys/mman.h>
 #include <sys/prctl.h>
 #include <ucontext.h>
 #include <unistd.h>
@@ -84,20 +88,83 @@ static void fail(int code, const char *fmt, ...) {
   exit(code);
 }
 
-static unsigned currentRun;
+static unsigned currentRun, currentFence;
+/* The current run's buffers, for the fault report. */
+static P runBufs[kMaxBuffers];
+static size_t runSizes[kMaxBuffers];
+static uint32_t runCount;
+
+/* The mapping of a fenced buffer of `size` bytes: its pages and the fence. */
+static size_t fencedSpan(size_t size) {
+  size_t page = (size_t)sysconf(_SC_PAGESIZE);
+  return (size + page - 1) / page * page + page;
+}
+
+/* `size` bytes ending at a PROT_NONE page (fence 1) or starting after one
+   (fence 2); with fence 0, 64-byte aligned with room for `extra` bytes. */
+static void *allocate(size_t size, size_t extra, unsigned fence) {
+  if (fence == 0)
+    return aligned_alloc(kAlign, size + extra);
+  size_t page = (size_t)sysconf(_SC_PAGESIZE), span = fencedSpan(size + extra);
+  char *base = mmap(0, span, PROT_READ | PROT_WRITE,
+                    MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+  if (base == MAP_FAILED)
+    return 0;
+  char *fencePage = fence == 1 ? base + span - page : base;
+  if (mprotect(fencePage, page, PROT_NONE) != 0)
+    return 0;
+  return fence == 1 ? fencePage - size - extra : base + page;
+}
+
+static void release(void *p, size_t size, size_t extra, unsigned fence) {
+  if (fence == 0)
+    return free(p);
+  size_t page = (size_t)sysconf(_SC_PAGESIZE), span = fencedSpan(size + extra);
+  char *data = (char *)p;
+  munmap(fence == 1 ? data + size + extra + page - span : data - page, span);
+}
+
+/* For a program's own buffers (a packed copy): placed as the current run's
+   buffers are, with *extra bytes after (set to 0 when the fence is after
+   the buffer: the fence page takes their place). */
+void *tisa_harness_alloc(size_t size, size_t *extra) {
+  if (currentFence == 1)
+    *extra = 0;
+  return allocate(size, *extra, currentFence);
+}
+
+void tisa_harness_free(void *p, size_t size, size_t extra) {
+  release(p, size, extra, currentFence);
+}
 
 /* Report the faulting pc relative to the probe entry, then exit cleanly so
    qemu neither dumps core nor hides the message. */
 static void onSignal(int sig, siginfo_t *info, void *context) {
   ucontext_t *uc = (ucontext_t *)context;
   uintptr_t pc = (uintptr_t)uc->uc_mcontext.pc;
-  char msg[220];
+  /* The buffer the fault address is nearest outside of (a fence page lies
+     between two mappings: the nearer buffer is the one it fences). */
+  uintptr_t at = (uintptr_t)info->si_addr, nearest = 1 << 16;
+  char where[100] = "";
+  for (uint32_t i = 0; i < runCount; ++i) {
+    uintptr_t b = (uintptr_t)runBufs[i], e = b + runSizes[i];
+    if (at >= e && at - e < nearest) {
+      nearest = at - e;
+      snprintf(where, sizeof where, ": %lu bytes past the end of buffer %u",
+               (unsigned long)(at - e), i);
+    } else if (at < b && b - at < nearest) {
+      nearest = b - at;
+      snprintf(where, sizeof where, ": %lu bytes before buffer %u",
+               (unsigned long)(b - at), i);
+    }
+  }
+  char msg[320];
   int n = snprintf(msg, sizeof msg,
                    "harness: probe crashed: signal %d (%s) at pc=entry%+ld, "
-                   "fault address %p (call %u)\n",
+                   "fault address %p%s (call %u)\n",
                    sig, strsignal(sig),
                    (long)(pc - (uintptr_t)&tisa_probe_entry), info->si_addr,
-                   currentRun);
+                   where, currentRun);
   if (n > 0)
     (void)write(2, msg, (size_t)n < sizeof msg ? (size_t)n : sizeof msg - 1);
   _exit(4);
@@ -185,14 +252,22 @@ int main(int argc, char **argv) {
     uint64_t sizes[kMaxBuffers];
     readExact(in, runHeader, sizeof runHeader, "run header");
     readExact(in, sizes, count * sizeof(uint64_t), "sizes");
-    P bufs[kMaxBuffers] = {0};
+    P *bufs = runBufs;
     size_t spans[kMaxBuffers];
+    runCount = 0;
+    currentFence = runHeader[1];
+    if (currentFence > 2)
+      fail(2, "fence %u out of range", currentFence);
     for (uint32_t i = 0; i < count; ++i) {
-      spans[i] = (sizes[i] + kAlign - 1) / kAlign * kAlign + kGuard;
-      bufs[i] = aligned_alloc(kAlign, spans[i]);
+      spans[i] = currentFence == 1
+                     ? sizes[i]
+                     : (sizes[i] + kAlign - 1) / kAlign * kAlign + kGuard;
+      bufs[i] = allocate(sizes[i], spans[i] - sizes[i], currentFence);
       if (!bufs[i])
         fail(2, "cannot allocate %llu bytes", (unsigned long long)sizes[i]);
       readExact(in, bufs[i], sizes[i], "buffer");
+      runSizes[i] = sizes[i];
+      runCount = i + 1;
       memset((char *)bufs[i] + sizes[i], kGuardByte, spans[i] - sizes[i]);
     }
     if (runHeader[0] &&
@@ -212,7 +287,7 @@ int main(int argc, char **argv) {
     writeExact(out, outHeader, sizeof outHeader, argv[2]);
     for (uint32_t i = 0; i < count; ++i) {
       writeExact(out, bufs[i], sizes[i], argv[2]);
-      free(bufs[i]);
+      release(bufs[i], sizes[i], spans[i] - sizes[i], currentFence);
     }
   }
   fclose(in);
@@ -381,7 +456,7 @@ std::vector<uint8_t> encodeInput(ArrayRef<ProgramCall> calls) {
   put32(calls.size());
   for (const ProgramCall &call : calls) {
     put32(call.sveBits);
-    put32(0);
+    put32(uint32_t(call.fence));
     for (const std::vector<uint8_t> &buffer : call.buffers)
       put64(buffer.size());
     for (const std::vector<uint8_t> &buffer : call.buffers)

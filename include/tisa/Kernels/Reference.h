@@ -18,6 +18,7 @@
 #include <cstdint>
 #include <functional>
 #include <new>
+#include <type_traits>
 #include <string>
 #include <vector>
 
@@ -37,26 +38,61 @@ enum class Fill {
   Saturating,
 };
 
+/// Where a test buffer sits against memory the process may not touch.
+enum class Fence : uint8_t {
+  /// On a 64-byte boundary inside the heap, as a deployment allocates.
+  None,
+  /// Its last byte is the last before a PROT_NONE page: a read or write past
+  /// the end faults.
+  After,
+  /// Its first byte is the first after a PROT_NONE page: a read or write
+  /// before the start faults.
+  Before,
+};
+
+/// `bytes` of fresh memory placed as `fence` says (After or Before), in pages
+/// of their own; a fault on the fence page reports the buffer's size and the
+/// offset of the access before the process dies (see Fence.cpp).
+void *allocateFenced(size_t bytes, Fence fence);
+void freeFenced(void *p, size_t bytes, Fence fence);
+
 /// Allocates on 64-byte (cache line) boundaries, as a deployment would:
 /// vector loads of packed panels and stores to the output then never split
-/// a line, so timings do not depend on where malloc put a buffer.
-template <typename T> struct CacheLineAllocator {
+/// a line, so timings do not depend on where malloc put a buffer. Or, for
+/// the checks, against a fence page (Fence::After or Before): a vector of
+/// them holds exactly its size (assign or construct it at that size), so
+/// its data ends or starts at the fence.
+template <typename T> struct BufferAllocator {
   using value_type = T;
-  CacheLineAllocator() = default;
-  template <typename U> CacheLineAllocator(const CacheLineAllocator<U> &) {}
+  // A buffer keeps its placement through assignments: `v = Bytes(n, x,
+  // BufferAllocator<uint8_t>(Fence::After))` fences `v`.
+  using propagate_on_container_copy_assignment = std::true_type;
+  using propagate_on_container_move_assignment = std::true_type;
+  using propagate_on_container_swap = std::true_type;
+  Fence fence = Fence::None;
+  BufferAllocator() = default;
+  explicit BufferAllocator(Fence f) : fence(f) {}
+  template <typename U>
+  BufferAllocator(const BufferAllocator<U> &o) : fence(o.fence) {}
   T *allocate(size_t n) {
+    if (fence != Fence::None)
+      return static_cast<T *>(allocateFenced(n * sizeof(T), fence));
     return static_cast<T *>(
         ::operator new(n * sizeof(T), std::align_val_t(64)));
   }
-  void deallocate(T *p, size_t) { ::operator delete(p, std::align_val_t(64)); }
-  template <typename U> bool operator==(const CacheLineAllocator<U> &) const {
-    return true;
+  void deallocate(T *p, size_t n) {
+    if (fence != Fence::None)
+      return freeFenced(p, n * sizeof(T), fence);
+    ::operator delete(p, std::align_val_t(64));
   }
-  template <typename U> bool operator!=(const CacheLineAllocator<U> &) const {
-    return false;
+  template <typename U> bool operator==(const BufferAllocator<U> &o) const {
+    return fence == o.fence;
+  }
+  template <typename U> bool operator!=(const BufferAllocator<U> &o) const {
+    return fence != o.fence;
   }
 };
-using Bytes = std::vector<uint8_t, CacheLineAllocator<uint8_t>>;
+using Bytes = std::vector<uint8_t, BufferAllocator<uint8_t>>;
 
 /// Where a GEMM's operands sit in memory. conv2d operands are dense, so only
 /// the guard bytes apply to them.
@@ -116,8 +152,14 @@ struct KernelData {
   KernelSpec callOf(const KernelSpec &s) const {
     return s.withCall(rows, callExtents.first, callExtents.second);
   }
-  /// Canary bytes in `output` before its first and after its last element.
+  /// Canary bytes in `output` before its first element (those after its
+  /// last are the rest of `output`).
   int64_t guard = 0;
+  /// Where every buffer here (and the packed one packWeights fills for it)
+  /// sits: with Fence::After, `output` has no canaries after its last
+  /// element, with Before none before its first (the fence page takes
+  /// their place).
+  Fence fence = Fence::None;
   /// How the reference reads bf16 denormals of the input and of the
   /// weights: as zero of their sign (vdpbf16ps, tdpbf16ps and Arm's
   /// bfdot/bfmmla without FEAT_EBF16 flush them), or as their values (plain
@@ -138,8 +180,10 @@ constexpr uint8_t kOutputPoison = 0xa5;
 double loadElement(ElementKind k, const uint8_t *v, int64_t i,
                    bool denormalsAreZero = false);
 
+/// With Layout::Padded, each row but the last is followed by its gap: a
+/// caller's buffer holds (rows - 1) * ld + row elements.
 KernelData makeData(const KernelSpec &spec, uint64_t seed, Fill fill,
-                    Layout layout = Layout::Tight);
+                    Layout layout = Layout::Tight, Fence fence = Fence::None);
 /// Sets every byte of `data.output` (elements, gaps, guards) to the poison.
 void poisonOutput(KernelData &data);
 /// data.expected = reference(input, weights).
@@ -209,6 +253,7 @@ std::function<void()> bindKernel(const CompiledKernel &k, KernelData &data,
 struct CheckInputs {
   Fill fill;
   Layout layout;
+  Fence fence;
   const char *name;
 };
 llvm::ArrayRef<CheckInputs> checkInputs();
@@ -240,9 +285,18 @@ constexpr uint8_t kPackPoison = 0xff;
 /// Guard bytes (kOutputPoison) after a packed buffer's NAME_packed_bytes.
 constexpr int64_t kPackGuardBytes = 64;
 
+/// The bytes `k`'s pack entry writes for a call on `data`
+/// (NAME_packed_bytes, with the run-time extents it takes).
+int64_t packedBytes(const CompiledKernel &k, const KernelData &data);
+/// `k`'s pack entry called on `data`'s weights (or input, when the kernel
+/// packs that) into `packed`, which must hold packedBytes(k, data); `data`
+/// must outlive it.
+std::function<void()> bindPack(const CompiledKernel &k, const KernelData &data,
+                               void *packed);
+
 /// Packs the weights once into `packed` (for the pre-packed entries):
 /// its NAME_packed_bytes poisoned with kPackPoison first, followed by
-/// kPackGuardBytes of guard. Empty, or how the pack wrote past its bytes.
+/// kPackGuardBytes of guard (with data.fence After: by the fence page). Empty, or how the pack wrote past its bytes.
 std::string packWeights(const CompiledKernel &k, const KernelData &data,
                         Bytes &packed);
 

@@ -116,12 +116,31 @@ llvm::Expected<ProbeResult> runProgram(llvm::ArrayRef<uint8_t> object,
                                        std::vector<std::vector<uint8_t>> buffers,
                                        const RunOptions &options);
 
+/// Where a call's buffers sit in the program's memory.
+enum class BufferFence : uint32_t {
+  /// 64-byte aligned, followed by guard bytes checked after the call.
+  None,
+  /// Each ends at a PROT_NONE page: a read or write past it faults.
+  After,
+  /// Each starts right after a PROT_NONE page (guard bytes after it).
+  Before,
+};
+
+/// The harness's allocator for a program's own buffers (an adapter's packed
+/// copy), placed as the current call's buffers are:
+/// `void *tisa_harness_alloc(size_t size, size_t *extra)` (`*extra` bytes
+/// after the `size`; it sets *extra to 0 with BufferFence::After) and
+/// `void tisa_harness_free(void *p, size_t size, size_t extra)`.
+constexpr llvm::StringLiteral kHarnessAllocSymbol = "tisa_harness_alloc",
+                              kHarnessFreeSymbol = "tisa_harness_free";
+
 /// One call of a linked program: its buffers (every call of one run takes
-/// as many), and the SVE vector length to set before it (0: keep the one it
-/// runs at).
+/// as many), the SVE vector length to set before it (0: keep the one it
+/// runs at), and where its buffers sit.
 struct ProgramCall {
   std::vector<std::vector<uint8_t>> buffers;
   unsigned sveBits = 0;
+  BufferFence fence = BufferFence::None;
 };
 
 /// Several calls in one process: each call's result, and the parts the

@@ -441,6 +441,42 @@ TEST_F(AArch64RunnerTest, WritePastBufferEndIsReported) {
       << message;
 }
 
+// With BufferFence::After each buffer ends at a PROT_NONE page, with Before
+// each starts right after one: a read one byte outside faults, and the
+// harness names the buffer; reads inside run as before.
+TEST_F(AArch64RunnerTest, FencedBuffersFaultOneByteOutside) {
+  Expected<std::vector<uint8_t>> object = compileC(
+      "void fence_probe(unsigned char *p, unsigned char *q, long *at) {\n"
+      "  q[0] = ((volatile unsigned char *)p)[*at];\n"
+      "}\n");
+  ASSERT_OK(object);
+  auto program = LinkedProgram::link(*object, "fence_probe", "", {});
+  ASSERT_OK(program);
+  auto call = [](long at, BufferFence fence) {
+    std::vector<uint8_t> index(sizeof at);
+    std::memcpy(index.data(), &at, sizeof at);
+    std::vector<uint8_t> p = {1, 2, 3, 4, 5};
+    return ProgramCall{{p, std::vector<uint8_t>(1), index}, 0, fence};
+  };
+  // Inside: both placements read what the buffer holds.
+  auto inside = program->runCalls(
+      {call(4, BufferFence::After), call(0, BufferFence::Before)}, {});
+  ASSERT_OK(inside);
+  EXPECT_EQ(inside->calls[0].buffers[1][0], 5);
+  EXPECT_EQ(inside->calls[1].buffers[1][0], 1);
+  auto past = program->runCalls({call(5, BufferFence::After)}, {});
+  ASSERT_FALSE(static_cast<bool>(past));
+  std::string message = toString(past.takeError());
+  EXPECT_NE(message.find("0 bytes past the end of buffer 0"),
+            std::string::npos)
+      << message;
+  auto before = program->runCalls({call(-1, BufferFence::Before)}, {});
+  ASSERT_FALSE(static_cast<bool>(before));
+  message = toString(before.takeError());
+  EXPECT_NE(message.find("1 bytes before buffer 0"), std::string::npos)
+      << message;
+}
+
 // A probe that marks two parts: part 1 runs `n` sdot instructions in a
 // loop, part 2 none; outside the parts it runs 5 more.
 constexpr StringLiteral kMarkedSource = R"c(

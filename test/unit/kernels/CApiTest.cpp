@@ -2,15 +2,18 @@
 //
 // Every message tisa_compile gives starts with "tisa_compile: " and says what
 // is wrong in the C API's terms; the C examples (examples/c-api) check the
-// kernels it gives.
+// kernels it gives, and the entries of two here read and write only the
+// bytes the caller gives them (each buffer against a fence page).
 //
 //===----------------------------------------------------------------------===//
 
 #include "tisa/tisa.h"
+#include "tisa/Kernels/Reference.h"
 
 #include "gtest/gtest.h"
 
 #include <cstdlib>
+#include <cstring>
 #include <string>
 
 namespace {
@@ -71,6 +74,72 @@ TEST(CApi, AnUnreadableDescriptionDirectorySaysWhereItLooked) {
                       "'/nonexistent/tisa-descriptions'"),
             std::string::npos);
   EXPECT_EQ(text.find("<unknown>"), std::string::npos) << text;
+}
+
+} // namespace
+
+namespace {
+
+using tisa::BufferAllocator;
+using tisa::Bytes;
+using tisa::Fence;
+
+/// `bytes` of `fill`, placed against a fence page as `fence` says.
+Bytes fenced(size_t bytes, uint8_t fill, Fence fence) {
+  return Bytes(bytes, fill, BufferAllocator<uint8_t>(fence));
+}
+
+/// The 1x1 convolution of one pixel of `c` u8 channels into `k` s32
+/// filters (HWCF filter): out[f] = sum_c in[c] * filter[c][f].
+std::vector<int32_t> pixelReference(const Bytes &in, const Bytes &filter,
+                                    int64_t c, int64_t k) {
+  std::vector<int32_t> out(k, 0);
+  for (int64_t f = 0; f < k; ++f)
+    for (int64_t i = 0; i < c; ++i)
+      out[f] += int32_t(in[i]) * int32_t(int8_t(filter[i * k + f]));
+  return out;
+}
+
+/// The smallest layer whose pack read 16 bytes past the filter's end
+/// (issue 57): 6 channels into 144 filters, each buffer exactly its size,
+/// ending at a fence page, then starting right after one. A read outside
+/// faults, with the buffer named on stderr.
+TEST(CApi, ConvEntriesReadOnlyTheCallersBytes) {
+  const int64_t c = 6, k = 144;
+  tisa_kernel_spec spec = tisa_conv2d_spec(1, 1, 1, c, k, 1, 1, 1, 0,
+                                           "u8,s8,s32");
+  char *error = nullptr;
+  tisa_kernel *kernel = tisa_compile(&spec, nullptr, &error);
+  ASSERT_TRUE(kernel) << error;
+  using Plain = void(const uint8_t *, const int8_t *, int32_t *);
+  using Pack = void(const int8_t *, void *);
+  using Packed = void(const uint8_t *, const void *, int32_t *);
+  auto plain = reinterpret_cast<Plain *>(tisa_kernel_entry(kernel, ""));
+  auto pack =
+      reinterpret_cast<Pack *>(tisa_kernel_entry(kernel, "_pack_filter"));
+  auto packed = reinterpret_cast<Packed *>(tisa_kernel_entry(kernel, "_packed"));
+  ASSERT_TRUE(plain && pack && packed);
+  for (Fence fence : {Fence::After, Fence::Before}) {
+    Bytes in = fenced(c, 0, fence), filter = fenced(c * k, 0, fence);
+    for (int64_t i = 0; i < c; ++i)
+      in[i] = uint8_t(37 * i + 200);
+    for (int64_t i = 0; i < c * k; ++i)
+      filter[i] = uint8_t(11 * i + 3);
+    std::vector<int32_t> want = pixelReference(in, filter, c, k);
+    Bytes out = fenced(4 * k, 0xa5, fence);
+    plain(in.data(), reinterpret_cast<const int8_t *>(filter.data()),
+          reinterpret_cast<int32_t *>(out.data()));
+    EXPECT_EQ(std::memcmp(out.data(), want.data(), 4 * k), 0)
+        << "plain entry, fence " << int(fence);
+    Bytes buffer =
+        fenced(size_t(tisa_kernel_packed_bytes(kernel)), 0xff, fence);
+    pack(reinterpret_cast<const int8_t *>(filter.data()), buffer.data());
+    out = fenced(4 * k, 0xa5, fence);
+    packed(in.data(), buffer.data(), reinterpret_cast<int32_t *>(out.data()));
+    EXPECT_EQ(std::memcmp(out.data(), want.data(), 4 * k), 0)
+        << "pre-packed entry, fence " << int(fence);
+  }
+  tisa_kernel_free(kernel);
 }
 
 } // namespace

@@ -48,6 +48,9 @@ MatrixCase convCase(int64_t batch, int64_t h, int64_t w, int64_t c, int64_t f,
 /// The kernel test matrix: GEMM and conv2d shapes x types (u8s8s32, s8s8s32
 /// and bf16 on every shape; s16s16s32, u8u8s32 and s8u8s32 on a few).
 std::vector<MatrixCase> kernelMatrix();
+/// The part of kernelMatrix() of odd N and K (weights that end inside a
+/// register or a group), checked against fence pages.
+std::vector<MatrixCase> oddWidthMatrix();
 
 /// Kernels with an --epilogue (bias, residual, ReLU, requantization to
 /// u8/s8, bf16 output) on GEMM and conv2d shapes, remainders included.

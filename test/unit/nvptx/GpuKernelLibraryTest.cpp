@@ -127,8 +127,12 @@ TEST_P(GpuLibrary, HostRunMatchesTheReference) {
   auto run = loadGpuKernelOnHost(*kernel, spec);
   ASSERT_TRUE(static_cast<bool>(run)) << llvm::toString(run.takeError());
   for (Fill fill : {Fill::Random, Fill::Extreme}) {
-    // Guard bytes of poison around C: a write outside it is seen.
-    KernelData data = makeData(spec, /*seed=*/7, fill, Layout::Guarded);
+    // Guard bytes of poison beside C: a write outside it is seen. Every
+    // buffer ends at a fence page (random data) or starts right after one
+    // (extreme data): a read outside faults.
+    KernelData data =
+        makeData(spec, /*seed=*/7, fill, Layout::Guarded,
+                 fill == Fill::Random ? Fence::After : Fence::Before);
     data.denormalsAreZero = {false, false}; // mma.sync keeps denormals
     computeReference(spec, data);
     // C += A * B from a C of random values (a kernel that overwrites C, or
