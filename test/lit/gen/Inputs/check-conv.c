@@ -1,12 +1,17 @@
 /* Runs a convolution that `tisa gen FILE.mlir` generated (FUNC, through
  * MLIR's C interface) against a plain reference:
- * O[oh][ow][f] = sum (I[oh*S+kh][ow*S+kw][c] - IZ) (F[kh][kw][c][f] - FZ),
- * random and mixed-extreme s8 inputs, bit-exact, guard words around O.
+ * O[oh][ow][f] = sum (I[oh*S+kh*D][ow*S+kw*D][c] - IZ) (F[kh][kw][c][f] - FZ),
+ * random and mixed-extreme s8 inputs, bit-exact, guard words beside O.
+ * Each data set runs twice (fence.h): I, F and O each ending at a PROT_NONE
+ * page ("fenced after", O's guard words before it), then each starting right
+ * after one ("fenced before", the guard words after O).
  * NHWC input and HWCF filter (quantized-conv.mlir, with -DZERO_POINTS
  * -DIZ= -DFZ=), or -DNCHW: NCHW input and output, FCHW filter
  * (conv-nchw.mlir). */
 #include <stdint.h>
 #include <stdio.h>
+
+#include "fence.h"
 
 /* H and W may be given (-DH= -DW=) for a kernel of run-time extents. */
 #ifndef H
@@ -15,8 +20,8 @@
 #ifndef W
 #define W 13
 #endif
-/* Channels, filters and stride may be given too (-DCH= -DFILTERS=
- * -DSTRIDE=). */
+/* Channels, filters, stride and dilation may be given too (-DCH=
+ * -DFILTERS= -DSTRIDE= -DDILATION=). */
 #ifndef CH
 #define CH 19
 #endif
@@ -26,9 +31,12 @@
 #ifndef STRIDE
 #define STRIDE 2
 #endif
-enum { C = CH, KH = 3, KW = 3, F = FILTERS, S = STRIDE };
-#define OH ((H - KH) / S + 1)
-#define OW ((W - KW) / S + 1)
+#ifndef DILATION
+#define DILATION 1
+#endif
+enum { C = CH, KH = 3, KW = 3, F = FILTERS, S = STRIDE, D = DILATION };
+#define OH ((H - D * (KH - 1) - 1) / S + 1)
+#define OW ((W - D * (KW - 1) - 1) / S + 1)
 
 #ifdef NCHW
 static int inAt(int h, int w, int c) { return (c * H + h) * W + w; }
@@ -86,17 +94,25 @@ static Memref8 view8(int8_t *p, int64_t d0, int64_t d1, int64_t d2,
   return m;
 }
 
-static int check(int extreme) {
-  static int8_t in[H * W * C], flt[KH * KW * C * F];
-  static int32_t out[GUARD + OH * OW * F + GUARD];
-  for (int i = 0; i < H * W * C; ++i)
-    in[i] = value(extreme);
-  for (int i = 0; i < KH * KW * C * F; ++i)
-    flt[i] = value(extreme);
-  for (int i = 0; i < GUARD + OH * OW * F + GUARD; ++i)
-    out[i] = POISON;
-  Memref8 mi = view8(in, IN_SHAPE), mf = view8(flt, FILTER_SHAPE);
-  Memref32 mo = {out, out + GUARD, 0, {OUT_SHAPE}, {0, 0, 0, 1}};
+/* The inputs of the data set being checked; each call gets fenced copies. */
+static int8_t in[H * W * C], flt[KH * KW * C * F];
+
+/* One call with every buffer fenced after (after != 0) or before; 0 if
+ * right. */
+static int run(int extreme, int after) {
+  char what[64];
+  snprintf(what, sizeof what, "%s inputs (fenced %s)",
+           extreme ? "extreme" : "random", after ? "after" : "before");
+  int8_t *fi = fence_copy(in, sizeof in, after, "input");
+  int8_t *ff = fence_copy(flt, sizeof flt, after, "filter");
+  /* O's guard words on the side away from the fence: O itself touches it. */
+  int32_t *buffer = fence_alloc((GUARD + OH * OW * F) * 4, after, "output");
+  int32_t *out = after ? buffer + GUARD : buffer;
+  int32_t *guard = after ? buffer : buffer + OH * OW * F;
+  for (int i = 0; i < GUARD + OH * OW * F; ++i)
+    buffer[i] = POISON;
+  Memref8 mi = view8(fi, IN_SHAPE), mf = view8(ff, FILTER_SHAPE);
+  Memref32 mo = {buffer, out, 0, {OUT_SHAPE}, {0, 0, 0, 1}};
   for (int d = 2; d >= 0; --d)
     mo.strides[d] = mo.strides[d + 1] * mo.sizes[d + 1];
 #ifdef ZERO_POINTS
@@ -104,31 +120,48 @@ static int check(int extreme) {
 #else
   FUNC(&mi, &mf, &mo);
 #endif
-  const char *what = extreme ? "extreme" : "random";
-  for (int i = 0; i < GUARD; ++i)
-    if (out[i] != POISON || out[GUARD + OH * OW * F + i] != POISON) {
-      printf("%s inputs: the kernel wrote outside O\n", what);
-      return 1;
+  int bad = 0;
+  for (int i = 0; i < GUARD && !bad; ++i)
+    if (guard[i] != POISON) {
+      printf("%s: the kernel wrote outside O\n", what);
+      bad = 1;
     }
-  for (int oh = 0; oh < OH; ++oh)
-    for (int ow = 0; ow < OW; ++ow)
-      for (int f = 0; f < F; ++f) {
+  for (int oh = 0; oh < OH && !bad; ++oh)
+    for (int ow = 0; ow < OW && !bad; ++ow)
+      for (int f = 0; f < F && !bad; ++f) {
         uint32_t want = 0; /* s32 arithmetic wraps */
         for (int kh = 0; kh < KH; ++kh)
           for (int kw = 0; kw < KW; ++kw)
             for (int c = 0; c < C; ++c)
               want += (uint32_t)(
-                  ((int64_t)in[inAt(oh * S + kh, ow * S + kw, c)] - IZ) *
+                  ((int64_t)in[inAt(oh * S + kh * D, ow * S + kw * D, c)] -
+                   IZ) *
                   ((int64_t)flt[filterAt(kh, kw, c, f)] - FZ));
-        int32_t got = out[GUARD + outAt(oh, ow, f)];
+        int32_t got = out[outAt(oh, ow, f)];
         if ((uint32_t)got != want) {
-          printf("%s inputs: O[%d][%d][%d] = %d, expected %d\n", what, oh, ow,
-                 f, got, (int32_t)want);
-          return 1;
+          printf("%s: O[%d][%d][%d] = %d, expected %d\n", what, oh, ow, f,
+                 got, (int32_t)want);
+          bad = 1;
         }
       }
-  printf("%s inputs: %dx%dx%d -> %d 3x3/%d bit-exact\n", what, H, W, C, F, S);
-  return 0;
+  if (!bad)
+    printf("%s: %dx%dx%d -> %d 3x3/%d%s bit-exact\n", what, H, W, C, F, S,
+           D > 1 ? " dilated" : "");
+  fence_free(fi, sizeof in, after);
+  fence_free(ff, sizeof flt, after);
+  fence_free(buffer, (GUARD + OH * OW * F) * 4, after);
+  return bad;
 }
 
-int main(void) { return check(0) || check(1); }
+static int check(int extreme) {
+  for (int i = 0; i < H * W * C; ++i)
+    in[i] = value(extreme);
+  for (int i = 0; i < KH * KW * C * F; ++i)
+    flt[i] = value(extreme);
+  return run(extreme, 1) || run(extreme, 0);
+}
+
+int main(void) {
+  fence_report_faults();
+  return check(0) || check(1);
+}

@@ -1,6 +1,9 @@
 /* Runs a GEMM that `tisa gen FILE.mlir` generated, through MLIR's C interface,
  * against a plain reference: random and mixed-extreme inputs, bit-exact, with
- * guard words around C. Built with -DFUNC=<symbol> -DM= -DN= -DK= and
+ * guard words beside C. Each data set runs twice (fence.h): A, B and C each
+ * ending at a PROT_NONE page ("fenced after", C's guard words before it),
+ * then each starting right after one ("fenced before", the guard words after
+ * C). Built with -DFUNC=<symbol> -DM= -DN= -DK= and
  * -DA_SIGNED=0|1 -DB_SIGNED=0|1 (the program's extsi/extui), and for a
  * quantized matmul -DZERO_POINTS -DZA= -DZB=; with -DC_INIT=V the program
  * fills C with V and accumulates into it. Prints one line per run and exits
@@ -8,6 +11,8 @@
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
+
+#include "fence.h"
 
 #ifndef C_INIT
 #define C_INIT 0
@@ -65,48 +70,70 @@ static Memref8 view8(int8_t *p, int64_t rows, int64_t cols) {
   return m;
 }
 
-static int check(int extreme) {
-  static int8_t a[M * K], b[K * N];
-  static int32_t c[GUARD + M * N + GUARD];
-  for (int i = 0; i < M * K; ++i)
-    a[i] = value(extreme, A_SIGNED);
-  for (int i = 0; i < K * N; ++i)
-    b[i] = value(extreme, B_SIGNED);
-  for (int i = 0; i < GUARD + M * N + GUARD; ++i)
-    c[i] = POISON;
+/* The inputs of the data set being checked; each call gets fenced copies. */
+static int8_t a[M * K], b[K * N];
+
+/* One call with every buffer fenced after (after != 0) or before; 0 if
+ * right. */
+static int run(int extreme, int after) {
+  char what[64];
+  snprintf(what, sizeof what, "%s inputs (fenced %s)",
+           extreme ? "extreme" : "random", after ? "after" : "before");
+  int8_t *fa = fence_copy(a, sizeof a, after, "A");
+  int8_t *fb = fence_copy(b, sizeof b, after, "B");
+  /* C's guard words on the side away from the fence: C itself touches it. */
+  int32_t *buffer = fence_alloc((GUARD + M * N) * 4, after, "C");
+  int32_t *c = after ? buffer + GUARD : buffer;
+  int32_t *guard = after ? buffer : buffer + M * N;
+  for (int i = 0; i < GUARD + M * N; ++i)
+    buffer[i] = POISON;
 #ifdef A_TRANSPOSED
-  Memref8 ma = view8(a, K, M), mb = view8(b, K, N);
+  Memref8 ma = view8(fa, K, M), mb = view8(fb, K, N);
 #else
-  Memref8 ma = view8(a, M, K), mb = view8(b, K, N);
+  Memref8 ma = view8(fa, M, K), mb = view8(fb, K, N);
 #endif
-  Memref32 mc = {c, c + GUARD, 0, {M, N}, {N, 1}};
+  Memref32 mc = {buffer, c, 0, {M, N}, {N, 1}};
 #ifdef ZERO_POINTS
   FUNC(&ma, &mb, ZA, ZB, &mc);
 #else
   FUNC(&ma, &mb, &mc);
 #endif
-  for (int i = 0; i < GUARD; ++i)
-    if (c[i] != POISON || c[GUARD + M * N + i] != POISON) {
-      printf("%s inputs: the kernel wrote outside C\n",
-             extreme ? "extreme" : "random");
-      return 1;
+  int bad = 0;
+  for (int i = 0; i < GUARD && !bad; ++i)
+    if (guard[i] != POISON) {
+      printf("%s: the kernel wrote outside C\n", what);
+      bad = 1;
     }
-  for (int m = 0; m < M; ++m)
-    for (int n = 0; n < N; ++n) {
+  for (int m = 0; m < M && !bad; ++m)
+    for (int n = 0; n < N && !bad; ++n) {
       uint32_t want = (uint32_t)C_INIT; /* s32 arithmetic wraps */
       for (int k = 0; k < K; ++k)
         want += (uint32_t)((widen(a[A_AT(m, k)], A_SIGNED) - ZA) *
                            (widen(b[k * N + n], B_SIGNED) - ZB));
-      int32_t got = c[GUARD + m * N + n];
+      int32_t got = c[m * N + n];
       if ((uint32_t)got != want) {
-        printf("%s inputs: C[%d][%d] = %d, expected %d\n",
-               extreme ? "extreme" : "random", m, n, got, (int32_t)want);
-        return 1;
+        printf("%s: C[%d][%d] = %d, expected %d\n", what, m, n, got,
+               (int32_t)want);
+        bad = 1;
       }
     }
-  printf("%s inputs: %dx%dx%d bit-exact\n", extreme ? "extreme" : "random", M,
-         N, K);
-  return 0;
+  if (!bad)
+    printf("%s: %dx%dx%d bit-exact\n", what, M, N, K);
+  fence_free(fa, sizeof a, after);
+  fence_free(fb, sizeof b, after);
+  fence_free(buffer, (GUARD + M * N) * 4, after);
+  return bad;
 }
 
-int main(void) { return check(0) || check(1); }
+static int check(int extreme) {
+  for (int i = 0; i < M * K; ++i)
+    a[i] = value(extreme, A_SIGNED);
+  for (int i = 0; i < K * N; ++i)
+    b[i] = value(extreme, B_SIGNED);
+  return run(extreme, 1) || run(extreme, 0);
+}
+
+int main(void) {
+  fence_report_faults();
+  return check(0) || check(1);
+}

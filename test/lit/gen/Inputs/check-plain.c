@@ -1,11 +1,17 @@
 /* Runs plain.mlir's library (tisa gen FILE.mlir, MLIR's C interface) against
  * plain references, on random and mixed-extreme inputs, with guard words
- * around each output: the f32 GEMM bit-exact (each output summed in k order,
+ * beside each output: the f32 GEMM bit-exact (each output summed in k order,
  * one rounding per multiply and per add: build with -ffp-contract=off), the
- * s8 depthwise conv2d bit-exact. Exits non-zero on the first difference. */
+ * s8 depthwise conv2d bit-exact. Each data set runs twice (fence.h): every
+ * buffer ending at a PROT_NONE page ("fenced after", an output's guard words
+ * before it), then every buffer starting right after one ("fenced before",
+ * the guard words after the output). Exits non-zero on the first
+ * difference. */
 #include <stdint.h>
 #include <stdio.h>
 #include <string.h>
+
+#include "fence.h"
 
 enum { M = 33, N = 47, K = 29 };
 enum { H = 10, W = 10, C = 35, OH = 8, OW = 8 };
@@ -47,80 +53,124 @@ static int8_t byte(int extreme) {
   return extreme && next() % 2 ? edge[next() % 5] : (int8_t)next();
 }
 
-static int checkGemm(int extreme) {
-  static float a[M * K], b[K * N], c[GUARD + M * N + GUARD];
-  for (int i = 0; i < M * K; ++i)
-    a[i] = real(extreme);
-  for (int i = 0; i < K * N; ++i)
-    b[i] = real(extreme);
-  for (int i = 0; i < GUARD + M * N + GUARD; ++i)
-    c[i] = 12345.0f;
-  MemrefF2 ma = {a, a, 0, {M, K}, {K, 1}}, mb = {b, b, 0, {K, N}, {N, 1}},
-           mc = {c, c + GUARD, 0, {M, N}, {N, 1}};
-  _mlir_ciface_mm(&ma, &mb, &mc);
-  for (int i = 0; i < GUARD; ++i)
-    if (c[i] != 12345.0f || c[GUARD + M * N + i] != 12345.0f) {
-      printf("gemm: the kernel wrote outside C\n");
-      return 1;
-    }
-  for (int m = 0; m < M; ++m)
-    for (int n = 0; n < N; ++n) {
-      float want = 0.0f;
-      for (int k = 0; k < K; ++k) {
-        float p = a[m * K + k] * b[k * N + n];
-        want = want + p;
-      }
-      float got = c[GUARD + m * N + n];
-      if (memcmp(&got, &want, sizeof got) != 0 && !(got != got && want != want)) {
-        printf("gemm %s inputs: C[%d][%d] = %a, expected %a\n",
-               extreme ? "extreme" : "random", m, n, got, want);
-        return 1;
-      }
-    }
-  printf("gemm f32 %s inputs: %dx%dx%d bit-exact\n",
-         extreme ? "extreme" : "random", M, N, K);
-  return 0;
+/* The inputs of the data set being checked; each call gets fenced copies. */
+static float ga[M * K], gb[K * N];
+static int8_t din[H * W * C], df[3 * 3 * C];
+
+/* The label of one call's lines: "gemm f32 random inputs (fenced after)". */
+static void label(char *what, size_t size, const char *kernel, int extreme,
+                  int after) {
+  snprintf(what, size, "%s %s inputs (fenced %s)", kernel,
+           extreme ? "extreme" : "random", after ? "after" : "before");
 }
 
-static int checkDepthwise(int extreme) {
-  static int8_t in[H * W * C], f[3 * 3 * C];
-  static int32_t o[GUARD + OH * OW * C + GUARD];
-  for (int i = 0; i < H * W * C; ++i)
-    in[i] = byte(extreme);
-  for (int i = 0; i < 3 * 3 * C; ++i)
-    f[i] = byte(extreme);
-  for (int i = 0; i < GUARD + OH * OW * C + GUARD; ++i)
-    o[i] = 0x5a5a5a5a;
+/* One GEMM call with every buffer fenced after (after != 0) or before; 0 if
+ * right. */
+static int runGemm(int extreme, int after) {
+  char what[64];
+  label(what, sizeof what, "gemm f32", extreme, after);
+  float *a = fence_copy(ga, sizeof ga, after, "A");
+  float *b = fence_copy(gb, sizeof gb, after, "B");
+  /* C's guard words on the side away from the fence: C itself touches it. */
+  float *buffer = fence_alloc((GUARD + M * N) * 4, after, "C");
+  float *c = after ? buffer + GUARD : buffer;
+  float *guard = after ? buffer : buffer + M * N;
+  for (int i = 0; i < GUARD + M * N; ++i)
+    buffer[i] = 12345.0f;
+  MemrefF2 ma = {a, a, 0, {M, K}, {K, 1}}, mb = {b, b, 0, {K, N}, {N, 1}},
+           mc = {buffer, c, 0, {M, N}, {N, 1}};
+  _mlir_ciface_mm(&ma, &mb, &mc);
+  int bad = 0;
+  for (int i = 0; i < GUARD && !bad; ++i)
+    if (guard[i] != 12345.0f) {
+      printf("%s: the kernel wrote outside C\n", what);
+      bad = 1;
+    }
+  for (int m = 0; m < M && !bad; ++m)
+    for (int n = 0; n < N && !bad; ++n) {
+      float want = 0.0f;
+      for (int k = 0; k < K; ++k) {
+        float p = ga[m * K + k] * gb[k * N + n];
+        want = want + p;
+      }
+      float got = c[m * N + n];
+      if (memcmp(&got, &want, sizeof got) != 0 && !(got != got && want != want)) {
+        printf("%s: C[%d][%d] = %a, expected %a\n", what, m, n, got, want);
+        bad = 1;
+      }
+    }
+  if (!bad)
+    printf("%s: %dx%dx%d bit-exact\n", what, M, N, K);
+  fence_free(a, sizeof ga, after);
+  fence_free(b, sizeof gb, after);
+  fence_free(buffer, (GUARD + M * N) * 4, after);
+  return bad;
+}
+
+static int checkGemm(int extreme) {
+  for (int i = 0; i < M * K; ++i)
+    ga[i] = real(extreme);
+  for (int i = 0; i < K * N; ++i)
+    gb[i] = real(extreme);
+  return runGemm(extreme, 1) || runGemm(extreme, 0);
+}
+
+/* One depthwise call with every buffer fenced after (after != 0) or
+ * before; 0 if right. */
+static int runDepthwise(int extreme, int after) {
+  char what[64];
+  label(what, sizeof what, "depthwise s8", extreme, after);
+  int8_t *in = fence_copy(din, sizeof din, after, "input");
+  int8_t *f = fence_copy(df, sizeof df, after, "filter");
+  /* O's guard words on the side away from the fence: O itself touches it. */
+  int32_t *buffer = fence_alloc((GUARD + OH * OW * C) * 4, after, "output");
+  int32_t *o = after ? buffer + GUARD : buffer;
+  int32_t *guard = after ? buffer : buffer + OH * OW * C;
+  for (int i = 0; i < GUARD + OH * OW * C; ++i)
+    buffer[i] = 0x5a5a5a5a;
   Memref8x4 mi = {in, in, 0, {1, H, W, C}, {H * W * C, W * C, C, 1}};
   Memref8x3 mf = {f, f, 0, {3, 3, C}, {3 * C, C, 1}};
-  Memref32x4 mo = {o, o + GUARD, 0, {1, OH, OW, C}, {OH * OW * C, OW * C, C, 1}};
+  Memref32x4 mo = {buffer, o, 0, {1, OH, OW, C}, {OH * OW * C, OW * C, C, 1}};
   _mlir_ciface_dw(&mi, &mf, &mo);
-  for (int i = 0; i < GUARD; ++i)
-    if (o[i] != 0x5a5a5a5a || o[GUARD + OH * OW * C + i] != 0x5a5a5a5a) {
-      printf("depthwise: the kernel wrote outside O\n");
-      return 1;
+  int bad = 0;
+  for (int i = 0; i < GUARD && !bad; ++i)
+    if (guard[i] != 0x5a5a5a5a) {
+      printf("%s: the kernel wrote outside O\n", what);
+      bad = 1;
     }
-  for (int oh = 0; oh < OH; ++oh)
-    for (int ow = 0; ow < OW; ++ow)
-      for (int c = 0; c < C; ++c) {
+  for (int oh = 0; oh < OH && !bad; ++oh)
+    for (int ow = 0; ow < OW && !bad; ++ow)
+      for (int c = 0; c < C && !bad; ++c) {
         int32_t want = 0;
         for (int kh = 0; kh < 3; ++kh)
           for (int kw = 0; kw < 3; ++kw)
-            want += (int32_t)in[((oh + kh) * W + ow + kw) * C + c] *
-                    (int32_t)f[(kh * 3 + kw) * C + c];
-        int32_t got = o[GUARD + (oh * OW + ow) * C + c];
+            want += (int32_t)din[((oh + kh) * W + ow + kw) * C + c] *
+                    (int32_t)df[(kh * 3 + kw) * C + c];
+        int32_t got = o[(oh * OW + ow) * C + c];
         if (got != want) {
-          printf("depthwise %s inputs: O[%d][%d][%d] = %d, expected %d\n",
-                 extreme ? "extreme" : "random", oh, ow, c, got, want);
-          return 1;
+          printf("%s: O[%d][%d][%d] = %d, expected %d\n", what, oh, ow, c,
+                 got, want);
+          bad = 1;
         }
       }
-  printf("depthwise s8 %s inputs: %dx%dx%d 3x3 bit-exact\n",
-         extreme ? "extreme" : "random", H, W, C);
-  return 0;
+  if (!bad)
+    printf("%s: %dx%dx%d 3x3 bit-exact\n", what, H, W, C);
+  fence_free(in, sizeof din, after);
+  fence_free(f, sizeof df, after);
+  fence_free(buffer, (GUARD + OH * OW * C) * 4, after);
+  return bad;
+}
+
+static int checkDepthwise(int extreme) {
+  for (int i = 0; i < H * W * C; ++i)
+    din[i] = byte(extreme);
+  for (int i = 0; i < 3 * 3 * C; ++i)
+    df[i] = byte(extreme);
+  return runDepthwise(extreme, 1) || runDepthwise(extreme, 0);
 }
 
 int main(void) {
+  fence_report_faults();
   return checkGemm(0) || checkGemm(1) || checkDepthwise(0) ||
          checkDepthwise(1);
 }

@@ -12,13 +12,18 @@
  *   out:TYPE:SHAPE         a memref output, compared (filled with a poison
  *                          pattern before each call)
  *   int:VALUE              a scalar integer argument
- * TYPE: i8, u8, i32, f32, bf16 (random floats rounded to it). Prints one line and exits 0 when every output is
- * bit-identical, 1 on the first difference. */
+ * TYPE: i8, u8, i32, f32, bf16 (random floats rounded to it). Both libraries
+ * run twice (fence.h): every memref ending at a PROT_NONE page ("fenced
+ * after"), then every one starting right after one ("fenced before"), each
+ * exactly as large as its shape. Prints one line per placement and exits 0
+ * when every output is bit-identical, 1 on the first difference. */
 #include <dlfcn.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+
+#include "fence.h"
 
 #define MAX_ARGS 8
 #define MAX_RANK 4
@@ -29,8 +34,10 @@ typedef struct {
   int64_t sizes[MAX_RANK], count, scalar;
   double lo, hi;
   int ranged;
+  void *input;   /* an input's values, copied into each call's buffer */
   void *data[2]; /* per library: the outputs differ, inputs are the same */
   int64_t descriptor[2][3 + 2 * MAX_RANK];
+  char name[2][96]; /* per library, for fence.h's fault messages */
 } Arg;
 
 static uint64_t state = 0x7153a;
@@ -113,6 +120,7 @@ typedef void (*Fn)(intptr_t, intptr_t, intptr_t, intptr_t, intptr_t,
                    intptr_t, intptr_t, intptr_t);
 
 int main(int argc, char **argv) {
+  fence_report_faults();
   if (argc < 5 || argc - 4 > MAX_ARGS) {
     fprintf(stderr, "usage: compare-libs LIB1 LIB2 FUNC ARG... (at most %d)\n",
             MAX_ARGS);
@@ -138,47 +146,64 @@ int main(int argc, char **argv) {
     Arg *a = &args[i];
     if (a->isScalar)
       continue;
-    for (int lib = 0; lib < 2; ++lib) {
-      a->data[lib] = aligned_alloc(64, (a->count * a->elementBytes + 63) / 64 * 64);
-      memset(a->data[lib], 0x5a, a->count * a->elementBytes);
-    }
+    for (int lib = 0; lib < 2; ++lib)
+      snprintf(a->name[lib], sizeof a->name[lib], "argument %d (%s) of library %d",
+               i, argv[4 + i], lib + 1);
     if (!a->output) {
-      fill(a, a->data[0]);
-      memcpy(a->data[1], a->data[0], a->count * a->elementBytes);
+      a->input = malloc(a->count * a->elementBytes);
+      fill(a, a->input);
     }
   }
-  for (int lib = 0; lib < 2; ++lib) {
-    intptr_t call[MAX_ARGS] = {0};
+  for (int after = 1; after >= 0; --after) {
+    const char *placement = after ? "after" : "before";
+    for (int lib = 0; lib < 2; ++lib) {
+      intptr_t call[MAX_ARGS] = {0};
+      for (int i = 0; i < nargs; ++i) {
+        Arg *a = &args[i];
+        if (a->isScalar) {
+          call[i] = (intptr_t)a->scalar;
+          continue;
+        }
+        size_t bytes = a->count * a->elementBytes;
+        if (a->output) {
+          a->data[lib] = fence_alloc(bytes, after, a->name[lib]);
+          memset(a->data[lib], 0x5a, bytes);
+        } else {
+          a->data[lib] = fence_copy(a->input, bytes, after, a->name[lib]);
+        }
+        describe(a, lib);
+        call[i] = (intptr_t)a->descriptor[lib];
+      }
+      fns[lib](call[0], call[1], call[2], call[3], call[4], call[5], call[6],
+               call[7]);
+    }
+    int64_t compared = 0;
     for (int i = 0; i < nargs; ++i) {
-      if (args[i].isScalar) {
-        call[i] = (intptr_t)args[i].scalar;
+      Arg *a = &args[i];
+      if (!a->output)
         continue;
+      for (int64_t e = 0; e < a->count; ++e) {
+        const char *x = (const char *)a->data[0] + e * a->elementBytes;
+        const char *y = (const char *)a->data[1] + e * a->elementBytes;
+        if (memcmp(x, y, a->elementBytes)) {
+          int32_t vx = 0, vy = 0;
+          memcpy(&vx, x, a->elementBytes);
+          memcpy(&vy, y, a->elementBytes);
+          printf("MISMATCH (fenced %s): argument %d element %ld: 0x%x vs 0x%x\n",
+                 placement, i, (long)e, (unsigned)vx, (unsigned)vy);
+          return 1;
+        }
       }
-      describe(&args[i], lib);
-      call[i] = (intptr_t)args[i].descriptor[lib];
+      compared += a->count;
     }
-    fns[lib](call[0], call[1], call[2], call[3], call[4], call[5], call[6],
-             call[7]);
+    printf("%s (fenced %s): %ld output elements bit-identical\n", argv[3],
+           placement, (long)compared);
+    if (!compared)
+      return 1;
+    for (int i = 0; i < nargs; ++i)
+      for (int lib = 0; lib < 2 && !args[i].isScalar; ++lib)
+        fence_free(args[i].data[lib], args[i].count * args[i].elementBytes,
+                   after);
   }
-  int64_t compared = 0;
-  for (int i = 0; i < nargs; ++i) {
-    Arg *a = &args[i];
-    if (!a->output)
-      continue;
-    for (int64_t e = 0; e < a->count; ++e) {
-      const char *x = (const char *)a->data[0] + e * a->elementBytes;
-      const char *y = (const char *)a->data[1] + e * a->elementBytes;
-      if (memcmp(x, y, a->elementBytes)) {
-        int32_t vx = 0, vy = 0;
-        memcpy(&vx, x, a->elementBytes);
-        memcpy(&vy, y, a->elementBytes);
-        printf("MISMATCH: argument %d element %ld: 0x%x vs 0x%x\n", i,
-               (long)e, (unsigned)vx, (unsigned)vy);
-        return 1;
-      }
-    }
-    compared += a->count;
-  }
-  printf("%s: %ld output elements bit-identical\n", argv[3], (long)compared);
-  return compared ? 0 : 1;
+  return 0;
 }
