@@ -587,10 +587,14 @@ epilogueArguments(linalg::GenericOp epilogue, const Contraction &c,
           "and order";
     return failure();
   }
+  // The ranges held in locals: a range-for over drop_begin of a temporary
+  // read it after its end (AddressSanitizer: stack-use-after-scope).
   SmallVector<Type> types;
-  for (Value v : llvm::drop_begin(epilogue.getDpsInputs()))
+  SmallVector<Value> inputs(epilogue.getDpsInputs());
+  for (Value v : llvm::drop_begin(inputs))
     types.push_back(v.getType());
-  for (Value v : Epilogue(epilogue, {}).capturedValues())
+  SmallVector<Value> captured = Epilogue(epilogue, {}).capturedValues();
+  for (Value v : captured)
     types.push_back(v.getType());
   for (Type t : types) {
     auto m = dyn_cast<MemRefType>(t);
