@@ -4,12 +4,19 @@
 # from Python (ctypes); and the data directories libtisa reads, which must be the prefix's. Run by
 # ctest as `cmake -P`, one PART at a time (each its own test, in fixture order: install first, then
 # the downstream build, then the runs); any failing step fails the test with its output.
+# SANITIZER_FLAGS and SANITIZER_PRELOAD (optional, from a sanitizer build): the downstream links
+# add the flags, and Python runs with the runtime preloaded.
 cmake_policy(VERSION 3.20) # quoted arguments are strings, IN_LIST: script mode has old policies
 foreach(var BUILD_DIR SOURCE_DIR WORK_DIR CC CXX PYTHON PART)
   if(NOT DEFINED ${var})
     message(FATAL_ERROR "CheckInstall.cmake needs -D${var}=...")
   endif()
 endforeach()
+separate_arguments(sanitizer_flags UNIX_COMMAND "${SANITIZER_FLAGS}")
+set(preload "")
+if(SANITIZER_PRELOAD)
+  set(preload LD_PRELOAD=${SANITIZER_PRELOAD})
+endif()
 
 function(step what)
   execute_process(COMMAND ${ARGN} RESULT_VARIABLE rc OUTPUT_VARIABLE out ERROR_VARIABLE err)
@@ -50,7 +57,7 @@ if(CCACHE)
 endif()
 step("configure examples/downstream" ${CMAKE_COMMAND} -S ${SOURCE_DIR}/examples/downstream
      -B ${WORK_DIR}/build -G Ninja -DCMAKE_BUILD_TYPE=Release -DCMAKE_C_COMPILER=${CC}
-     -DCMAKE_CXX_COMPILER=${CXX} ${launcher}
+     -DCMAKE_CXX_COMPILER=${CXX} ${launcher} "-DCMAKE_EXE_LINKER_FLAGS=${SANITIZER_FLAGS}"
      -DCMAKE_PREFIX_PATH=${WORK_DIR}/prefix)
 step("build examples/downstream" ${CMAKE_COMMAND} --build ${WORK_DIR}/build)
 endif()
@@ -79,7 +86,7 @@ step("pkg-config" ${CMAKE_COMMAND} -E env PKG_CONFIG_PATH=${prefix}/lib/pkgconfi
 string(STRIP "${step_output}" pc_flags)
 separate_arguments(pc_flags UNIX_COMMAND "${pc_flags}")
 step("cc $(pkg-config --cflags --libs tisa)" ${CC} -std=c99 ${SOURCE_DIR}/examples/c-api/gemm.c
-     ${pc_flags} -o ${WORK_DIR}/gemm-pkg-config)
+     ${pc_flags} ${sanitizer_flags} -o ${WORK_DIR}/gemm-pkg-config)
 step("run gemm-pkg-config" ${CMAKE_COMMAND} -E env --unset=TISA_ISA_PATH
      LD_LIBRARY_PATH=${prefix}/lib TISA_CACHE_DIR=${WORK_DIR}/cache-${PART}
      ${WORK_DIR}/gemm-pkg-config)
@@ -87,7 +94,7 @@ endif()
 
 if(PART STREQUAL "python")
 # Python through ctypes, on the installed library.
-step("run examples/python/gemm.py" ${no_path} ${PYTHON} ${SOURCE_DIR}/examples/python/gemm.py
+step("run examples/python/gemm.py" ${no_path} ${preload} ${PYTHON} ${SOURCE_DIR}/examples/python/gemm.py
      ${prefix}/lib/libtisa.so)
 message(STATUS "${step_output}")
 if(NOT step_output MATCHES "descriptions from: ${prefix}/share/tisa/isa-descriptions\n")

@@ -51,10 +51,12 @@ if ptxas and os.path.isfile(ptxas) and os.access(ptxas, os.X_OK):
         config.available_features.add("cuda-headers")
         config.substitutions.append(("%cuda_include", cuda_include))
 
-# A sanitizer build (scripts/sanitize.sh): an instrumented plugin cannot load into Debian's
-# uninstrumented mlir-opt.
+# A sanitizer build (scripts/sanitize.sh): Debian's uninstrumented mlir-opt loads the instrumented
+# plugin with the sanitizer's runtime preloaded; %preload_sanitizer is empty in a normal build.
 if config.tisa_sanitizer:
     config.available_features.add("sanitizer")
+preload = ("env LD_PRELOAD=" + config.tisa_sanitizer_preload) if config.tisa_sanitizer_preload else ""
+config.substitutions.append(("%preload_sanitizer", preload))
 
 # tisa run's JIT cache stays inside the build tree.
 config.environment["TISA_CACHE_DIR"] = os.path.join(config.test_exec_root, "jit-cache")

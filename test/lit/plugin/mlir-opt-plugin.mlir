@@ -1,20 +1,20 @@
 // tisa's dialect and passes load into Debian's own mlir-opt-22 as plugins (lib/TisaPlugin.so):
 // the dialect half parses tisa ops, the pass half brings every tisa pass. Passes from a plugin are
 // registered after mlir-opt has parsed its flags, so they are named in --pass-pipeline.
-// An instrumented plugin (scripts/sanitize.sh) cannot load into the uninstrumented mlir-opt.
-// UNSUPPORTED: sanitizer
-// RUN: mlir-opt --load-dialect-plugin=%tisa_plugin --load-pass-plugin=%tisa_plugin %s \
+// In a sanitizer build (scripts/sanitize.sh) the uninstrumented mlir-opt runs with the sanitizer's
+// runtime preloaded, so the instrumented plugin loads into it and is checked too.
+// RUN: %preload_sanitizer mlir-opt --load-dialect-plugin=%tisa_plugin --load-pass-plugin=%tisa_plugin %s \
 // RUN:   "--pass-pipeline=builtin.module(func.func(tisa-select-plan{target=znver4},tisa-split-pack{target=znver4}))" \
 // RUN:   | FileCheck %s --check-prefix=SPLIT
-// RUN: mlir-opt --load-dialect-plugin=%tisa_plugin --load-pass-plugin=%tisa_plugin %s \
+// RUN: %preload_sanitizer mlir-opt --load-dialect-plugin=%tisa_plugin --load-pass-plugin=%tisa_plugin %s \
 // RUN:   "--pass-pipeline=builtin.module(func.func(tisa-select-plan{target=znver4},tisa-split-pack{target=znver4},tisa-tensorize{target=znver4},tisa-register-tile),tisa-legalize-instructions)" \
 // RUN:   | FileCheck %s --check-prefix=LOWERED
 // A program on tensors: tisa-bufferize (the pipeline tisa gen runs first) comes with the plugin.
-// RUN: mlir-opt --load-dialect-plugin=%tisa_plugin --load-pass-plugin=%tisa_plugin %S/../gen/Inputs/matmul-tensors.mlir \
+// RUN: %preload_sanitizer mlir-opt --load-dialect-plugin=%tisa_plugin --load-pass-plugin=%tisa_plugin %S/../gen/Inputs/matmul-tensors.mlir \
 // RUN:   "--pass-pipeline=builtin.module(tisa-bufferize,func.func(tisa-select-plan{target=znver4},tisa-split-pack{target=znver4}))" \
 // RUN:   | FileCheck %s --check-prefix=TENSORS
 // Without the dialect plugin mlir-opt cannot read what the split wrote.
-// RUN: mlir-opt --load-dialect-plugin=%tisa_plugin --load-pass-plugin=%tisa_plugin %s \
+// RUN: %preload_sanitizer mlir-opt --load-dialect-plugin=%tisa_plugin --load-pass-plugin=%tisa_plugin %s \
 // RUN:   "--pass-pipeline=builtin.module(func.func(tisa-select-plan{target=znver4},tisa-split-pack{target=znver4}))" \
 // RUN:   | not mlir-opt 2>&1 | FileCheck %s --check-prefix=NODIALECT
 
