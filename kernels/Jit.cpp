@@ -68,11 +68,18 @@ std::string serialize(const CompiledKernel &k, llvm::StringRef key,
 
 } // namespace
 
-/// The target of `options`, without its disabled features.
+/// The target of `options`: restricted to its feature list, without its
+/// disabled features.
 static llvm::Expected<Target> jitTarget(const JitOptions &options) {
   llvm::Expected<Target> target = loadTarget(options.target, options.targetDir);
-  if (target)
-    target->disableFeatures(options.withoutFeatures);
+  if (!target)
+    return target;
+  if (!options.features.empty()) {
+    if (llvm::Error e = restrictFeatures(*target, options.features))
+      return std::move(e);
+    target->name += " (features " + options.features + ")";
+  }
+  target->disableFeatures(options.withoutFeatures);
   return target;
 }
 

@@ -234,38 +234,6 @@ bool isNameChar(char c) {
   return llvm::isAlnum(c) || c == '_' || c == '-' || c == '.';
 }
 
-/// The register facts that follow from a feature list alone.
-void deriveRegistersFromFeatures(Target &t) {
-  switch (t.arch) {
-  case TargetArch::X86_64:
-    if (t.features.contains("avx512f")) {
-      t.vectorBits = 512;
-      t.vectorRegisters = 32;
-    } else if (t.features.contains("avx")) {
-      t.vectorBits = 256;
-      t.vectorRegisters = 16;
-    } else if (t.features.contains("sse2")) {
-      t.vectorBits = 128;
-      t.vectorRegisters = 16;
-    }
-    t.tileRegisters = t.features.contains("amx-tile") ? 8 : 0;
-    break;
-  case TargetArch::AArch64:
-    // SVE's vector length is not a feature: 128 bits is the architectural
-    // minimum and the NEON width.
-    if (t.features.contains("neon") || t.features.contains("sve")) {
-      t.vectorBits = 128;
-      t.vectorRegisters = 32;
-    }
-    break;
-  case TargetArch::NVPTX:
-    t.warpSize = 32;
-    t.registersPerThread = 255;
-    t.gridBlocksX = (uint64_t(1) << 31) - 1;
-    t.gridBlocksY = 65535;
-    break;
-  }
-}
 
 Expected<Target> loadTargetFile(StringRef path) {
   llvm::ErrorOr<std::unique_ptr<llvm::MemoryBuffer>> buffer =
@@ -361,6 +329,38 @@ Expected<Target> detectHost(StringRef dir) {
 }
 
 } // namespace
+
+void deriveRegistersFromFeatures(Target &t) {
+  switch (t.arch) {
+  case TargetArch::X86_64:
+    if (t.features.contains("avx512f")) {
+      t.vectorBits = 512;
+      t.vectorRegisters = 32;
+    } else if (t.features.contains("avx")) {
+      t.vectorBits = 256;
+      t.vectorRegisters = 16;
+    } else if (t.features.contains("sse2")) {
+      t.vectorBits = 128;
+      t.vectorRegisters = 16;
+    }
+    t.tileRegisters = t.features.contains("amx-tile") ? 8 : 0;
+    break;
+  case TargetArch::AArch64:
+    // SVE's vector length is not a feature: 128 bits is the architectural
+    // minimum and the NEON width.
+    if (t.features.contains("neon") || t.features.contains("sve")) {
+      t.vectorBits = 128;
+      t.vectorRegisters = 32;
+    }
+    break;
+  case TargetArch::NVPTX:
+    t.warpSize = 32;
+    t.registersPerThread = 255;
+    t.gridBlocksX = (uint64_t(1) << 31) - 1;
+    t.gridBlocksY = 65535;
+    break;
+  }
+}
 
 llvm::Triple tripleFor(TargetArch arch) {
   switch (arch) {

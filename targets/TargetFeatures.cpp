@@ -34,17 +34,17 @@ findFeature(llvm::ArrayRef<llvm::SubtargetFeatureKV> table, StringRef name) {
   return kv == table.end() ? nullptr : kv;
 }
 
-/// LLVM's subtarget tables for `target`'s architecture (its generic CPU: a
+/// LLVM's subtarget tables for `arch` (its generic CPU: a
 /// wrong CPU name would print a warning; callers check it themselves).
 Expected<std::unique_ptr<llvm::MCSubtargetInfo>>
-subtargetTables(const Target &target, StringRef where) {
+subtargetTables(TargetArch arch, StringRef where) {
   static const bool initialized = [] {
     llvm::InitializeAllTargetInfos();
     llvm::InitializeAllTargetMCs();
     return true;
   }();
   (void)initialized;
-  llvm::Triple triple = tripleFor(target.arch);
+  llvm::Triple triple = tripleFor(arch);
   std::string lookupError;
   const llvm::Target *backend =
       llvm::TargetRegistry::lookupTarget(triple, lookupError);
@@ -59,13 +59,48 @@ subtargetTables(const Target &target, StringRef where) {
   return std::move(sti);
 }
 
+/// Adds to `features` every feature a listed one implies in `table`,
+/// transitively.
+void addImplied(llvm::StringSet<> &features,
+                llvm::ArrayRef<llvm::SubtargetFeatureKV> table) {
+  for (bool added = true; added;) {
+    added = false;
+    for (const llvm::SubtargetFeatureKV &kv : table) {
+      if (!features.contains(kv.Key))
+        continue;
+      llvm::FeatureBitset implied = kv.Implies.getAsBitset();
+      for (const llvm::SubtargetFeatureKV &other : table)
+        if (implied.test(other.Value))
+          added |= features.insert(other.Key).second;
+    }
+  }
+}
+
+/// The CPU whose features every CPU of `arch` has.
+StringRef baselineCpu(TargetArch arch) {
+  return arch == TargetArch::X86_64 ? "x86-64" : "generic";
+}
+
+/// The vector and tile registers of `target` once its features are those of
+/// `listed`: never more than the target had (an SVE target keeps its vector
+/// length while the list keeps SVE), fewer when the list drops the features
+/// that gave them (AVX-512's 32 x 512 bits become AVX2's 16 x 256).
+void restrictRegisters(Target &target, const Target &listed) {
+  bool keepsScalable = target.arch == TargetArch::AArch64 &&
+                       listed.features.contains("sve");
+  if (!keepsScalable && listed.vectorBits) {
+    target.vectorBits = std::min(target.vectorBits, listed.vectorBits);
+    target.vectorRegisters =
+        std::min(target.vectorRegisters, listed.vectorRegisters);
+  }
+  target.tileRegisters = std::min(target.tileRegisters, listed.tileRegisters);
+}
+
 } // namespace
 
 llvm::Expected<std::vector<std::string>>
 unknownFeatures(TargetArch arch, llvm::ArrayRef<std::string> features) {
-  Target target;
-  target.arch = arch;
-  auto sti = subtargetTables(target, stringifyTargetArch(arch));
+  auto sti = subtargetTables(arch, stringifyTargetArch(arch));
   if (!sti)
     return sti.takeError();
   llvm::ArrayRef<llvm::SubtargetFeatureKV> table =
@@ -79,7 +114,7 @@ unknownFeatures(TargetArch arch, llvm::ArrayRef<std::string> features) {
 
 llvm::Error addImpliedFeatures(Target &target) {
   std::string where = target.source.empty() ? target.name : target.source;
-  auto sti = subtargetTables(target, where);
+  auto sti = subtargetTables(target.arch, where);
   if (!sti)
     return sti.takeError();
   llvm::ArrayRef<llvm::SubtargetFeatureKV> table =
@@ -96,23 +131,60 @@ llvm::Error addImpliedFeatures(Target &target) {
                      stringifyTargetArch(target.arch).str() + " feature" +
                      (unknown.size() == 1 ? "" : "s"));
   }
-  for (bool added = true; added;) {
-    added = false;
-    for (const llvm::SubtargetFeatureKV &kv : table) {
-      if (!target.features.contains(kv.Key))
-        continue;
-      llvm::FeatureBitset implied = kv.Implies.getAsBitset();
-      for (const llvm::SubtargetFeatureKV &other : table)
-        if (implied.test(other.Value))
-          added |= target.features.insert(other.Key).second;
-    }
-  }
+  addImplied(target.features, table);
+  return llvm::Error::success();
+}
+
+Expected<llvm::StringSet<>> cpuFeatures(TargetArch arch, StringRef cpu) {
+  auto sti = subtargetTables(arch, stringifyTargetArch(arch));
+  if (!sti)
+    return sti.takeError();
+  llvm::ArrayRef<llvm::SubtargetSubTypeKV> cpus =
+      (*sti)->getAllProcessorDescriptions();
+  const auto *desc = llvm::find_if(
+      cpus, [&](const llvm::SubtargetSubTypeKV &e) { return cpu == e.Key; });
+  if (desc == cpus.end())
+    return makeError("cpu '" + cpu + "' is not an LLVM " +
+                     stringifyTargetArch(arch) + " CPU");
+  llvm::ArrayRef<llvm::SubtargetFeatureKV> table =
+      (*sti)->getAllProcessorFeatures();
+  llvm::FeatureBitset bits = desc->Implies.getAsBitset();
+  llvm::StringSet<> features;
+  for (const llvm::SubtargetFeatureKV &kv : table)
+    if (bits.test(kv.Value))
+      features.insert(kv.Key);
+  addImplied(features, table);
+  return features;
+}
+
+llvm::Error restrictFeatures(Target &target, StringRef list) {
+  Target listed = targetFromFeatures(target.arch, list);
+  listed.source = "--features " + list.str();
+  if (llvm::Error e = addImpliedFeatures(listed))
+    return e;
+  deriveRegistersFromFeatures(listed);
+  target.features = listed.features;
+  restrictRegisters(target, listed);
+  if (target.arch == TargetArch::NVPTX)
+    return llvm::Error::success();
+  // What the CPU adds to the architecture's baseline, and the list lacks.
+  Expected<llvm::StringSet<>> own = cpuFeatures(target.arch, target.cpu);
+  if (!own)
+    return own.takeError();
+  Expected<llvm::StringSet<>> baseline =
+      cpuFeatures(target.arch, baselineCpu(target.arch));
+  if (!baseline)
+    return baseline.takeError();
+  for (const auto &f : *own)
+    if (!target.features.contains(f.getKey()) &&
+        !baseline->contains(f.getKey()))
+      target.disabledFeatures.insert(f.getKey());
   return llvm::Error::success();
 }
 
 llvm::Error verifyAgainstLLVM(const Target &target) {
   std::string where = target.source.empty() ? target.name : target.source;
-  auto tables = subtargetTables(target, where);
+  auto tables = subtargetTables(target.arch, where);
   if (!tables)
     return tables.takeError();
   const std::unique_ptr<llvm::MCSubtargetInfo> &sti = *tables;

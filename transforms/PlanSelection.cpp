@@ -217,8 +217,13 @@ forEachPlanned(func::FuncOp func, const TensorizeInputs &in,
       return failure();
     else if (why.empty())
       why = whyNotTensorizable(op);
-    if (failed(planned) && !why.empty() && !warning.empty())
+    if (failed(planned) && !why.empty() && !warning.empty()) {
+      if (in.instructionNamed)
+        return op->emitError("the instruction named, ")
+               << in.descriptions.front()->name << ", does not apply: "
+               << why;
       op->emitWarning(warning) << why;
+    }
   }
   return success();
 }

@@ -27,7 +27,8 @@ try:
                 break
 except OSError:
     flags = set()
-for flag, feature in [("avx512_vnni", "avx512vnni"), ("avx512_bf16", "avx512bf16")]:
+for flag, feature in [("avx512_vnni", "avx512vnni"), ("avx512_bf16", "avx512bf16"),
+                      ("avx_vnni", "avxvnni")]:
     if flag in flags:
         config.available_features.add(feature)
 # A test of a skipped differential check needs an instruction this CPU lacks.

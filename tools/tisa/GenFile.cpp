@@ -178,6 +178,7 @@ int genFromFile(const Options &o, llvm::StringRef file, llvm::StringRef dir) {
                                       o.isaDirs, o.target, o.targetDir);
   if (failed(inputs))
     return 1;
+  (*inputs)->instructionNamed = value(o, "isa", "auto") != "auto";
   if ((*inputs)->target && (*inputs)->target->arch == TargetArch::NVPTX)
     return usageError("'gen FILE.mlir' generates CPU code; Tensor Core "
                       "kernels (--target " +

@@ -78,18 +78,19 @@ FailureOr<std::optional<Target>> resolveTarget(const Options &o) {
     target = std::move(*t);
   }
   if (!o.features.empty()) {
-    TargetArch arch = target ? target->arch : TargetArch::X86_64;
-    Target fromFeatures = targetFromFeatures(arch, o.features);
-    if (llvm::Error e = addImpliedFeatures(fromFeatures)) {
+    llvm::Error e = llvm::Error::success();
+    if (target) {
+      e = restrictFeatures(*target, o.features);
+      target->name += " (features " + o.features + ")";
+    } else {
+      target = targetFromFeatures(TargetArch::X86_64, o.features);
+      e = addImpliedFeatures(*target);
+      deriveRegistersFromFeatures(*target);
+    }
+    if (e) {
       llvm::WithColor::error(llvm::errs(), "tisa")
           << llvm::toString(std::move(e)) << "\n";
       return failure();
-    }
-    if (target) {
-      target->features = fromFeatures.features;
-      target->name += " (features " + o.features + ")";
-    } else {
-      target = fromFeatures;
     }
   }
   return target;
@@ -245,10 +246,14 @@ static bool printExecutedRates(Target &t, const Options &o) {
   llvm::sort(descs, [](const Description *a, const Description *b) {
     return a->name < b->name;
   });
+  size_t width = 18;
+  for (const Description *d : descs)
+    width = std::max(width, d->name.size());
   for (const Description *d : descs)
     if (t.canExecute(*d))
-      os << llvm::formatv("  {0,-18} {1,6:f3} {2,6:f1}  {3}\n", d->name,
-                          t.issueRate(*d), t.latency(*d), t.rateOrigin(*d));
+      os << "  " << llvm::left_justify(d->name, width)
+         << llvm::formatv(" {0,6:f3} {1,6:f1}  {2}\n", t.issueRate(*d),
+                          t.latency(*d), t.rateOrigin(*d));
   return true;
 }
 

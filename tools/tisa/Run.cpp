@@ -250,12 +250,6 @@ std::optional<Runnable> runnable(const Options &o, llvm::StringRef verb,
     code = usageError("'" + verb + "' writes no files; use 'gen -o DIR'");
     return std::nullopt;
   }
-  if (!o.features.empty()) {
-    code = usageError("--features does not apply to '" + verb +
-                      "': it runs on this machine (choose a --target it can "
-                      "execute)");
-    return std::nullopt;
-  }
   if (llvm::StringRef(value(o, "threads", "1")).getAsInteger(10, r.threads) ||
       r.threads < 1 || r.threads > 1024) {
     code = usageError("--threads expects an integer in [1, 1024]");
@@ -286,7 +280,9 @@ std::optional<Runnable> runnable(const Options &o, llvm::StringRef verb,
   }
   if (!sveBitsFrom(o, r, code))
     return std::nullopt;
-  if (host && o.target != "host" && !r.underQemu && !r.gpuOnHost) {
+  r.options.features = o.features;
+  if (host && (o.target != "host" || !o.features.empty()) && !r.underQemu &&
+      !r.gpuOnHost) {
     std::vector<std::string> missing = featuresLacking(*target, *host);
     // AMX is emulated: the code is the target's without what else this
     // machine lacks.

@@ -33,6 +33,10 @@ struct JitOptions {
   /// for that subset.
   std::string target = "host";
   std::string targetDir;
+  /// A feature list ("+avx2,+avxvnni") that replaces the target's features
+  /// for the choice of instruction and for LLVM (restrictFeatures), as
+  /// `--features` does; empty: the target's own.
+  std::string features;
   /// Features of the target the code must not use (Target::disableFeatures):
   /// what this machine lacks and no emulator provides.
   std::vector<std::string> withoutFeatures;

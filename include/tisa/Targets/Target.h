@@ -261,6 +261,25 @@ unknownFeatures(TargetArch arch, llvm::ArrayRef<std::string> features);
 /// the features as for "host" (AVX-512 => 32 x 512-bit), no cache or rate data.
 Target targetFromFeatures(TargetArch arch, llvm::StringRef features);
 
+/// Sets `t`'s vector and tile registers from its features alone (AVX-512 =>
+/// 32 x 512 bits, AVX => 16 x 256, NEON or SVE => 32 x 128, AMX => 8 tiles);
+/// after addImpliedFeatures, so "+avxvnni" counts as AVX.
+void deriveRegistersFromFeatures(Target &t);
+
+/// The instruction-set features LLVM's processor table gives `cpu` on `arch`
+/// and those they imply (not its tuning flags); an error for a CPU LLVM does
+/// not know.
+llvm::Expected<llvm::StringSet<>> cpuFeatures(TargetArch arch,
+                                              llvm::StringRef cpu);
+
+/// `--features LIST` on a named target: `target`'s features become LIST and
+/// what it implies, its vector and tile registers follow them, and every
+/// feature its CPU has beyond LIST and the architecture's baseline is
+/// disabled, so LLVM's code generation keeps to LIST as the instruction
+/// choice does (`--target znver5 --features +avx2,+avxvnni`: ymm registers
+/// and VEX encodings only) while the CPU's scheduling model stays.
+llvm::Error restrictFeatures(Target &target, llvm::StringRef list);
+
 } // namespace tisa
 
 #endif // TISA_TARGETS_TARGET_H

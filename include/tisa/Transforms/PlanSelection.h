@@ -41,6 +41,10 @@ struct TensorizeInputs {
   std::unique_ptr<DescriptionSet> set;
   std::vector<const Description *> descriptions;
   std::optional<Target> target;
+  /// The user named the one instruction to use (`tisa gen FILE --isa`): a
+  /// contraction it cannot compute is an error, not plain code under a
+  /// warning. (A pass's `isa=` only restricts the choice.)
+  bool instructionNamed = false;
 
   /// Loads them; `pass` names the pass in errors.
   static mlir::FailureOr<std::shared_ptr<TensorizeInputs>>

@@ -289,6 +289,63 @@ TEST(Target, FeatureListTarget) {
   EXPECT_FALSE(old.canExecute(descriptions().get("mma.m16n8k32.s8s8s32")));
 }
 
+TEST(Target, CpuFeaturesAreLLVMsProcessorTable) {
+  Expected<llvm::StringSet<>> zen4 = cpuFeatures(TargetArch::X86_64, "znver4");
+  ASSERT_TRUE(static_cast<bool>(zen4)) << llvm::toString(zen4.takeError());
+  EXPECT_TRUE(zen4->contains("avx512vnni"));
+  EXPECT_TRUE(zen4->contains("avx2")); // implied, not listed by the CPU
+  EXPECT_FALSE(zen4->contains("amx-tile"));
+  // Tuning flags are not instruction sets.
+  for (const auto &f : *zen4)
+    EXPECT_FALSE(f.getKey().starts_with("tuning-")) << f.getKey().str();
+  Expected<llvm::StringSet<>> bad = cpuFeatures(TargetArch::X86_64, "znver9");
+  ASSERT_FALSE(static_cast<bool>(bad));
+  EXPECT_THAT(llvm::toString(bad.takeError()),
+              HasSubstr("cpu 'znver9' is not an LLVM"));
+}
+
+TEST(Target, FeatureListRestrictsANamedTarget) {
+  Expected<Target> t = loadTarget("znver5");
+  ASSERT_TRUE(static_cast<bool>(t)) << llvm::toString(t.takeError());
+  ASSERT_EQ(t->vectorBits, 512u);
+  llvm::Error e = restrictFeatures(*t, "+avx2,+avxvnni");
+  ASSERT_FALSE(e) << llvm::toString(std::move(e));
+  EXPECT_EQ(t->cpu, "znver5"); // its scheduling model stays
+  EXPECT_TRUE(t->features.contains("avxvnni"));
+  EXPECT_TRUE(t->features.contains("avx")); // implied by avx2
+  EXPECT_FALSE(t->features.contains("avx512f"));
+  EXPECT_EQ(t->vectorBits, 256u);
+  EXPECT_EQ(t->vectorRegisters, 16u);
+  // What znver5 has beyond the list is disabled for LLVM; the list and the
+  // x86-64 baseline are not.
+  EXPECT_TRUE(t->disabledFeatures.contains("avx512f"));
+  EXPECT_TRUE(t->disabledFeatures.contains("avx512vnni"));
+  EXPECT_FALSE(t->disabledFeatures.contains("avx2"));
+  EXPECT_FALSE(t->disabledFeatures.contains("avxvnni"));
+  EXPECT_FALSE(t->disabledFeatures.contains("sse2"));
+  EXPECT_FALSE(t->disabledFeatures.contains("64bit"));
+
+  Expected<Target> v1 = loadTarget("neoverse-v1");
+  ASSERT_TRUE(static_cast<bool>(v1)) << llvm::toString(v1.takeError());
+  unsigned sveBits = v1->vectorBits;
+  Target noSve = *v1;
+  e = restrictFeatures(noSve, "+neon,+dotprod");
+  ASSERT_FALSE(e) << llvm::toString(std::move(e));
+  EXPECT_EQ(noSve.vectorBits, 128u);
+  EXPECT_TRUE(noSve.disabledFeatures.contains("sve"));
+  // SVE kept: the target's vector length stays.
+  e = restrictFeatures(*v1, "+sve,+i8mm");
+  ASSERT_FALSE(e) << llvm::toString(std::move(e));
+  EXPECT_EQ(v1->vectorBits, sveBits);
+
+  Expected<Target> z4 = loadTarget("znver4");
+  ASSERT_TRUE(static_cast<bool>(z4));
+  e = restrictFeatures(*z4, "+avx512vnnni");
+  ASSERT_TRUE(static_cast<bool>(e));
+  EXPECT_THAT(llvm::toString(std::move(e)),
+              HasSubstr("'avx512vnnni' is not an LLVM"));
+}
+
 TEST(Target, MinimalFileParses) {
   Expected<Target> t = parseTarget(kMinimal, "mini.json");
   ASSERT_TRUE(static_cast<bool>(t)) << llvm::toString(t.takeError());
