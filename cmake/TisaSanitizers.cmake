@@ -5,14 +5,18 @@
 #   TISA_SANITIZER_PRELOAD     the sanitizer's shared runtime, for LD_PRELOAD into a program that is
 #                              not instrumented and loads an instrumented library (Python loading
 #                              libtisa.so, Debian's mlir-opt loading TisaPlugin.so).
-# Both are empty in a normal build. TISA_SANITIZER_SUPPORTED is false for sanitizers that cannot
+#   TISA_TEST_TIMEOUT_SCALE    the factor on the tests' time limits (1; 4 in a sanitizer build, where
+#                              tisa's instrumented code runs 2-10 times slower).
+# The first two are empty in a normal build. TISA_SANITIZER_SUPPORTED is false for sanitizers that cannot
 # mix instrumented and plain code (Memory, Thread): then those checks are skipped.
 set(TISA_SANITIZER_LINK_FLAGS "")
 set(TISA_SANITIZER_PRELOAD "")
 set(TISA_SANITIZER_SUPPORTED TRUE)
+set(TISA_TEST_TIMEOUT_SCALE 1)
 if(NOT LLVM_USE_SANITIZER)
   return()
 endif()
+set(TISA_TEST_TIMEOUT_SCALE 4)
 
 set(runtime "")
 foreach(sanitizer ${LLVM_USE_SANITIZER})
