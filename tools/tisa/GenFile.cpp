@@ -136,9 +136,6 @@ LogicalResult refuseNestedModules(ModuleOp top) {
 /// tisa gen FILE.mlir: tensorize every contraction on memrefs, register
 /// tile, lower; the functions keep MLIR's C interface for memrefs.
 int genFromFile(const Options &o, llvm::StringRef file, llvm::StringRef dir) {
-  if (!o.features.empty())
-    return usageError("--features applies to 'gen gemm|conv2d' and 'match', "
-                      "not to 'gen FILE.mlir'");
   DialectRegistry registry;
   registerAllDialects(registry);
   registerAllExtensions(registry);
@@ -179,6 +176,9 @@ int genFromFile(const Options &o, llvm::StringRef file, llvm::StringRef dir) {
   if (failed(inputs))
     return 1;
   (*inputs)->instructionNamed = value(o, "isa", "auto") != "auto";
+  // The passes choose instructions for the target LLVM compiles for.
+  if (!o.features.empty())
+    (*inputs)->target = *target;
   if ((*inputs)->target && (*inputs)->target->arch == TargetArch::NVPTX)
     return usageError("'gen FILE.mlir' generates CPU code; Tensor Core "
                       "kernels (--target " +

@@ -128,7 +128,7 @@ options:
                            skipped (the verdict still lists them)
   --target NAME            'match', 'gen', 'run': the machine to plan and compile for (default:
                            host; 'match' also takes 'any', which keeps every description)
-  --features LIST          'match', 'gen|run|tune gemm|conv2d': the target's features replaced by
+  --features LIST          'match', 'gen', 'run|tune gemm|conv2d': the target's features replaced by
                            LIST and what it implies, e.g. +avx2,+avxvnni, for the choice of
                            instruction and for LLVM (the architecture, CPU and costs stay the
                            target's; 'run' on this machine needs every feature of LIST)
