@@ -424,11 +424,11 @@ std::vector<std::string> Target::missingFeatures(const Description &d) const {
 /// LLVM never emits their instructions for ordinary code, and hypervisors
 /// often hide them (a cloud VM of a Zen 4 host lacks invpcid, rdpid, rdseed,
 /// shstk and xsaves), so code generated for a target that lists them runs
-/// on a host without them. x87 is in every x86-64 CPU but not in LLVM's host
-/// list.
+/// on a host without them. x87 and nopl (multi-byte NOPs) are in every
+/// x86-64 CPU but not in LLVM's host list.
 static bool neverEmittedOnItsOwn(StringRef feature) {
   return llvm::is_contained(
-      {"x87",    "pku",      "mwaitx",     "rdpru",    "wbnoinvd", "invpcid",
+      {"x87",    "nopl",   "pku",      "mwaitx",     "rdpru",    "wbnoinvd", "invpcid",
        "rdpid",  "rdseed",   "rdrnd",      "shstk",    "xsave",    "xsavec",
        "xsaveopt", "xsaves", "fsgsbase",   "pconfig",  "sgx",      "ptwrite",
        "uintr",  "waitpkg",  "enqcmd",     "movdir64b", "movdiri", "cldemote",

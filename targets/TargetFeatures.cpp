@@ -157,24 +157,43 @@ Expected<llvm::StringSet<>> cpuFeatures(TargetArch arch, StringRef cpu) {
   return features;
 }
 
+// Beyond what Target.h says: the architecture's baseline joins the list (so
+// a list without vector features leaves SSE2's registers, not the CPU's), an
+// entry "-f" is refused, and on a GPU target the list's newest sm_XX becomes
+// the CPU.
 llvm::Error restrictFeatures(Target &target, StringRef list) {
+  llvm::SmallVector<StringRef> parts;
+  list.split(parts, ',', -1, /*KeepEmpty=*/false);
+  for (StringRef part : parts)
+    if (part.trim().starts_with("-"))
+      return makeError("--features " + list + ": '" + part.trim() +
+                       "' removes a feature; list the features the code "
+                       "may use instead");
   Target listed = targetFromFeatures(target.arch, list);
   listed.source = "--features " + list.str();
-  if (llvm::Error e = addImpliedFeatures(listed))
-    return e;
-  deriveRegistersFromFeatures(listed);
-  target.features = listed.features;
-  restrictRegisters(target, listed);
-  if (target.arch == TargetArch::NVPTX)
+  if (target.arch == TargetArch::NVPTX) {
+    // The newest sm_XX of the list is the GPU the code is for.
+    target.features = listed.features;
+    if (!listed.cpu.empty())
+      target.cpu = listed.cpu;
     return llvm::Error::success();
-  // What the CPU adds to the architecture's baseline, and the list lacks.
-  Expected<llvm::StringSet<>> own = cpuFeatures(target.arch, target.cpu);
-  if (!own)
-    return own.takeError();
+  }
+  // Every CPU of the architecture has its baseline (x86-64's SSE2, NEON).
   Expected<llvm::StringSet<>> baseline =
       cpuFeatures(target.arch, baselineCpu(target.arch));
   if (!baseline)
     return baseline.takeError();
+  if (llvm::Error e = addImpliedFeatures(listed))
+    return e;
+  for (const auto &f : *baseline)
+    listed.features.insert(f.getKey());
+  deriveRegistersFromFeatures(listed);
+  target.features = listed.features;
+  restrictRegisters(target, listed);
+  // What the CPU adds to the architecture's baseline, and the list lacks.
+  Expected<llvm::StringSet<>> own = cpuFeatures(target.arch, target.cpu);
+  if (!own)
+    return own.takeError();
   for (const auto &f : *own)
     if (!target.features.contains(f.getKey()) &&
         !baseline->contains(f.getKey()))

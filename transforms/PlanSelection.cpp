@@ -211,19 +211,20 @@ forEachPlanned(func::FuncOp func, const TensorizeInputs &in,
   for (linalg::LinalgOp op : ops) {
     std::string why;
     FailureOr<PlannedKernel> planned = planKernel(op, in, schedule, why);
-    if (succeeded(planned))
+    if (succeeded(planned)) {
       apply(op, *planned);
-    else if (why == "error")
-      return failure();
-    else if (why.empty())
-      why = whyNotTensorizable(op);
-    if (failed(planned) && !why.empty() && !warning.empty()) {
-      if (in.instructionNamed)
-        return op->emitError("the instruction named, ")
-               << in.descriptions.front()->name << ", does not apply: "
-               << why;
-      op->emitWarning(warning) << why;
+      continue;
     }
+    if (why == "error")
+      return failure();
+    // The named instruction does not apply to a contraction it was asked for.
+    if (!why.empty() && !warning.empty() && in.instructionNamed)
+      return op->emitError("the instruction named, ")
+             << in.descriptions.front()->name << ", does not apply: " << why;
+    if (why.empty())
+      why = whyNotTensorizable(op);
+    if (!why.empty() && !warning.empty())
+      op->emitWarning(warning) << why;
   }
   return success();
 }

@@ -13,6 +13,10 @@ foreach(var BUILD_DIR SOURCE_DIR WORK_DIR CC CXX PYTHON PART)
   endif()
 endforeach()
 separate_arguments(sanitizer_flags UNIX_COMMAND "${SANITIZER_FLAGS}")
+set(sanitizer_link "")
+if(SANITIZER_FLAGS)
+  set(sanitizer_link "-DCMAKE_EXE_LINKER_FLAGS=${SANITIZER_FLAGS}")
+endif()
 set(preload "")
 if(SANITIZER_PRELOAD)
   set(preload LD_PRELOAD=${SANITIZER_PRELOAD})
@@ -57,7 +61,7 @@ if(CCACHE)
 endif()
 step("configure examples/downstream" ${CMAKE_COMMAND} -S ${SOURCE_DIR}/examples/downstream
      -B ${WORK_DIR}/build -G Ninja -DCMAKE_BUILD_TYPE=Release -DCMAKE_C_COMPILER=${CC}
-     -DCMAKE_CXX_COMPILER=${CXX} ${launcher} "-DCMAKE_EXE_LINKER_FLAGS=${SANITIZER_FLAGS}"
+     -DCMAKE_CXX_COMPILER=${CXX} ${launcher} ${sanitizer_link}
      -DCMAKE_PREFIX_PATH=${WORK_DIR}/prefix)
 step("build examples/downstream" ${CMAKE_COMMAND} --build ${WORK_DIR}/build)
 endif()

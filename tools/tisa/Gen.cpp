@@ -167,6 +167,7 @@ JitOptions jitOptionsFrom(const Options &o) {
   options.isaDirs = o.isaDirs;
   options.target = o.target;
   options.targetDir = o.targetDir;
+  options.features = o.features;
   options.schedule = value(o, "schedule", "");
   return options;
 }

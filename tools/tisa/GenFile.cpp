@@ -176,9 +176,12 @@ int genFromFile(const Options &o, llvm::StringRef file, llvm::StringRef dir) {
   if (failed(inputs))
     return 1;
   (*inputs)->instructionNamed = value(o, "isa", "auto") != "auto";
-  // The passes choose instructions for the target LLVM compiles for.
-  if (!o.features.empty())
-    (*inputs)->target = *target;
+  // The passes choose instructions for the target LLVM compiles for (the
+  // rates resolved for the loaded target stay).
+  if (!o.features.empty()) {
+    if (llvm::Error e = restrictFeatures(*(*inputs)->target, o.features))
+      return fail(llvm::toString(std::move(e)));
+  }
   if ((*inputs)->target && (*inputs)->target->arch == TargetArch::NVPTX)
     return usageError("'gen FILE.mlir' generates CPU code; Tensor Core "
                       "kernels (--target " +

@@ -78,16 +78,17 @@ FailureOr<std::optional<Target>> resolveTarget(const Options &o) {
     target = std::move(*t);
   }
   if (!o.features.empty()) {
-    llvm::Error e = llvm::Error::success();
-    if (target) {
-      e = restrictFeatures(*target, o.features);
-      target->name += " (features " + o.features + ")";
-    } else {
+    auto restrict = [&]() -> llvm::Error {
+      if (target) {
+        target->name += " (features " + o.features + ")";
+        return restrictFeatures(*target, o.features);
+      }
       target = targetFromFeatures(TargetArch::X86_64, o.features);
-      e = addImpliedFeatures(*target);
+      llvm::Error e = addImpliedFeatures(*target);
       deriveRegistersFromFeatures(*target);
-    }
-    if (e) {
+      return e;
+    };
+    if (llvm::Error e = restrict()) {
       llvm::WithColor::error(llvm::errs(), "tisa")
           << llvm::toString(std::move(e)) << "\n";
       return failure();

@@ -280,7 +280,6 @@ std::optional<Runnable> runnable(const Options &o, llvm::StringRef verb,
   }
   if (!sveBitsFrom(o, r, code))
     return std::nullopt;
-  r.options.features = o.features;
   if (host && (o.target != "host" || !o.features.empty()) && !r.underQemu &&
       !r.gpuOnHost) {
     std::vector<std::string> missing = featuresLacking(*target, *host);

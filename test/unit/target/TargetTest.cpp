@@ -340,10 +340,34 @@ TEST(Target, FeatureListRestrictsANamedTarget) {
 
   Expected<Target> z4 = loadTarget("znver4");
   ASSERT_TRUE(static_cast<bool>(z4));
-  e = restrictFeatures(*z4, "+avx512vnnni");
+  Target misspelt = *z4;
+  e = restrictFeatures(misspelt, "+avx512vnnni");
   ASSERT_TRUE(static_cast<bool>(e));
   EXPECT_THAT(llvm::toString(std::move(e)),
               HasSubstr("'avx512vnnni' is not an LLVM"));
+  // A list is what the code may use; a removal is refused, not dropped.
+  Target removal = *z4;
+  e = restrictFeatures(removal, "+avx2,-avx512f");
+  ASSERT_TRUE(static_cast<bool>(e));
+  EXPECT_THAT(llvm::toString(std::move(e)),
+              HasSubstr("'-avx512f' removes a feature"));
+  // A list without vector features leaves the baseline's SSE2 registers,
+  // not the CPU's AVX-512 ones.
+  Target scalar = *z4;
+  e = restrictFeatures(scalar, "+popcnt");
+  ASSERT_FALSE(e) << llvm::toString(std::move(e));
+  EXPECT_TRUE(scalar.features.contains("sse2"));
+  EXPECT_EQ(scalar.vectorBits, 128u);
+  EXPECT_EQ(scalar.vectorRegisters, 16u);
+  EXPECT_TRUE(scalar.disabledFeatures.contains("avx"));
+
+  // On a GPU the list's newest architecture is the one compiled for.
+  Expected<Target> sm90 = loadTarget("sm_90");
+  ASSERT_TRUE(static_cast<bool>(sm90)) << llvm::toString(sm90.takeError());
+  e = restrictFeatures(*sm90, "+sm_80,+ptx70");
+  ASSERT_FALSE(e) << llvm::toString(std::move(e));
+  EXPECT_EQ(sm90->cpu, "sm_80");
+  EXPECT_FALSE(sm90->features.contains("sm_90"));
 }
 
 TEST(Target, MinimalFileParses) {
