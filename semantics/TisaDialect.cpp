@@ -1,6 +1,7 @@
 //===- TisaDialect.cpp - the tisa dialect ---------------------------------===//
 
 #include "tisa/Dialect/TisaDialect.h"
+#include "tisa/Dialect/TisaAttrs.h"
 #include "tisa/Semantics/Description.h"
 
 using namespace mlir;
@@ -17,6 +18,7 @@ void TisaDialect::initialize() {
 #define GET_OP_LIST
 #include "tisa/Dialect/TisaOps.cpp.inc"
       >();
+  registerAttributes();
 }
 
 LogicalResult ApplyOp::verify() {

@@ -31,6 +31,25 @@ std::string Schedule::text() const {
   return out;
 }
 
+ScheduleAttr Schedule::attr(MLIRContext *ctx) const {
+  return ScheduleAttr::get(ctx, unroll, laneBlock, lanesOuter, panel, fuse,
+                           edge, reductionUnroll, hold, evenRows);
+}
+
+Schedule Schedule::fromAttr(ScheduleAttr attr) {
+  Schedule s;
+  s.unroll.assign(attr.getUnroll().begin(), attr.getUnroll().end());
+  s.laneBlock = attr.getBlock();
+  s.lanesOuter = attr.getLanesOuter();
+  s.panel = attr.getPanel();
+  s.fuse = attr.getFuse();
+  s.edge = attr.getEdge();
+  s.reductionUnroll = attr.getKunroll();
+  s.hold = attr.getHold();
+  s.evenRows = attr.getEvenRows();
+  return s;
+}
+
 FailureOr<Schedule> Schedule::parse(StringRef text, std::string &why) {
   Schedule s;
   bool sawUnroll = false;

@@ -26,6 +26,11 @@ def Tisa_Dialect : Dialect {
     See docs/description-format.md for every key.
   }];
   let hasOperationAttrVerify = 1;
+  let useDefaultAttributePrinterParser = 1;
+  let extraClassDeclaration = [{
+    /// #tisa.plan, #tisa.loop, #tisa.schedule (TisaAttrs.cpp).
+    void registerAttributes();
+  }];
   let dependentDialects = ["::mlir::func::FuncDialect", "::mlir::linalg::LinalgDialect",
                            "::mlir::arith::ArithDialect", "::mlir::tensor::TensorDialect"];
 }

@@ -23,6 +23,7 @@
 #ifndef TISA_MATCHER_MATCHER_H
 #define TISA_MATCHER_MATCHER_H
 
+#include "tisa/Dialect/TisaAttrs.h"
 #include "tisa/Semantics/Description.h"
 #include "tisa/Targets/Target.h"
 
@@ -268,6 +269,26 @@ bool rankTied(const TensorizePlan &a, const TensorizePlan &b);
 mlir::FailureOr<std::vector<TensorizePlan>>
 matchDescription(const Contraction &c, const Description &d,
                  const MatchOptions &options, std::string &why);
+
+/// The plan as the attribute -tisa-select-plan records (#tisa.plan): its
+/// instruction, the order of the operand correspondence, the program loops
+/// of every instruction loop, and the blocks of `c`'s loops.
+PlanAttr planAttr(mlir::MLIRContext *ctx, const Contraction &c,
+                  const TensorizePlan &p);
+/// The plan `attr` states for `c`, evaluated as the matcher evaluates that
+/// one assignment (no search): what `match` returns for it, with the
+/// matcher's cost. Failure, with why, when no description in `descriptions`
+/// has its name, the target (options.target) cannot execute it, or it does
+/// not implement `c` that way. `attr`'s blocks are not read: apply them to
+/// `c` first (applyPlanBlocks).
+mlir::FailureOr<TensorizePlan>
+planFromAttr(const Contraction &c, PlanAttr attr,
+             llvm::ArrayRef<const Description *> descriptions,
+             const MatchOptions &options, std::string &why);
+/// Sets the blocks of `c`'s loops that `attr` blocks (ProgramLoop::block);
+/// failure, with why, for a loop `c` does not have.
+mlir::LogicalResult applyPlanBlocks(PlanAttr attr, Contraction &c,
+                                    std::string &why);
 
 //===----------------------------------------------------------------------===//
 // Printing

@@ -100,6 +100,10 @@ struct Schedule {
   std::string text() const;
   static mlir::FailureOr<Schedule> parse(llvm::StringRef text,
                                          std::string &why);
+  /// As the attribute -tisa-select-plan records (#tisa.schedule), and back
+  /// (the attribute's verifier has checked every field's range).
+  ScheduleAttr attr(mlir::MLIRContext *ctx) const;
+  static Schedule fromAttr(ScheduleAttr attr);
   bool operator==(const Schedule &o) const {
     return unroll == o.unroll && laneBlock == o.laneBlock &&
            lanesOuter == o.lanesOuter && panel == o.panel &&

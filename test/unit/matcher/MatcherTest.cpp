@@ -19,6 +19,7 @@
 #include "mlir/Dialect/MemRef/IR/MemRef.h"
 #include "mlir/Dialect/Tensor/IR/Tensor.h"
 #include "mlir/IR/BuiltinOps.h"
+#include "mlir/AsmParser/AsmParser.h"
 #include "mlir/Parser/Parser.h"
 #include "llvm/Support/FormatVariadic.h"
 #include "llvm/Support/raw_ostream.h"
@@ -511,6 +512,103 @@ TEST_F(MatcherTest, EveryDescriptionAccountedFor) {
   EXPECT_EQ(seen.size(), all.size());
   for (size_t i = 1; i < r.plans.size(); ++i)
     EXPECT_LE(r.plans[i - 1].cost.cycles, r.plans[i].cost.cycles);
+}
+
+/// The attribute of every plan the matcher returns reads back, through its
+/// text, as that plan: same key, accesses, packs and cost.
+TEST_F(MatcherTest, EveryPlanReadsBackFromItsAttribute) {
+  std::string conv = R"(
+func.func @f(%i: tensor<1x230x230x3xi8>, %f: tensor<7x7x3x64xi8>, %o: tensor<1x112x112x64xi32>) -> tensor<1x112x112x64xi32> {
+  %r = linalg.conv_2d_nhwc_hwcf {dilations = dense<1> : tensor<2xi64>, strides = dense<2> : tensor<2xi64>}
+    ins(%i, %f : tensor<1x230x230x3xi8>, tensor<7x7x3x64xi8>) outs(%o : tensor<1x112x112x64xi32>) -> tensor<1x112x112x64xi32>
+  return %r : tensor<1x112x112x64xi32>
+})";
+  std::string dynamic = R"(
+func.func @f(%a: tensor<?x?xi8>, %b: tensor<?x?xi8>, %c: tensor<?x?xi32>) -> tensor<?x?xi32> {
+  %r = linalg.matmul {cast = #linalg.type_fn<cast_unsigned>} ins(%a, %b : tensor<?x?xi8>, tensor<?x?xi8>) outs(%c : tensor<?x?xi32>) -> tensor<?x?xi32>
+  return %r : tensor<?x?xi32>
+})";
+  struct Case {
+    std::string source;
+    const char *target;
+  };
+  std::vector<Case> cases = {
+      {gemm("mnk", false, false), "znver4"},
+      {gemm("knm", true, true, 48, 40, 36), "znver4"},
+      {gemm("mnk", false, false, 64, 64, 64, "extsi", "extsi"), "neoverse-v1"},
+      {gemm("mnk", false, false, 64, 64, 64, "extsi", "extsi"), "sm_80"},
+      {gemm("mnk", false, false, 1, 64, 64), "sapphirerapids"},
+      {matmul("bf16", "f32", 32, 64, 64), "sapphirerapids"},
+      {conv, "znver4"},
+      {dynamic, "znver4"},
+      {gemm("mnk", false, false), ""}};
+  size_t checked = 0;
+  for (const Case &k : cases) {
+    Contraction c = mustRead(k.source);
+    MatchOptions o;
+    o.target = *k.target ? &target(k.target) : nullptr;
+    MatchResult r = match(c, all, o);
+    EXPECT_FALSE(r.plans.empty()) << k.source;
+    for (const TensorizePlan &p : r.plans) {
+      PlanAttr attr = planAttr(&ctx, c, p);
+      std::string text;
+      llvm::raw_string_ostream os(text);
+      Attribute(attr).print(os);
+      EXPECT_EQ(parseAttribute(text, &ctx), attr) << text;
+      std::string why;
+      FailureOr<TensorizePlan> back = planFromAttr(c, attr, all, o, why);
+      ASSERT_TRUE(succeeded(back)) << text << ": " << why;
+      EXPECT_EQ(planKey(c, *back), planKey(c, p)) << text;
+      EXPECT_EQ(back->cost.cycles, p.cost.cycles) << text;
+      EXPECT_EQ(back->cost.instructions, p.cost.instructions) << text;
+      EXPECT_EQ(back->cost.packBytes, p.cost.packBytes) << text;
+      EXPECT_EQ(back->repair.has_value(), p.repair.has_value()) << text;
+      EXPECT_EQ(back->relaxations, p.relaxations) << text;
+      for (auto [x, y] : llvm::zip_equal(back->operands, p.operands)) {
+        EXPECT_EQ(x.access, y.access) << text;
+        EXPECT_EQ(x.packedShape, y.packedShape) << text;
+      }
+      ++checked;
+    }
+  }
+  EXPECT_GT(checked, 50u);
+}
+
+/// A plan attribute that does not fit the contraction or the target says
+/// why, naming the loop.
+TEST_F(MatcherTest, PlanAttributesThatDoNotFit) {
+  Contraction c = mustRead(gemm("mnk", false, false));
+  MatchOptions o;
+  o.target = &target("znver4");
+  auto why = [&](StringRef text) {
+    auto attr = dyn_cast_or_null<PlanAttr>(parseAttribute(text, &ctx));
+    EXPECT_TRUE(attr) << text.str();
+    std::string reason;
+    if (attr && succeeded(planFromAttr(c, attr, all, o, reason)))
+      return std::string("fits");
+    return reason;
+  };
+  EXPECT_EQ(why(R"(#tisa.plan<"vpdpbusd.zmm", [n = [1], k = [2]]>)"), "fits");
+  EXPECT_EQ(why(R"(#tisa.plan<"nosuch", [n = [1], k = [2]]>)"),
+            "no instruction description named 'nosuch'");
+  EXPECT_EQ(why(R"(#tisa.plan<"tdpbusd", [m = [0], n = [1], k = [2]]>)"),
+            "znver4 lacks amx-tile, amx-int8");
+  EXPECT_EQ(why(R"(#tisa.plan<"vpdpbusd.zmm", [k = [2], n = [1]]>)"),
+            "loop 0 of vpdpbusd.zmm is 'n', not 'k'");
+  EXPECT_EQ(why(R"(#tisa.plan<"vpdpbusd.zmm", [n = [2], k = [1]]>)"),
+            "'n' is a parallel loop; program loop 2 ('k') is not");
+  EXPECT_EQ(why(R"(#tisa.plan<"vpdpbusd.zmm", [n = [1], k = [5]]>)"),
+            "'k' takes program loop 5; the contraction has 3");
+  EXPECT_EQ(why(R"(#tisa.plan<"vpdpbusd.zmm", [n = [1]]>)"),
+            "vpdpbusd.zmm has 2 loops (n, k); the plan names 1");
+  // Lanes along m fit (A packed, B broadcast); AMX's m and n swapped do not.
+  EXPECT_EQ(why(R"(#tisa.plan<"vpdpbusd.zmm", [n = [0], k = [2]]>)"), "fits");
+  o.target = &target("sapphirerapids");
+  EXPECT_EQ(why(R"(#tisa.plan<"tdpbusd", [m = [0], n = [1], k = [2]]>)"),
+            "fits");
+  EXPECT_EQ(why(R"(#tisa.plan<"tdpbusd", [m = [1], n = [0], k = [2]]>)"),
+            "ins0 varies with m (instruction loop n), which the instruction's "
+            "operand 0 does not index");
 }
 
 } // namespace
