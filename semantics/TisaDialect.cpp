@@ -253,9 +253,13 @@ LogicalResult TisaDialect::verifyOperationAttribute(Operation *op,
     return success();
   }
   if (attr.getName() == kPlanAttr || attr.getName() == kScheduleAttr) {
-    if (!isa<StringAttr>(attr.getValue()))
+    bool plan = attr.getName() == kPlanAttr;
+    bool typed = plan ? isa<PlanAttr>(attr.getValue())
+                      : isa<ScheduleAttr>(attr.getValue());
+    if (!typed || !isa<linalg::LinalgOp>(op))
       return op->emitError() << "'" << attr.getName().getValue()
-                             << "' must be a string, not " << attr.getValue();
+                             << "' must be a " << (plan ? "#tisa.plan" : "#tisa.schedule")
+                             << " on a linalg op, not " << attr.getValue();
     return success();
   }
   if (attr.getName() != kInstructionAttrName)

@@ -49,64 +49,124 @@ TensorizeInputs::load(MLIRContext *ctx, StringRef pass, StringRef isa,
   return in;
 }
 
+ArrayRef<int64_t> statedLoopBlocks(linalg::LinalgOp op) {
+  if (auto plan = op->getAttrOfType<PlanAttr>(kPlanAttr))
+    return plan.getBlocks();
+  if (auto pairs = op->getAttrOfType<DenseI64ArrayAttr>(kLoopBlocksAttr))
+    return pairs.asArrayRef();
+  return {};
+}
+
 namespace {
 
-/// The kernel of the plan `key` names among `result`'s plans.
-FailureOr<std::unique_ptr<KernelGenerator>> kernelNamed(const MatchResult &result, StringRef key,
-                                     std::string &why) {
-  for (const TensorizePlan &p : result.plans) {
-    if (planKey(result.contraction, p) != key)
-      continue;
-    return getKernelGenerator(result.contraction, p, why);
-  }
-  why = "the matcher has no plan '" + key.str() + "' for it";
-  return failure();
-}
-
-/// The loops of `op`'s tisa.loop_blocks in `c`'s (ProgramLoop::block);
-/// whether it has them.
-bool readLoopBlocks(linalg::LinalgOp op, Contraction &c) {
-  auto pairs = op->getAttrOfType<DenseI64ArrayAttr>(kLoopBlocksAttr);
-  if (!pairs)
-    return false;
-  for (size_t i = 0; i + 1 < size_t(pairs.size()); i += 2)
-    c.loops[pairs[i]].block = pairs[i + 1];
-  return true;
-}
-
-/// The kernel of `c` (`op` read, with its blocks) that `op`'s tisa.plan
-/// names, else the best supported one. A loop of run-time extent in the
-/// program (tisa.run_time_loops) or run in blocks is matched as one of
-/// run-time extent, so every block finds the program's plan. Failure with
-/// why; "error" after an error on `op`.
-FailureOr<std::unique_ptr<KernelGenerator>>
-kernelFor(linalg::LinalgOp op, const Contraction &c,
-          ArrayRef<const Description *> descriptions, const Target &target,
-          ArrayRef<int64_t> inputShape, ArrayRef<int64_t> inputPadding,
-          std::string &why) {
+/// `c` as its plans are matched: a loop of run-time extent in the program
+/// (tisa.run_time_loops) or run in blocks is one of run-time extent, so
+/// every block finds the program's plan.
+Contraction planningForm(linalg::LinalgOp op, const Contraction &c) {
   SmallVector<int64_t> runTime;
   if (auto given = op->getAttrOfType<DenseI64ArrayAttr>(kRunTimeLoopsAttr))
     llvm::append_range(runTime, given.asArrayRef());
   for (auto [l, loop] : llvm::enumerate(c.loops))
     if (loop.block && !llvm::is_contained(runTime, int64_t(l)))
       runTime.push_back(l);
+  return runTime.empty() ? c : withRunTimeExtents(c, runTime);
+}
+
+/// The best supported kernel of `c` (`op` read, with its blocks); failure
+/// with why.
+FailureOr<std::unique_ptr<KernelGenerator>>
+bestKernel(linalg::LinalgOp op, const Contraction &c,
+           ArrayRef<const Description *> descriptions, const Target &target,
+           ArrayRef<int64_t> inputShape, ArrayRef<int64_t> inputPadding,
+           std::string &why) {
   MatchOptions options;
   options.target = &target;
-  MatchResult result =
-      match(runTime.empty() ? c : withRunTimeExtents(c, runTime),
-            descriptions, options);
+  MatchResult result = match(planningForm(op, c), descriptions, options);
   rankPlans(result, target, inputShape, inputPadding);
   result.contraction = c;
-  auto key = op->getAttrOfType<StringAttr>(kPlanAttr);
-  if (!key)
-    return selectKernel(result, why, &target);
+  return selectKernel(result, why, &target);
+}
+
+/// The kernel of the plan `op`'s tisa.plan states for `c`, evaluated
+/// without a search; an error on `op` (why = "error") when it does not fit.
+FailureOr<std::unique_ptr<KernelGenerator>>
+statedKernel(linalg::LinalgOp op, PlanAttr stated, const Contraction &c,
+             ArrayRef<const Description *> descriptions, const Target &target,
+             std::string &why) {
+  MatchOptions options;
+  options.target = &target;
+  std::string reason;
+  FailureOr<TensorizePlan> plan = planFromAttr(
+      planningForm(op, c), stated, descriptions, options, reason);
   FailureOr<std::unique_ptr<KernelGenerator>> kernel =
-      kernelNamed(result, key, why);
+      succeeded(plan) ? getKernelGenerator(c, *plan, reason)
+                      : FailureOr<std::unique_ptr<KernelGenerator>>(failure());
   if (failed(kernel)) {
-    op->emitError("tisa.plan: " + why);
+    op->emitError() << kPlanAttr << " " << stated << ": " << reason;
     why = "error";
   }
   return kernel;
+}
+
+/// The kernel of `c` (`op` read): the one its tisa.plan states, else the
+/// best supported one, with the loops run in blocks it states, else those
+/// filterBlock chooses for it. Sets the blocks in `c`.
+FailureOr<std::unique_ptr<KernelGenerator>>
+kernelFor(linalg::LinalgOp op, Contraction &c,
+          ArrayRef<const Description *> descriptions, const Target &target,
+          ArrayRef<int64_t> inputShape, ArrayRef<int64_t> inputPadding,
+          std::string &why) {
+  ArrayRef<int64_t> blocks = statedLoopBlocks(op);
+  for (size_t i = 0; i + 1 < blocks.size(); i += 2) {
+    if (blocks[i] >= int64_t(c.loops.size())) {
+      op->emitError() << "blocks of loop " << blocks[i] << ": the contraction has "
+                      << c.loops.size() << " loops";
+      why = "error";
+      return failure();
+    }
+    c.loops[blocks[i]].block = blocks[i + 1];
+  }
+  if (auto stated = op->getAttrOfType<PlanAttr>(kPlanAttr))
+    return statedKernel(op, stated, c, descriptions, target, why);
+  auto kernel = bestKernel(op, c, descriptions, target, inputShape,
+                           inputPadding, why);
+  if (failed(kernel) || !blocks.empty())
+    return kernel;
+  // A first plan says which input is packed; blocks of it are planned anew.
+  std::optional<LoopBlock> block =
+      filterBlock(c, (*kernel)->packedInput(), target);
+  if (!block)
+    return kernel;
+  c.loops[block->loop].block = block->size;
+  return bestKernel(op, c, descriptions, target, inputShape, inputPadding,
+                    why);
+}
+
+/// `op`'s tisa.schedule, else `text` (an option) when not empty, else the
+/// kernel's default; an error on `op` (why = "error") when it does not fit.
+FailureOr<Schedule> scheduleFor(linalg::LinalgOp op,
+                                const KernelGenerator &kernel,
+                                const Target &target, StringRef text,
+                                ArrayRef<int64_t> inputShape,
+                                ArrayRef<int64_t> inputPadding,
+                                std::string &why) {
+  FailureOr<Schedule> s = failure();
+  auto stated = op->getAttrOfType<ScheduleAttr>(kScheduleAttr);
+  if (stated)
+    s = Schedule::fromAttr(stated);
+  else if (text.empty())
+    return kernel.defaultSchedule(target, inputShape, inputPadding);
+  else
+    s = Schedule::parse(text, why);
+  if (failed(s) || failed(kernel.verify(*s, target, why))) {
+    if (stated)
+      op->emitError() << kScheduleAttr << " " << stated << ": " << why;
+    else
+      op->emitError("schedule '" + text + "': " + why);
+    why = "error";
+    return failure();
+  }
+  return s;
 }
 
 } // namespace
@@ -127,44 +187,15 @@ FailureOr<PlannedKernel> planKernel(linalg::LinalgOp op,
     why = "the operands are tensors; bufferize first (one-shot-bufferize)";
     return failure();
   }
-  bool blocksGiven = readLoopBlocks(op, *c);
   auto kernel = kernelFor(op, *c, descriptions, target, inputShape,
                           inputPadding, why);
   if (failed(kernel))
     return failure();
-  // A first plan says which input is packed; blocks of it are planned anew.
-  if (std::optional<LoopBlock> blocks =
-          blocksGiven ? std::nullopt
-                      : filterBlock(*c, (*kernel)->packedInput(), target)) {
-    c->loops[blocks->loop].block = blocks->size;
-    kernel = kernelFor(op, *c, descriptions, target, inputShape, inputPadding,
-                       why);
-    if (failed(kernel))
-      return failure();
-  }
-  PlannedKernel out{*c, std::move(*kernel), {}};
-  if (auto text = op->getAttrOfType<StringAttr>(kScheduleAttr)) {
-    if (text.getValue().empty()) {
-      op->emitError() << kScheduleAttr
-                      << " is empty; remove it for the default schedule";
-      why = "error";
-      return failure();
-    }
-    scheduleText = text.getValue();
-  }
-  if (scheduleText.empty()) {
-    out.schedule =
-        out.kernel->defaultSchedule(target, inputShape, inputPadding);
-    return out;
-  }
-  FailureOr<Schedule> s = Schedule::parse(scheduleText, why);
-  if (failed(s) || failed(out.kernel->verify(*s, target, why))) {
-    op->emitError("schedule '" + scheduleText + "': " + why);
-    why = "error";
+  FailureOr<Schedule> schedule = scheduleFor(
+      op, **kernel, target, scheduleText, inputShape, inputPadding, why);
+  if (failed(schedule))
     return failure();
-  }
-  out.schedule = *s;
-  return out;
+  return PlannedKernel{*c, std::move(*kernel), *schedule};
 }
 
 /// What keeps an op that linalg calls a contraction, or a named convolution,
@@ -186,15 +217,10 @@ static std::string whyNotTensorizable(linalg::LinalgOp op) {
 
 void recordPlan(linalg::LinalgOp op, const Contraction &c,
                 const TensorizePlan &plan, const Schedule &schedule) {
-  Builder b(op->getContext());
-  op->setAttr(kPlanAttr, b.getStringAttr(planKey(c, plan)));
-  op->setAttr(kScheduleAttr, b.getStringAttr(schedule.text()));
-  SmallVector<int64_t> blocks;
-  for (auto [l, loop] : llvm::enumerate(c.loops))
-    if (loop.block)
-      blocks.append({int64_t(l), loop.block});
-  if (!blocks.empty())
-    op->setAttr(kLoopBlocksAttr, b.getDenseI64ArrayAttr(blocks));
+  MLIRContext *ctx = op->getContext();
+  op->setAttr(kPlanAttr, planAttr(ctx, c, plan));
+  op->setAttr(kScheduleAttr, schedule.attr(ctx));
+  op->removeAttr(kLoopBlocksAttr); // the plan's blocks say it
 }
 
 LogicalResult

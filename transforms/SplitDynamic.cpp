@@ -119,20 +119,18 @@ struct SplitDynamicPass
   }
 
   /// Whether a program may still have a loop to split (without planning
-  /// it): an argument of run-time extent, or a loop longer than its
-  /// tisa.loop_blocks block. A block's static copy has neither.
+  /// it): an argument of run-time extent, or a loop longer than the block
+  /// its plan (or tisa.loop_blocks) states. A block's static copy has neither.
   static bool mayNeedSplit(Block &program) {
     if (llvm::any_of(program.getArgumentTypes(), [](Type t) {
           return !cast<ShapedType>(t).hasStaticShape();
         }))
       return true;
     auto contraction = cast<linalg::LinalgOp>(program.front());
-    auto pairs = contraction->getAttrOfType<DenseI64ArrayAttr>(kLoopBlocksAttr);
-    if (!pairs)
-      return false;
+    ArrayRef<int64_t> pairs = statedLoopBlocks(contraction);
     SmallVector<int64_t> ranges = contraction.getStaticLoopRanges();
     for (size_t i = 0; i + 1 < size_t(pairs.size()); i += 2)
-      if (ranges[pairs[i]] > pairs[i + 1])
+      if (pairs[i] < int64_t(ranges.size()) && ranges[pairs[i]] > pairs[i + 1])
         return true;
     return false;
   }

@@ -109,9 +109,10 @@ struct PlannedKernel {
 };
 
 /// Reads `op` as a contraction on memrefs and chooses its kernel: the plan
-/// its tisa.plan attribute names (an error when the matcher has no such
-/// plan) or the best supported one, and the schedule of its tisa.schedule
-/// attribute (checked against the kernel), else `schedule` when not empty,
+/// its tisa.plan attribute states (evaluated without a search; an error
+/// when it does not fit) or the best supported one, and the schedule of its
+/// tisa.schedule attribute (checked against the kernel), else `schedule`
+/// (text) when not empty,
 /// else the target's default, for an input of `inputShape` with
 /// `inputPadding` when given (see KernelGenerator::defaultSchedule). Not a
 /// contraction: failure with `why` empty (nothing to do). No plan: failure
@@ -129,8 +130,13 @@ planKernel(mlir::linalg::LinalgOp op, const TensorizeInputs &in,
   return planKernel(op, in.descriptions, *in.target, schedule, why);
 }
 
-/// Sets `op`'s tisa.plan and tisa.schedule: `plan` of `c` (op read as a
-/// contraction) and `schedule`.
+/// The pairs of a loop and its block size `op` states: its tisa.plan's
+/// blocks, else its tisa.loop_blocks (a hint written by hand); empty when
+/// neither.
+llvm::ArrayRef<int64_t> statedLoopBlocks(mlir::linalg::LinalgOp op);
+
+/// Sets `op`'s tisa.plan (#tisa.plan of `plan` of `c`, op read as a
+/// contraction, with `c`'s blocks) and tisa.schedule (#tisa.schedule).
 void recordPlan(mlir::linalg::LinalgOp op, const Contraction &c,
                 const TensorizePlan &plan, const Schedule &schedule);
 

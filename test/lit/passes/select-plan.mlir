@@ -6,9 +6,9 @@
 // RUN: tisa-opt %s --split-input-file "--tisa-select-plan=target=znver4 schedule=unroll=3x1x1,block=0,order=lanes-outer" --tisa-split-pack=target=znver4 --tisa-tensorize=target=znver4 -verify-diagnostics | FileCheck %s --check-prefix=APPLY
 
 // SELECT-LABEL: func.func @gemm
-// SELECT:         linalg.generic {{.*}} attrs =  {tisa.plan = "vpdpbusd.zmm n<-n(16) k<-k(4) | ins0 broadcast 4B, ins1 pack [K/4][N][4], outs0 direct", tisa.schedule = "unroll={{[0-9]+}}x{{[0-9]+}}x1,block=0,order=lanes-inner{{.*}}"}
+// SELECT:         linalg.generic {{.*}} attrs =  {tisa.plan = #tisa.plan<"vpdpbusd.zmm", [n = [1], k = [2]]>, tisa.schedule = #tisa.schedule<unroll = [{{[0-9]+}}, {{[0-9]+}}, 1]{{.*}}>}
 // OPTION-LABEL: func.func @gemm
-// OPTION:         tisa.schedule = "unroll=3x1x1,block=0,order=lanes-outer"
+// OPTION:         tisa.schedule = #tisa.schedule<unroll = [3, 1, 1], lanes_outer>
 // APPLY-LABEL: func.func @gemm
 // APPLY-NOT:     linalg.matmul
 // APPLY:         tisa.apply "vpdpbusd.zmm"
@@ -33,24 +33,24 @@ func.func @gemm(%a: memref<8x64xi8>, %b: memref<64x32xi8>, %c: memref<8x32xi32>)
 
 // A schedule written on the op by hand wins over the option.
 // SELECT-LABEL: func.func @by_hand
-// SELECT:         linalg.matmul {tisa.plan = "vpdpbusd.zmm n<-n(16) k<-k(4) | B pack [K/4][N][4], A broadcast 4B, C direct", tisa.schedule = "unroll=2x2x1,block=0,order=lanes-inner"}
+// SELECT:         linalg.matmul {tisa.plan = #tisa.plan<"vpdpbusd.zmm", [n = [1], k = [2]], swapped>, tisa.schedule = #tisa.schedule<unroll = [2, 2, 1]>}
 // OPTION-LABEL: func.func @by_hand
-// OPTION:         tisa.schedule = "unroll=2x2x1,block=0,order=lanes-inner"
+// OPTION:         tisa.schedule = #tisa.schedule<unroll = [2, 2, 1]>
 // APPLY-LABEL: func.func @by_hand
 // APPLY-DAG:     {tisa.loop = "parallel", tisa.unroll = 2 : i64}
 // APPLY-DAG:     {tisa.loop = "lanes", tisa.unroll = 2 : i64}
 func.func @by_hand(%a: memref<8x64xi8>, %b: memref<64x64xi8>, %c: memref<8x64xi32>) {
-  linalg.matmul {tisa.schedule = "unroll=2x2x1,block=0,order=lanes-inner"}
+  linalg.matmul {tisa.schedule = #tisa.schedule<unroll = [2, 2, 1]>}
       ins(%a, %b : memref<8x64xi8>, memref<64x64xi8>) outs(%c : memref<8x64xi32>)
   return
 }
 
 // -----
 
-// A plan the matcher does not have.
+// A plan that does not fit the contraction.
 func.func @negative_plan(%a: memref<8x64xi8>, %b: memref<64x32xi8>, %c: memref<8x32xi32>) {
-  // expected-error @below {{tisa.plan: the matcher has no plan 'vpdpbusd.zmm k<-n(16)' for it}}
-  linalg.matmul {tisa.plan = "vpdpbusd.zmm k<-n(16)"}
+  // expected-error @below {{tisa.plan #tisa.plan<"vpdpbusd.zmm", [n = [2], k = [1]]>: 'n' is a parallel loop; program loop 2 ('k') is not}}
+  linalg.matmul {tisa.plan = #tisa.plan<"vpdpbusd.zmm", [n = [2], k = [1]]>}
       ins(%a, %b : memref<8x64xi8>, memref<64x32xi8>) outs(%c : memref<8x32xi32>)
   return
 }
@@ -59,17 +59,17 @@ func.func @negative_plan(%a: memref<8x64xi8>, %b: memref<64x32xi8>, %c: memref<8
 
 // A schedule that does not fit the kernel: unrolling the reduction.
 func.func @negative_schedule(%a: memref<8x64xi8>, %b: memref<64x32xi8>, %c: memref<8x32xi32>) {
-  // expected-error @below {{schedule 'unroll=1x1x2': loop 2 is a reduction}}
-  linalg.matmul {tisa.schedule = "unroll=1x1x2"}
+  // expected-error @below {{tisa.schedule #tisa.schedule<unroll = [1, 1, 2]>: loop 2 is a reduction}}
+  linalg.matmul {tisa.schedule = #tisa.schedule<unroll = [1, 1, 2]>}
       ins(%a, %b : memref<8x64xi8>, memref<64x32xi8>) outs(%c : memref<8x32xi32>)
   return
 }
 
 // -----
 
-// The attributes are strings.
+// The attributes are typed (test/lit/passes/plan-attrs.mlir).
 func.func @negative_type(%a: memref<8x64xi8>, %b: memref<64x32xi8>, %c: memref<8x32xi32>) {
-  // expected-error @below {{'tisa.schedule' must be a string, not 3 : i64}}
+  // expected-error @below {{'tisa.schedule' must be a #tisa.schedule on a linalg op, not 3 : i64}}
   linalg.matmul {tisa.schedule = 3}
       ins(%a, %b : memref<8x64xi8>, memref<64x32xi8>) outs(%c : memref<8x32xi32>)
   return
@@ -77,10 +77,19 @@ func.func @negative_type(%a: memref<8x64xi8>, %b: memref<64x32xi8>, %c: memref<8
 
 // -----
 
-// An empty schedule is an error, not the default in disguise.
-func.func @negative_empty_schedule(%a: memref<8x64xi8>, %b: memref<64x32xi8>, %c: memref<8x32xi32>) {
-  // expected-error @below {{tisa.schedule is empty; remove it for the default schedule}}
-  linalg.matmul {tisa.schedule = ""}
+func.func @negative_text_plan(%a: memref<8x64xi8>, %b: memref<64x32xi8>, %c: memref<8x32xi32>) {
+  // expected-error @below {{'tisa.plan' must be a #tisa.plan on a linalg op, not "vpdpbusd.zmm"}}
+  linalg.matmul {tisa.plan = "vpdpbusd.zmm"}
+      ins(%a, %b : memref<8x64xi8>, memref<64x32xi8>) outs(%c : memref<8x32xi32>)
+  return
+}
+
+// -----
+
+// A schedule of another loop nest.
+func.func @negative_schedule_loops(%a: memref<8x64xi8>, %b: memref<64x32xi8>, %c: memref<8x32xi32>) {
+  // expected-error @below {{tisa.schedule #tisa.schedule<unroll = [2, 2]>: the schedule unrolls 2 loops but the kernel has 3}}
+  linalg.matmul {tisa.schedule = #tisa.schedule<unroll = [2, 2]>}
       ins(%a, %b : memref<8x64xi8>, memref<64x32xi8>) outs(%c : memref<8x32xi32>)
   return
 }

@@ -23,7 +23,7 @@
 // CHECK:           %[[VC:.*]] = memref.subview %[[C]][%[[I]], 0] [256, 48] [1, 1] : memref<?x48xi32> to memref<256x48xi32, strided<[48, 1], offset: ?>>
 // CHECK:           tisa.compute %[[VA]], %[[BUF]] -> %[[VC]] : memref<256x70xi8, strided<[70, 1], offset: ?>>, memref<[[BYTES]]xi8>, memref<256x48xi32, strided<[48, 1], offset: ?>> {
 // CHECK-NEXT:      ^bb0(%{{.*}}: memref<256x70xi8, strided<[70, 1], offset: ?>>, %{{.*}}: memref<70x48xi8>, %{{.*}}: memref<256x48xi32>):
-// CHECK-NEXT:        linalg.matmul {tisa.plan = "{{.*}}", tisa.run_time_loops = array<i64: 0>, tisa.schedule = "{{.*}}"}
+// CHECK-NEXT:        linalg.matmul {tisa.plan = #tisa.plan<{{.*}}>, tisa.run_time_loops = array<i64: 0>, tisa.schedule = #tisa.schedule<{{.*}}>}
 // CHECK:         %[[REST:.*]] = arith.subi %[[M]], %[[FULL]] : index
 // CHECK:         %[[D128:.*]] = arith.andi %[[REST]], %c128
 // CHECK:         %[[HAS128:.*]] = arith.cmpi ne, %[[D128]]
@@ -204,8 +204,8 @@ func.func @dynamic_nk(%a: memref<32x?xi8>, %b: memref<?x?xi8>, %c: memref<32x?xi
 func.func @overwrite_nk(%a: memref<32x?xi8>, %buf: memref<?xi8>, %c: memref<32x?xi32>) {
   tisa.compute %a, %buf -> %c {overwrite} : memref<32x?xi8>, memref<?xi8>, memref<32x?xi32> {
   ^bb0(%x: memref<32x?xi8>, %y: memref<?x?xi8>, %z: memref<32x?xi32>):
-    linalg.matmul {tisa.plan = "vpdpbusd.zmm n<-n(16) k<-k(4) | B pack [K/4][N][4], A broadcast 4B, C direct",
-                   tisa.schedule = "unroll=6x4x1,block=0,order=lanes-inner,panel=64"}
+    linalg.matmul {tisa.plan = #tisa.plan<"vpdpbusd.zmm", [n = [1], k = [2]], swapped>,
+                   tisa.schedule = #tisa.schedule<unroll = [6, 4, 1], panel = 64>}
         ins(%x, %y : memref<32x?xi8>, memref<?x?xi8>) outs(%z : memref<32x?xi32>)
   }
   return
@@ -273,7 +273,7 @@ func.func @epilogue_k(%a: memref<16x?xi8>, %b: memref<?x48xi8>, %bias: memref<48
 // CHECK:             %[[VI:.*]] = memref.subview %[[ROWS]][0, 0, %[[IX]], 0] [1, 9, 129, 16] [1, 1, 1, 1]
 // CHECK:             %[[VO:.*]] = memref.subview %[[OROW]][0, 0, %[[X]], 0] [1, 4, 64, 32] [1, 1, 1, 1]
 // CHECK:             tisa.compute %[[VI]], %{{.*}} -> %[[VO]] : memref<1x9x129x16xi8, {{.*}}>, memref<{{[0-9]+}}xi8>, memref<1x4x64x32xi32, {{.*}}> {
-// CHECK:               linalg.conv_2d_nhwc_hwcf {{.*}}tisa.run_time_loops = array<i64: 1, 2>, tisa.schedule = "{{.*}}fuse=1
+// CHECK:               linalg.conv_2d_nhwc_hwcf {{.*}}tisa.run_time_loops = array<i64: 1, 2>, tisa.schedule = #tisa.schedule<{{.*}}fuse
 // CHECK:           scf.if
 // CHECK:             memref.subview %[[ROWS]][0, 0, %{{.*}}, 0] [1, 9, 65, 16] [1, 1, 1, 1]
 // CHECK:             tisa.compute {{.*}} : memref<1x9x65x16xi8, {{.*}}>, memref<{{[0-9]+}}xi8>, memref<1x4x32x32xi32, {{.*}}>
@@ -298,7 +298,7 @@ func.func @dynamic_image(%i: memref<1x?x?x16xi8>, %f: memref<3x3x16x32xi8>, %o: 
 // -----
 
 // The same with filters larger than znver4's L2 block budget (512 KiB: 120 filters of 3x3x512
-// bytes are 540 KiB): planning blocks them (tisa.loop_blocks: loop 3, f, in blocks of 64, the
+// bytes are 540 KiB): planning blocks them (the plan's `blocks = [3 : 64]`: loop 3, f, in blocks of 64, the
 // largest power of two within the budget), the pack and the computation split along f first,
 // each block on its part of the packed buffer (295168 bytes), the last on zero-padded staging
 // copies; inside each block of filters the rows and columns as above, so every block of output
@@ -309,7 +309,7 @@ func.func @dynamic_image(%i: memref<1x?x?x16xi8>, %f: memref<3x3x16x32xi8>, %o: 
 // CHECK:           memref.view %[[BUF]][%{{.*}}][] : memref<590336xi8> to memref<295168xi8>
 // CHECK:           memref.subview %{{.*}}[0, 0, 0, %{{.*}}] [3, 3, 512, 64] [1, 1, 1, 1] : memref<3x3x512x120xi8>
 // CHECK:           tisa.pack %{{.*}} : memref<3x3x512x64xi8, {{.*}}>, memref<295168xi8>
-// CHECK:             linalg.conv_2d_nhwc_hwcf {{.*}}tisa.loop_blocks = array<i64: 3, 64>
+// CHECK:             linalg.conv_2d_nhwc_hwcf {{.*}}tisa.plan = #tisa.plan<{{.*}}, blocks = [3 : 64]>
 // CHECK:         scf.for %[[F:.*]] = %{{.*}} to %{{.*}} step
 // CHECK:           memref.view %[[BUF]]
 // CHECK:           scf.for

@@ -12,11 +12,11 @@
 // CHECK:         %[[BUF:.*]] = memref.alloc() {alignment = 64 : i64} : memref<2048xi8>
 // CHECK-NEXT:    tisa.pack %[[B]] into %[[BUF]] : memref<64x32xi8>, memref<2048xi8> {
 // CHECK-NEXT:    ^bb0(%[[X:.*]]: memref<8x64xi8>, %[[Y:.*]]: memref<64x32xi8>, %[[Z:.*]]: memref<8x32xi32>):
-// CHECK-NEXT:      linalg.matmul {tisa.plan = "vpdpbusd.zmm n<-n(16) k<-k(4) | B pack [K/4][N][4], A broadcast 4B, C direct", tisa.schedule = "unroll=8x2x1,block=0,order=lanes-inner"} ins(%[[X]], %[[Y]] : {{.*}}) outs(%[[Z]] : memref<8x32xi32>)
+// CHECK-NEXT:      linalg.matmul {tisa.plan = #tisa.plan<"vpdpbusd.zmm", [n = [1], k = [2]], swapped>, tisa.schedule = #tisa.schedule<unroll = [8, 2, 1]>} ins(%[[X]], %[[Y]] : {{.*}}) outs(%[[Z]] : memref<8x32xi32>)
 // CHECK-NEXT:    }
 // CHECK-NEXT:    tisa.compute %[[A]], %[[BUF]] -> %[[C]] : memref<8x64xi8>, memref<2048xi8>, memref<8x32xi32> {
 // CHECK-NEXT:    ^bb0(%{{.*}}: memref<8x64xi8>, %{{.*}}: memref<64x32xi8>, %{{.*}}: memref<8x32xi32>):
-// CHECK-NEXT:      linalg.matmul {tisa.plan = "vpdpbusd.zmm n<-n(16) k<-k(4) | B pack [K/4][N][4], A broadcast 4B, C direct", tisa.schedule = "unroll=8x2x1,block=0,order=lanes-inner"}
+// CHECK-NEXT:      linalg.matmul {tisa.plan = #tisa.plan<"vpdpbusd.zmm", [n = [1], k = [2]], swapped>, tisa.schedule = #tisa.schedule<unroll = [8, 2, 1]>}
 // CHECK-NEXT:    }
 // CHECK-NEXT:    memref.dealloc %[[BUF]] : memref<2048xi8>
 // CHECK-NOT:     linalg.matmul
@@ -44,11 +44,11 @@ func.func @gemm(%a: memref<8x64xi8>, %b: memref<64x32xi8>, %c: memref<8x32xi32>)
 // CHECK-LABEL: func.func @given_schedule
 // CHECK:         memref.alloc() {alignment = 64 : i64} : memref<2048xi8>
 // CHECK:         tisa.pack
-// CHECK:           tisa.schedule = "unroll=2x1x1,block=0,order=lanes-outer,panel=16"
+// CHECK:           tisa.schedule = #tisa.schedule<unroll = [2, 1, 1], lanes_outer, panel = 16>
 // CHECK:         tisa.compute
-// CHECK:           tisa.schedule = "unroll=2x1x1,block=0,order=lanes-outer,panel=16"
+// CHECK:           tisa.schedule = #tisa.schedule<unroll = [2, 1, 1], lanes_outer, panel = 16>
 func.func @given_schedule(%a: memref<8x64xi8>, %b: memref<64x32xi8>, %c: memref<8x32xi32>) {
-  linalg.matmul {tisa.schedule = "unroll=2x1x1,block=0,order=lanes-outer,panel=16"}
+  linalg.matmul {tisa.schedule = #tisa.schedule<unroll = [2, 1, 1], lanes_outer, panel = 16>}
       ins(%a, %b : memref<8x64xi8>, memref<64x32xi8>) outs(%c : memref<8x32xi32>)
   return
 }

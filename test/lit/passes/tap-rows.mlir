@@ -57,7 +57,7 @@ func.func @wide(%in: memref<1x16x16x64xi8>, %w: memref<3x3x64x64xi8>, %out: memr
 // CHECK-NOT:     memref.reinterpret_cast
 // CHECK:         linalg.conv_2d_nhwc_hwcf {{.*}}tisa.schedule
 func.func @scheduled(%in: memref<1x230x230x3xi8>, %w: memref<7x7x3x64xi8>, %out: memref<1x112x112x64xi32>) {
-  linalg.conv_2d_nhwc_hwcf {dilations = dense<1> : tensor<2xi64>, strides = dense<2> : tensor<2xi64>, tisa.schedule = "unroll=1x6x1x4x1x1x1,block=0,order=lanes-inner"}
+  linalg.conv_2d_nhwc_hwcf {dilations = dense<1> : tensor<2xi64>, strides = dense<2> : tensor<2xi64>, tisa.schedule = #tisa.schedule<unroll = [1, 6, 1, 4, 1, 1, 1]>}
     ins(%in, %w : memref<1x230x230x3xi8>, memref<7x7x3x64xi8>) outs(%out : memref<1x112x112x64xi32>)
   return
 }

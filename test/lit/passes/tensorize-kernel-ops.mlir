@@ -17,7 +17,7 @@
 func.func @range_overwrite(%a: memref<8x64xi8>, %buf: memref<2048xi8>, %c: memref<8x32xi32>, %begin: index, %end: index) {
   tisa.compute %a, %buf -> %c range(%begin, %end) {overwrite} : memref<8x64xi8>, memref<2048xi8>, memref<8x32xi32> {
   ^bb0(%x: memref<8x64xi8>, %y: memref<64x32xi8>, %z: memref<8x32xi32>):
-    linalg.matmul {tisa.plan = "vpdpbusd.zmm n<-n(16) k<-k(4) | B pack [K/4][N][4], A broadcast 4B, C direct", tisa.schedule = "unroll=8x2x1,block=0,order=lanes-inner"} ins(%x, %y : memref<8x64xi8>, memref<64x32xi8>) outs(%z : memref<8x32xi32>)
+    linalg.matmul {tisa.plan = #tisa.plan<"vpdpbusd.zmm", [n = [1], k = [2]], swapped>, tisa.schedule = #tisa.schedule<unroll = [8, 2, 1]>} ins(%x, %y : memref<8x64xi8>, memref<64x32xi8>) outs(%z : memref<8x32xi32>)
   }
   return
 }
@@ -32,7 +32,7 @@ func.func @range_overwrite(%a: memref<8x64xi8>, %buf: memref<2048xi8>, %c: memre
 func.func @accumulate(%a: memref<8x64xi8>, %buf: memref<2048xi8>, %c: memref<8x32xi32>) {
   tisa.compute %a, %buf -> %c : memref<8x64xi8>, memref<2048xi8>, memref<8x32xi32> {
   ^bb0(%x: memref<8x64xi8>, %y: memref<64x32xi8>, %z: memref<8x32xi32>):
-    linalg.matmul {tisa.plan = "vpdpbusd.zmm n<-n(16) k<-k(4) | B pack [K/4][N][4], A broadcast 4B, C direct", tisa.schedule = "unroll=8x2x1,block=0,order=lanes-inner"} ins(%x, %y : memref<8x64xi8>, memref<64x32xi8>) outs(%z : memref<8x32xi32>)
+    linalg.matmul {tisa.plan = #tisa.plan<"vpdpbusd.zmm", [n = [1], k = [2]], swapped>, tisa.schedule = #tisa.schedule<unroll = [8, 2, 1]>} ins(%x, %y : memref<8x64xi8>, memref<64x32xi8>) outs(%z : memref<8x32xi32>)
   }
   return
 }
@@ -54,7 +54,7 @@ func.func @negative_buffer_size(%b: memref<64x32xi8>, %buf: memref<1024xi8>) {
   // expected-error @+1 {{'tisa.pack' op buffer has type 'memref<1024xi8>' but the plan's packed layout [k/4=16][n=32][4] needs 'memref<2048xi8>'}}
   tisa.pack %b into %buf : memref<64x32xi8>, memref<1024xi8> {
   ^bb0(%x: memref<8x64xi8>, %y: memref<64x32xi8>, %z: memref<8x32xi32>):
-    linalg.matmul {tisa.plan = "vpdpbusd.zmm n<-n(16) k<-k(4) | B pack [K/4][N][4], A broadcast 4B, C direct", tisa.schedule = "unroll=8x2x1,block=0,order=lanes-inner"} ins(%x, %y : memref<8x64xi8>, memref<64x32xi8>) outs(%z : memref<8x32xi32>)
+    linalg.matmul {tisa.plan = #tisa.plan<"vpdpbusd.zmm", [n = [1], k = [2]], swapped>, tisa.schedule = #tisa.schedule<unroll = [8, 2, 1]>} ins(%x, %y : memref<8x64xi8>, memref<64x32xi8>) outs(%z : memref<8x32xi32>)
   }
   return
 }
@@ -66,7 +66,7 @@ func.func @negative_pack_source(%a: memref<8x64xi8>, %buf: memref<2048xi8>) {
   // expected-error @+1 {{'tisa.pack' op source has type 'memref<8x64xi8>' but the plan packs input 1, of type 'memref<64x32xi8>'}}
   tisa.pack %a into %buf : memref<8x64xi8>, memref<2048xi8> {
   ^bb0(%x: memref<8x64xi8>, %y: memref<64x32xi8>, %z: memref<8x32xi32>):
-    linalg.matmul {tisa.plan = "vpdpbusd.zmm n<-n(16) k<-k(4) | B pack [K/4][N][4], A broadcast 4B, C direct", tisa.schedule = "unroll=8x2x1,block=0,order=lanes-inner"} ins(%x, %y : memref<8x64xi8>, memref<64x32xi8>) outs(%z : memref<8x32xi32>)
+    linalg.matmul {tisa.plan = #tisa.plan<"vpdpbusd.zmm", [n = [1], k = [2]], swapped>, tisa.schedule = #tisa.schedule<unroll = [8, 2, 1]>} ins(%x, %y : memref<8x64xi8>, memref<64x32xi8>) outs(%z : memref<8x32xi32>)
   }
   return
 }
@@ -76,8 +76,8 @@ func.func @negative_pack_source(%a: memref<8x64xi8>, %buf: memref<2048xi8>) {
 func.func @negative_unknown_plan(%b: memref<64x32xi8>, %buf: memref<2048xi8>) {
   tisa.pack %b into %buf : memref<64x32xi8>, memref<2048xi8> {
   ^bb0(%x: memref<8x64xi8>, %y: memref<64x32xi8>, %z: memref<8x32xi32>):
-    // expected-error @+1 {{tisa.plan: the matcher has no plan 'vpdpbusd.zmm m<-m(16)' for it}}
-    linalg.matmul {tisa.plan = "vpdpbusd.zmm m<-m(16)", tisa.schedule = "unroll=8x2x1,block=0,order=lanes-inner"} ins(%x, %y : memref<8x64xi8>, memref<64x32xi8>) outs(%z : memref<8x32xi32>)
+    // expected-error @+1 {{tisa.plan #tisa.plan<"vpdpbusd.zmm", [n = [0]]>: vpdpbusd.zmm has 2 loops (n, k); the plan names 1}}
+    linalg.matmul {tisa.plan = #tisa.plan<"vpdpbusd.zmm", [n = [0]]>, tisa.schedule = #tisa.schedule<unroll = [8, 2, 1]>} ins(%x, %y : memref<8x64xi8>, memref<64x32xi8>) outs(%z : memref<8x32xi32>)
   }
   return
 }
@@ -89,7 +89,7 @@ func.func @negative_compute_input(%b: memref<64x32xi8>, %buf: memref<2048xi8>, %
   // expected-error @+1 {{'tisa.compute' op input has type 'memref<64x32xi8>' but the plan reads the other input, of type 'memref<8x64xi8>'}}
   tisa.compute %b, %buf -> %c : memref<64x32xi8>, memref<2048xi8>, memref<8x32xi32> {
   ^bb0(%x: memref<8x64xi8>, %y: memref<64x32xi8>, %z: memref<8x32xi32>):
-    linalg.matmul {tisa.plan = "vpdpbusd.zmm n<-n(16) k<-k(4) | B pack [K/4][N][4], A broadcast 4B, C direct", tisa.schedule = "unroll=8x2x1,block=0,order=lanes-inner"} ins(%x, %y : memref<8x64xi8>, memref<64x32xi8>) outs(%z : memref<8x32xi32>)
+    linalg.matmul {tisa.plan = #tisa.plan<"vpdpbusd.zmm", [n = [1], k = [2]], swapped>, tisa.schedule = #tisa.schedule<unroll = [8, 2, 1]>} ins(%x, %y : memref<8x64xi8>, memref<64x32xi8>) outs(%z : memref<8x32xi32>)
   }
   return
 }
@@ -101,7 +101,7 @@ func.func @negative_padded_input(%a: memref<8x60xi8>, %buf: memref<2048xi8>, %c:
   // expected-error @+1 {{'tisa.compute' op input has type 'memref<8x60xi8>' but the plan reads the other input, of type 'memref<8x64xi8>', in its zero border}}
   tisa.compute %a, %buf -> %c {input_padding = array<i64: 0, 8>} : memref<8x60xi8>, memref<2048xi8>, memref<8x32xi32> {
   ^bb0(%x: memref<8x64xi8>, %y: memref<64x32xi8>, %z: memref<8x32xi32>):
-    linalg.matmul {tisa.plan = "vpdpbusd.zmm n<-n(16) k<-k(4) | B pack [K/4][N][4], A broadcast 4B, C direct", tisa.schedule = "unroll=8x2x1,block=0,order=lanes-inner"} ins(%x, %y : memref<8x64xi8>, memref<64x32xi8>) outs(%z : memref<8x32xi32>)
+    linalg.matmul {tisa.plan = #tisa.plan<"vpdpbusd.zmm", [n = [1], k = [2]], swapped>, tisa.schedule = #tisa.schedule<unroll = [8, 2, 1]>} ins(%x, %y : memref<8x64xi8>, memref<64x32xi8>) outs(%z : memref<8x32xi32>)
   }
   return
 }
@@ -124,7 +124,7 @@ func.func @negative_padded_input(%a: memref<8x60xi8>, %buf: memref<2048xi8>, %c:
 func.func @active(%a: memref<8x64xi8>, %buf: memref<4096xi8>, %c: memref<8x64xi32>, %n: index, %k: index) {
   tisa.compute %a, %buf -> %c active(%n, %k) {active_loops = array<i64: 1, 2>, overwrite} : memref<8x64xi8>, memref<4096xi8>, memref<8x64xi32> {
   ^bb0(%x: memref<8x64xi8>, %y: memref<64x64xi8>, %z: memref<8x64xi32>):
-    linalg.matmul {tisa.plan = "vpdpbusd.zmm n<-n(16) k<-k(4) | B pack [K/4][N][4], A broadcast 4B, C direct", tisa.schedule = "unroll=8x2x1,block=0,order=lanes-inner"} ins(%x, %y : memref<8x64xi8>, memref<64x64xi8>) outs(%z : memref<8x64xi32>)
+    linalg.matmul {tisa.plan = #tisa.plan<"vpdpbusd.zmm", [n = [1], k = [2]], swapped>, tisa.schedule = #tisa.schedule<unroll = [8, 2, 1]>} ins(%x, %y : memref<8x64xi8>, memref<64x64xi8>) outs(%z : memref<8x64xi32>)
   }
   return
 }
@@ -138,12 +138,12 @@ func.func @negative_pack_schedule(%a: memref<8x64xi8>, %b: memref<64x32xi8>, %bu
   // expected-note @+1 {{packed here}}
   tisa.pack %b into %buf : memref<64x32xi8>, memref<2048xi8> {
   ^bb0(%x: memref<8x64xi8>, %y: memref<64x32xi8>, %z: memref<8x32xi32>):
-    linalg.matmul {tisa.plan = "vpdpbusd.zmm n<-n(16) k<-k(4) | B pack [K/4][N][4], A broadcast 4B, C direct", tisa.schedule = "unroll=8x2x1,block=0,order=lanes-inner"} ins(%x, %y : memref<8x64xi8>, memref<64x32xi8>) outs(%z : memref<8x32xi32>)
+    linalg.matmul {tisa.plan = #tisa.plan<"vpdpbusd.zmm", [n = [1], k = [2]], swapped>, tisa.schedule = #tisa.schedule<unroll = [8, 2, 1]>} ins(%x, %y : memref<8x64xi8>, memref<64x32xi8>) outs(%z : memref<8x32xi32>)
   }
-  // expected-error @+1 {{'tisa.compute' op reads a buffer packed with another tisa.schedule ("unroll=8x2x1,block=0,order=lanes-inner", not "unroll=4x2x1,block=0,order=lanes-outer")}}
+  // expected-error @+1 {{'tisa.compute' op reads a buffer packed with another tisa.schedule (#tisa.schedule<unroll = [8, 2, 1]>, not #tisa.schedule<unroll = [4, 2, 1], lanes_outer>)}}
   tisa.compute %a, %buf -> %c : memref<8x64xi8>, memref<2048xi8>, memref<8x32xi32> {
   ^bb0(%x: memref<8x64xi8>, %y: memref<64x32xi8>, %z: memref<8x32xi32>):
-    linalg.matmul {tisa.plan = "vpdpbusd.zmm n<-n(16) k<-k(4) | B pack [K/4][N][4], A broadcast 4B, C direct", tisa.schedule = "unroll=4x2x1,block=0,order=lanes-outer"} ins(%x, %y : memref<8x64xi8>, memref<64x32xi8>) outs(%z : memref<8x32xi32>)
+    linalg.matmul {tisa.plan = #tisa.plan<"vpdpbusd.zmm", [n = [1], k = [2]], swapped>, tisa.schedule = #tisa.schedule<unroll = [4, 2, 1], lanes_outer>} ins(%x, %y : memref<8x64xi8>, memref<64x32xi8>) outs(%z : memref<8x32xi32>)
   }
   return
 }

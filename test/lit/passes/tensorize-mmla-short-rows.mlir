@@ -25,7 +25,7 @@
 func.func @short_rows(%a: memref<12x16xi8>, %buf: memref<64xi8>, %c: memref<12x4xi32>) {
   tisa.compute %a, %buf -> %c {overwrite} : memref<12x16xi8>, memref<64xi8>, memref<12x4xi32> {
   ^bb0(%x: memref<12x16xi8>, %y: memref<16x4xi8>, %z: memref<12x4xi32>):
-    linalg.matmul {tisa.plan = "neon.smmla m<-m(2) n<-n(2) k<-k(8) | A pack [K/8][M][8], B pack [K/8][N][8], C pack [N/2][M][2]", tisa.schedule = "unroll=4x2x1,block=0,order=lanes-inner,kunroll=4"} ins(%x, %y : memref<12x16xi8>, memref<16x4xi8>) outs(%z : memref<12x4xi32>)
+    linalg.matmul {tisa.plan = #tisa.plan<"neon.smmla", [m = [0], n = [1], k = [2]]>, tisa.schedule = #tisa.schedule<unroll = [4, 2, 1], kunroll = 4>} ins(%x, %y : memref<12x16xi8>, memref<16x4xi8>) outs(%z : memref<12x4xi32>)
   }
   return
 }

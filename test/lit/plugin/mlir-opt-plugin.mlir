@@ -20,7 +20,7 @@
 
 // SPLIT-LABEL: func.func @gemm
 // SPLIT:         tisa.pack %arg1 into %{{.*}} : memref<64x32xi8>, memref<2048xi8>
-// SPLIT:           linalg.matmul {tisa.plan = "vpdpbusd.zmm {{.*}}", tisa.schedule = "{{.*}}"}
+// SPLIT:           linalg.matmul {tisa.plan = #tisa.plan<"vpdpbusd.zmm", {{.*}}>, tisa.schedule = #tisa.schedule<{{.*}}>}
 // SPLIT:         tisa.compute %arg0, %{{.*}} -> %arg2 : memref<8x64xi8>, memref<2048xi8>, memref<8x32xi32>
 
 // LOWERED-LABEL: func.func @gemm
