@@ -70,15 +70,13 @@ std::string serialize(const CompiledKernel &k, llvm::StringRef key,
 
 /// The target of `options`: restricted to its feature list, without its
 /// disabled features.
-static llvm::Expected<Target> jitTarget(const JitOptions &options) {
+llvm::Expected<Target> jitTarget(const JitOptions &options) {
   llvm::Expected<Target> target = loadTarget(options.target, options.targetDir);
   if (!target)
     return target;
-  if (!options.features.empty()) {
+  if (!options.features.empty())
     if (llvm::Error e = restrictFeatures(*target, options.features))
       return std::move(e);
-    target->name += " (features " + options.features + ")";
-  }
   target->disableFeatures(options.withoutFeatures);
   return target;
 }

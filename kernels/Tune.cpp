@@ -38,7 +38,9 @@ constexpr int64_t kExtraRows = 2;
 
 llvm::Expected<TileBounds> tileBounds(const JitOptions &jit,
                                       llvm::StringRef instruction) {
-  llvm::Expected<Target> target = loadTarget(jit.target, jit.targetDir);
+  // The target the kernels are generated for: with --features, the
+  // registers the features give (tile bounds beyond them would spill).
+  llvm::Expected<Target> target = jitTarget(jit);
   if (!target)
     return target.takeError();
   LoadedDescriptions loaded(jit.isaDirs);

@@ -198,6 +198,7 @@ llvm::Error restrictFeatures(Target &target, StringRef list) {
     if (!target.features.contains(f.getKey()) &&
         !baseline->contains(f.getKey()))
       target.disabledFeatures.insert(f.getKey());
+  target.name += " (features " + list.str() + ")";
   return llvm::Error::success();
 }
 

@@ -79,10 +79,8 @@ FailureOr<std::optional<Target>> resolveTarget(const Options &o) {
   }
   if (!o.features.empty()) {
     auto restrict = [&]() -> llvm::Error {
-      if (target) {
-        target->name += " (features " + o.features + ")";
+      if (target)
         return restrictFeatures(*target, o.features);
-      }
       target = targetFromFeatures(TargetArch::X86_64, o.features);
       llvm::Error e = addImpliedFeatures(*target);
       deriveRegistersFromFeatures(*target);

@@ -54,6 +54,10 @@ struct JitOptions {
   static std::string defaultCacheDir();
 };
 
+/// The target `options` name, restricted to its --features (restrictFeatures)
+/// and without its withoutFeatures: what the JIT generates for.
+llvm::Expected<Target> jitTarget(const JitOptions &options);
+
 /// The identity of a kernel for caching: the spec, the isa choice, the
 /// contents of every description file on the search path, the CPU and its
 /// features, and the tisa version (hex digest). Tuned schedules are stored

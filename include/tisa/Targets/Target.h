@@ -277,7 +277,8 @@ llvm::Expected<llvm::StringSet<>> cpuFeatures(TargetArch arch,
 /// feature its CPU has beyond LIST and the architecture's baseline is
 /// disabled, so LLVM's code generation keeps to LIST as the instruction
 /// choice does (`--target znver5 --features +avx2,+avxvnni`: ymm registers
-/// and VEX encodings only) while the CPU's scheduling model stays.
+/// and VEX encodings only) while the CPU's scheduling model stays. The
+/// target's name then says so: "znver5 (features +avx2,+avxvnni)".
 llvm::Error restrictFeatures(Target &target, llvm::StringRef list);
 
 } // namespace tisa
