@@ -641,8 +641,14 @@ Expected<Target> parseTarget(StringRef json, StringRef path) {
   getCount("cores", t.cores);
   getRates("issue_per_cycle", t.issuePerCycle);
   getRates("latency_cycles", t.latencyCycles);
+  // Every target states the constants its schedules are chosen with; a key
+  // it leaves out takes the default docs/targets.md gives.
   if (const llvm::json::Value *v = root->get("cost_model"))
     parseCostModel(*v, diag, t.cost);
+  else
+    diag.error({}, "missing required key 'cost_model': state the cost-model "
+                   "constants this target's schedules use (docs/targets.md; "
+                   "znver4.json's are measured on Zen 4)");
   if (root->get("notes"))
     getString("notes", t.notes);
 

@@ -74,8 +74,16 @@ constexpr const char *kMinimal = R"({
   "description": "a test machine",
   "arch": "x86_64",
   "cpu": "x86-64",
-  "features": ["sse2"]
+  "features": ["sse2"],
+  "cost_model": {}
 })";
+
+/// kMinimal with its (empty) cost model replaced by `body`.
+std::string withCostModel(llvm::StringRef body) {
+  std::string json = kMinimal;
+  size_t at = json.find("{}", json.find("\"cost_model\""));
+  return json.replace(at, 2, body.str());
+}
 
 TEST(Target, ShippedFilesAreTheExpectedOnes) {
   std::vector<std::string> names = listTargets(TISA_SOURCE_TARGET_DIR);
@@ -311,6 +319,7 @@ TEST(Target, FeatureListRestrictsANamedTarget) {
   llvm::Error e = restrictFeatures(*t, "+avx2,+avxvnni");
   ASSERT_FALSE(e) << llvm::toString(std::move(e));
   EXPECT_EQ(t->cpu, "znver5"); // its scheduling model stays
+  EXPECT_EQ(t->name, "znver5 (features +avx2,+avxvnni)");
   EXPECT_TRUE(t->features.contains("avxvnni"));
   EXPECT_TRUE(t->features.contains("avx")); // implied by avx2
   EXPECT_FALSE(t->features.contains("avx512f"));
@@ -391,10 +400,8 @@ TEST(Target, ErrorUnknownKey) {
 /// The cost model: a file sets some constants, the rest keep the defaults;
 /// every shipped CPU file states the Zen 4 measurements or keeps them.
 TEST(Target, CostModelFromFile) {
-  std::string json = kMinimal;
-  json.insert(json.find("\"features\""),
-              "\"cost_model\": {\"max_tile_rows\": 4, \"tie_window\": 0.1},"
-              "\n  ");
+  std::string json =
+      withCostModel(R"({"max_tile_rows": 4, "tie_window": 0.1})");
   Expected<Target> t = parseTarget(json, "mini.json");
   ASSERT_TRUE(static_cast<bool>(t)) << llvm::toString(t.takeError());
   EXPECT_EQ(t->cost.maxTileRows, 4);
@@ -420,15 +427,21 @@ TEST(Target, CostModelFromFile) {
   EXPECT_DOUBLE_EQ(zen4->cost.l2BlockFraction, 0.5);
 }
 
+/// A target file states its cost model (an empty object: every default).
+TEST(Target, CostModelIsRequired) {
+  std::string json = kMinimal;
+  json.erase(json.find(",\n  \"cost_model\": {}"),
+             std::string(",\n  \"cost_model\": {}").size());
+  EXPECT_THAT(parseError(json),
+              HasSubstr("dir/bad.json: missing required key 'cost_model'"));
+}
+
 TEST(Target, CostModelErrors) {
   auto withCost = [](llvm::StringRef body) {
-    std::string json = kMinimal;
-    json.insert(json.find("\"features\""),
-                ("\"cost_model\": " + body + ",\n  ").str());
-    return parseError(json);
+    return parseError(withCostModel(body));
   };
   std::string msg = withCost(R"({"max_tile_row": 4})");
-  EXPECT_THAT(msg, HasSubstr("dir/bad.json:6:18: cost_model: unknown key "
+  EXPECT_THAT(msg, HasSubstr("dir/bad.json:7:18: cost_model: unknown key "
                              "'max_tile_row'"));
   EXPECT_THAT(msg, HasSubstr("max_tile_rows"));
   EXPECT_THAT(withCost(R"({"tie_window": -0.1})"),
@@ -439,7 +452,7 @@ TEST(Target, CostModelErrors) {
   EXPECT_THAT(withCost(R"({"assumed_l2_bytes": "1M"})"),
               HasSubstr("'assumed_l2_bytes' must be a positive integer"));
   EXPECT_THAT(withCost("[1]"),
-              HasSubstr("dir/bad.json:6:3: key 'cost_model' must be an "
+              HasSubstr("dir/bad.json:7:3: key 'cost_model' must be an "
                         "object"));
 }
 
