@@ -178,21 +178,13 @@ FailureOr<Contraction> readContraction(linalg::LinalgOp op, std::string &why) {
                         c.opName, op.getNumDpsInputs(), op.getNumDpsInits());
     return failure();
   }
-  // Read the body with diagnostics captured as the reason.
-  {
-    std::string message;
-    ScopedDiagnosticHandler capture(op->getContext(), [&](Diagnostic &diag) {
-      if (message.empty())
-        message = diag.str();
-      return success();
-    });
-    FailureOr<MulAcc> m = readMulAcc(op);
-    if (failed(m)) {
-      why = c.opName + " is not a contraction: " + message;
-      return failure();
-    }
-    c.mulAcc = *m;
+  NotMulAcc notMulAcc;
+  FailureOr<MulAcc> m = readMulAcc(op, notMulAcc);
+  if (failed(m)) {
+    why = c.opName + " is not a contraction: " + notMulAcc.why;
+    return failure();
   }
+  c.mulAcc = *m;
   for (Type t : {c.mulAcc.lhsType, c.mulAcc.rhsType, c.mulAcc.accType}) {
     if (!isSupportedElement(t)) {
       std::string s;

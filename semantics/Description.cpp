@@ -110,24 +110,34 @@ std::optional<MulAcc::Narrowing> peelNarrowing(Value &v, MulAcc::Ext ext) {
   v = trunc.getIn();
   return n;
 }
+/// Records why a body is not a multiply-accumulate, blaming `at`. No
+/// diagnostic: the matcher reads bodies inside passes that run on several
+/// threads, where capturing diagnostics would take other threads' too.
+LogicalResult notMulAcc(NotMulAcc &reason, Operation *at, const Twine &why) {
+  reason.at = at;
+  reason.why = why.str();
+  return failure();
+}
 } // namespace
 
-FailureOr<MulAcc> readMulAcc(linalg::LinalgOp op) {
+FailureOr<MulAcc> readMulAcc(linalg::LinalgOp op, NotMulAcc &reason) {
   if (op.getNumDpsInits() != 1)
-    return op->emitError("the body must produce exactly one accumulator, found ")
-           << op.getNumDpsInits() << " outs operands";
+    return notMulAcc(reason, op,
+                     "the body must produce exactly one accumulator, found " +
+                         Twine(op.getNumDpsInits()) + " outs operands");
   if (op.getNumDpsInputs() != 2)
-    return op->emitError("the body must multiply exactly two inputs, found ")
-           << op.getNumDpsInputs() << " ins operands";
+    return notMulAcc(reason, op,
+                     "the body must multiply exactly two inputs, found " +
+                         Twine(op.getNumDpsInputs()) + " ins operands");
   Block &block = *op.getBlock();
   auto yield = cast<linalg::YieldOp>(block.getTerminator());
   if (yield.getNumOperands() != 1)
-    return yield.emitError("the body must yield one value");
+    return notMulAcc(reason, yield, "the body must yield one value");
   BlockArgument acc = block.getArgument(2);
 
   Operation *add = yield.getOperand(0).getDefiningOp();
   if (!add || !isa<arith::AddIOp, arith::AddFOp>(add))
-    return yield.emitError(
+    return notMulAcc(reason, yield, 
         "the body is not a multiply-accumulate: the yielded value must be an "
         "arith.addi or arith.addf of the accumulator and a product");
   Value product;
@@ -136,7 +146,7 @@ FailureOr<MulAcc> readMulAcc(linalg::LinalgOp op) {
   else if (add->getOperand(1) == acc)
     product = add->getOperand(0);
   else
-    return add->emitError("the body is not a multiply-accumulate: neither "
+    return notMulAcc(reason, add, "the body is not a multiply-accumulate: neither "
                           "operand of the addition "
                           "is the accumulator block argument");
 
@@ -147,11 +157,11 @@ FailureOr<MulAcc> readMulAcc(linalg::LinalgOp op) {
   result.productExt = productExt;
   Operation *mul = mulValue.getDefiningOp();
   if (!mul || !isa<arith::MulIOp, arith::MulFOp>(mul))
-    return add->emitError(
+    return notMulAcc(reason, add, 
         "the body is not a multiply-accumulate: the value added to the "
         "accumulator must be an arith.muli or arith.mulf (optionally widened)");
   if (isa<arith::MulFOp>(mul) != result.isFloat)
-    return mul->emitError("the multiplication and the accumulation mix integer "
+    return notMulAcc(reason, mul, "the multiplication and the accumulation mix integer "
                           "and floating point");
   result.mulType = mul->getResult(0).getType();
 
@@ -165,7 +175,7 @@ FailureOr<MulAcc> readMulAcc(linalg::LinalgOp op) {
       rhsArg.getOwner() != &block || lhsArg.getArgNumber() >= 2 ||
       rhsArg.getArgNumber() >= 2 ||
       lhsArg.getArgNumber() == rhsArg.getArgNumber())
-    return mul->emitError(
+    return notMulAcc(reason, mul, 
         "the body is not a multiply-accumulate: each factor must be one of the "
         "two "
         "inputs, optionally widened by arith.extsi/extui/extf (a float "
@@ -188,16 +198,16 @@ FailureOr<MulAcc> readMulAcc(linalg::LinalgOp op) {
     for (Operation &other : block.without_terminator())
       if (&other != add && &other != mul && other.getNumResults() == 1 &&
           other.getResult(0).use_empty())
-        return other.emitError(
+        return notMulAcc(reason, &other, 
             "the body is not a multiply-accumulate: this operation is unused");
-    return op->emitError("the body is not a multiply-accumulate: it holds "
+    return notMulAcc(reason, op, "the body is not a multiply-accumulate: it holds "
                         "operations besides the "
                         "casts, one multiplication and one addition");
   }
   if (result.isFloat &&
       (lhsExt == MulAcc::Ext::Sign || lhsExt == MulAcc::Ext::Zero ||
        rhsExt == MulAcc::Ext::Sign || rhsExt == MulAcc::Ext::Zero))
-    return mul->emitError(
+    return notMulAcc(reason, mul, 
         "integer extension feeding a floating-point multiplication");
   return result;
 }
@@ -613,9 +623,10 @@ LogicalResult parseSemantics(func::FuncOp func, Description &d) {
              << i << " of the linalg.generic must be function argument " << i
              << " (inputs first, accumulator last)";
   }
-  FailureOr<MulAcc> mulAcc = readMulAcc(generic);
+  NotMulAcc notMulAcc;
+  FailureOr<MulAcc> mulAcc = readMulAcc(generic, notMulAcc);
   if (failed(mulAcc))
-    return failure();
+    return notMulAcc.at->emitError(notMulAcc.why);
   if (failed(refuseUndefinedArithmetic(generic)))
     return failure();
   // A loop the accumulator does not index is a reduction, and one it does

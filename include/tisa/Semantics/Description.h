@@ -192,10 +192,19 @@ struct Description {
 /// diagnostics; returns the description or failure.
 mlir::FailureOr<Description> parseDescription(mlir::func::FuncOp func);
 
-/// The arithmetic of a linalg operation's body (generic or named), or a
-/// diagnostic saying why it is not a multiply-accumulate (shared with the
-/// matcher, so descriptions and programs are read the same way).
-mlir::FailureOr<MulAcc> readMulAcc(mlir::linalg::LinalgOp op);
+/// Why a body is not a multiply-accumulate: the operation to blame and what
+/// is wrong with it.
+struct NotMulAcc {
+  mlir::Operation *at = nullptr;
+  std::string why;
+};
+
+/// The arithmetic of a linalg operation's body (generic or named), or, in
+/// `reason`, why it is not a multiply-accumulate (shared with the matcher, so
+/// descriptions and programs are read the same way). Emits no diagnostic, so
+/// passes may read bodies on several threads.
+mlir::FailureOr<MulAcc> readMulAcc(mlir::linalg::LinalgOp op,
+                                   NotMulAcc &reason);
 
 /// Refuses overflow flags (nsw, nuw) and fast-math flags in a description's
 /// semantics, at the op that carries them (semantics/ArithmeticFlags.cpp).

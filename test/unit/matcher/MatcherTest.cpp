@@ -19,12 +19,15 @@
 #include "mlir/Dialect/MemRef/IR/MemRef.h"
 #include "mlir/Dialect/Tensor/IR/Tensor.h"
 #include "mlir/IR/BuiltinOps.h"
+#include "mlir/IR/Diagnostics.h"
 #include "mlir/AsmParser/AsmParser.h"
 #include "mlir/Parser/Parser.h"
 #include "llvm/Support/FormatVariadic.h"
 #include "llvm/Support/raw_ostream.h"
 #include <algorithm>
+#include <atomic>
 #include <gtest/gtest.h>
+#include <thread>
 
 using namespace mlir;
 using namespace tisa;
@@ -493,6 +496,45 @@ func.func @f(%a: tensor<8x8xf32>, %c: tensor<8x8xf32>) -> tensor<8x8xf32> {
   return %r : tensor<8x8xf32>
 })",
                                  why)));
+}
+
+// Passes read programs on several threads at once. Reading a body that is
+// not a multiply-accumulate once captured its reason with a context-wide
+// diagnostic handler, which took the diagnostics other threads emitted
+// meanwhile: tisa gen lost a function's warning about one run in 30.
+TEST_F(MatcherTest, ReadingABodyLeavesOtherThreadsDiagnostics) {
+  modules.push_back(parseSourceString<ModuleOp>(R"(
+func.func @f(%a: memref<16x64xi1>, %b: memref<64x32xi1>, %c: memref<16x32xi1>) {
+  linalg.matmul ins(%a, %b : memref<16x64xi1>, memref<64x32xi1>) outs(%c : memref<16x32xi1>)
+  return
+})",
+                                                &ctx));
+  ASSERT_TRUE(modules.back());
+  linalg::LinalgOp op;
+  modules.back()->walk([&](linalg::LinalgOp found) { op = found; });
+  ASSERT_TRUE(op);
+  std::string why;
+  ASSERT_TRUE(failed(readContraction(op, why)));
+  EXPECT_NE(why.find("the body is not a multiply-accumulate"),
+            std::string::npos)
+      << why;
+
+  std::atomic<int> seen{0};
+  ScopedDiagnosticHandler count(&ctx, [&](Diagnostic &) {
+    ++seen;
+    return success();
+  });
+  constexpr int kRounds = 20000;
+  std::thread reader([&] {
+    for (int i = 0; i < kRounds; ++i) {
+      std::string ignored;
+      (void)readContraction(op, ignored);
+    }
+  });
+  for (int i = 0; i < kRounds; ++i)
+    emitWarning(op.getLoc()) << "from another thread";
+  reader.join();
+  EXPECT_EQ(seen.load(), kRounds);
 }
 
 // The whole set against one op: every description is either planned or
