@@ -35,21 +35,6 @@ PlanAttr planAttr(MLIRContext *ctx, const Contraction &c,
                        blocks);
 }
 
-LogicalResult applyPlanBlocks(PlanAttr attr, Contraction &c,
-                              std::string &why) {
-  ArrayRef<int64_t> b = attr.getBlocks();
-  for (size_t i = 0; i + 1 < b.size(); i += 2) {
-    if (b[i] >= int64_t(c.loops.size())) {
-      why = llvm::formatv("blocks: the contraction has no loop {0} (it has "
-                          "{1})",
-                          b[i], c.loops.size());
-      return failure();
-    }
-    c.loops[b[i]].block = b[i + 1];
-  }
-  return success();
-}
-
 namespace {
 
 using detail::memory::Unit;

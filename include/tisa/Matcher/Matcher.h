@@ -279,16 +279,12 @@ PlanAttr planAttr(mlir::MLIRContext *ctx, const Contraction &c,
 /// one assignment (no search): what `match` returns for it, with the
 /// matcher's cost. Failure, with why, when no description in `descriptions`
 /// has its name, the target (options.target) cannot execute it, or it does
-/// not implement `c` that way. `attr`'s blocks are not read: apply them to
-/// `c` first (applyPlanBlocks).
+/// not implement `c` that way. `attr`'s blocks are not read: the caller
+/// sets them on `c`'s loops first (statedLoopBlocks in PlanSelection.cpp).
 mlir::FailureOr<TensorizePlan>
 planFromAttr(const Contraction &c, PlanAttr attr,
              llvm::ArrayRef<const Description *> descriptions,
              const MatchOptions &options, std::string &why);
-/// Sets the blocks of `c`'s loops that `attr` blocks (ProgramLoop::block);
-/// failure, with why, for a loop `c` does not have.
-mlir::LogicalResult applyPlanBlocks(PlanAttr attr, Contraction &c,
-                                    std::string &why);
 
 //===----------------------------------------------------------------------===//
 // Printing
