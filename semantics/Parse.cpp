@@ -27,10 +27,16 @@ bool runRecoveringCrashes(llvm::function_ref<void()> fn) {
   return ok;
 }
 
+/// Set by a crash of MLIR's parser: its state may be inconsistent, so no
+/// more parsing (until a caller that dropped that state says otherwise).
+static std::atomic<bool> crashed = false;
+
+bool parserCrashed() { return crashed; }
+
+void forgetParserCrash() { crashed = false; }
+
 OwningOpRef<ModuleOp> parseModule(llvm::SourceMgr &sm,
                                   const ParserConfig &config) {
-  // After a crash MLIR's state may be inconsistent: no more parsing.
-  static std::atomic<bool> crashed = false;
   StringRef name = sm.getNumBuffers()
                        ? sm.getMemoryBuffer(sm.getMainFileID())
                              ->getBufferIdentifier()

@@ -78,28 +78,21 @@ void matchOne(const tisa::Contraction &c, const Fixture &f,
   }
 }
 
-} // namespace
-
-extern "C" int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
-  static Fixture fixture;
+/// Parses `text` and matches each of its contractions.
+void matchProgram(llvm::StringRef text, Fixture &fixture) {
+  MLIRContext &ctx = fixture.ctx;
   // Parse errors are expected; they go nowhere.
-  ScopedDiagnosticHandler quiet(&fixture.ctx, [](Diagnostic &) {
-    return success();
-  });
+  ScopedDiagnosticHandler quiet(&ctx, [](Diagnostic &) { return success(); });
   // MLIR's lexer reads up to a NUL after the text, as files and the
   // driver's buffers have: a copy supplies it.
   // tisa's own parse: a crash of MLIR's parser is an error there (parseModule
   // recovers from it), not a crash of the tools.
   llvm::SourceMgr sm;
-  sm.AddNewSourceBuffer(
-      llvm::MemoryBuffer::getMemBufferCopy(
-          llvm::StringRef(reinterpret_cast<const char *>(data), size),
-          "fuzz.mlir"),
-      llvm::SMLoc());
-  OwningOpRef<ModuleOp> module =
-      tisa::parseModule(sm, ParserConfig(&fixture.ctx));
+  sm.AddNewSourceBuffer(llvm::MemoryBuffer::getMemBufferCopy(text, "fuzz.mlir"),
+                        llvm::SMLoc());
+  OwningOpRef<ModuleOp> module = tisa::parseModule(sm, ParserConfig(&ctx));
   if (!module)
-    return 0;
+    return;
   module->walk([&](linalg::LinalgOp op) {
     std::string why;
     FailureOr<tisa::Contraction> c = tisa::readContraction(op, why);
@@ -111,5 +104,23 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
     for (const tisa::Target &t : fixture.targets)
       matchOne(*c, fixture, &t);
   });
+}
+
+} // namespace
+
+extern "C" int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
+  static std::unique_ptr<Fixture> fixture;
+  if (!fixture)
+    fixture = std::make_unique<Fixture>();
+  matchProgram(llvm::StringRef(reinterpret_cast<const char *>(data), size),
+               *fixture);
+  // MLIR's parser crashed on the input (its bug, reported as an error): the
+  // context may be inconsistent, so the fixture is leaked, never touched
+  // again, and the next input gets a new one. Otherwise every later input
+  // would be refused and the run would cover nothing more.
+  if (tisa::parserCrashed()) {
+    (void)fixture.release();
+    tisa::forgetParserCrash();
+  }
   return 0;
 }

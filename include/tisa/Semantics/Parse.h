@@ -38,6 +38,14 @@ bool runRecoveringCrashes(llvm::function_ref<void()> fn);
 mlir::OwningOpRef<mlir::ModuleOp> parseModule(llvm::SourceMgr &sm,
                                               const mlir::ParserConfig &config);
 
+/// Whether MLIR's parser has crashed in this process (parseModule refuses
+/// since).
+bool parserCrashed();
+/// Lets parseModule parse again after a crash. Only for a caller that never
+/// touches the crashed parse's context again (the fuzzers, which leak it and
+/// make a new one); other state MLIR keeps outside a context is assumed sound.
+void forgetParserCrash();
+
 } // namespace tisa
 
 #endif // TISA_SEMANTICS_PARSE_H
