@@ -163,7 +163,7 @@ llvm::Error LibraryBuilder::plan(ArrayRef<const Description *> descriptions,
   // The schedule is chosen below, knowing whether the input is padded in
   // place.
   FailureOr<PlannedKernel> planned =
-      planKernel(program, candidates, target, /*schedule=*/"", why);
+      planKernel(program, candidates, &target, /*schedule=*/"", why);
   if (succeeded(planned)) {
     // With the loops it runs in blocks (a convolution's filters).
     contraction = planned->contraction;
@@ -252,7 +252,7 @@ llvm::Error LibraryBuilder::chooseSchedule() {
   if (!options.schedule.empty()) {
     std::string why;
     FailureOr<Schedule> s = Schedule::parse(options.schedule, why);
-    if (succeeded(s) && succeeded(kernel->verify(*s, target, why)))
+    if (succeeded(s) && succeeded(kernel->verify(*s, &target, why)))
       schedule = *s;
     else if (!options.scheduleSource.empty()) {
       // A damaged file may hold any bytes: they are shown escaped.

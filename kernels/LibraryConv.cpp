@@ -85,7 +85,7 @@ void LibraryBuilder::chooseTapRows(ArrayRef<const Description *> candidates) {
   buildProgram();
   std::string why;
   FailureOr<PlannedKernel> taps =
-      planKernel(program, candidates, target, /*schedule=*/"", why);
+      planKernel(program, candidates, &target, /*schedule=*/"", why);
   // The entries copy a padded input into a zeroed buffer first: counted
   // for as many images as the cycles (kNominalExtent of a run-time batch).
   int64_t images = spec.runTimeRows ? kNominalExtent : spec.rows();

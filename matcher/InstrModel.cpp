@@ -34,7 +34,8 @@ std::string unitName(const Contraction &c, llvm::ArrayRef<unsigned> loops) {
 // The instruction side
 //===----------------------------------------------------------------------===//
 
-InstrModel buildInstrModel(const Description &d, const Target *target) {
+InstrModel buildInstrModel(const Description &d,
+                           std::optional<unsigned> vectorBits) {
   InstrModel m;
   m.desc = &d;
   linalg::GenericOp body = d.body;
@@ -59,13 +60,13 @@ InstrModel buildInstrModel(const Description &d, const Target *target) {
     m.names.push_back(in0 && !in1 ? "m" : "n");
   }
   // A known single segment (128-bit SVE) adds no loop.
-  bool oneSegment = target && target->vectorBits == 128;
+  bool oneSegment = vectorBits == 128u;
   if (d.isScalable() && !oneSegment) {
     m.segLoop = n;
     m.reduction.push_back(false);
-    m.names.push_back("seg");
-    if (target && target->vectorBits >= 128) {
-      m.segments = target->vectorBits / 128;
+    m.names.push_back(kSegmentLoop.str());
+    if (vectorBits && *vectorBits >= 128) {
+      m.segments = *vectorBits / 128;
     } else {
       m.segments = 2;
       m.segmentsKnown = false;

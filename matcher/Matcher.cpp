@@ -214,7 +214,9 @@ matchDescription(const Contraction &c, const Description &d,
       detail::matchArithmetic(c, d, options, why);
   if (failed(ariths))
     return failure();
-  detail::InstrModel model = detail::buildInstrModel(d, options.target);
+  detail::InstrModel model = detail::buildInstrModel(
+      d, options.target ? std::optional<unsigned>(options.target->vectorBits)
+                        : std::nullopt);
   std::vector<TensorizePlan> plans;
   std::string firstWhy;
   for (const detail::ArithMatch &a : *ariths) {

@@ -46,7 +46,15 @@ struct InstrModel {
   Operand operands[3];
 };
 
-InstrModel buildInstrModel(const Description &d, const Target *target);
+/// The name of the instruction loop over a scalable vector's 128-bit
+/// segments.
+inline constexpr llvm::StringLiteral kSegmentLoop = "seg";
+
+/// The instruction side of `d` for vectors of `vectorBits` (a scalable
+/// instruction's segments; unknown: costs assume two, and a loop over them
+/// stays).
+InstrModel buildInstrModel(const Description &d,
+                           std::optional<unsigned> vectorBits);
 
 /// Loop assignments for one operand correspondence, checked operand by
 /// operand; appends valid plans (without cost) and, when none is valid, sets

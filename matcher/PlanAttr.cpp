@@ -39,6 +39,21 @@ namespace {
 
 using detail::memory::Unit;
 
+/// The vector length the plan `attr` of `d` was made for: the target's;
+/// without one, for a scalable instruction whose plan has no segment loop,
+/// the one 128-bit segment that leaves none; else unknown.
+std::optional<unsigned> statedVectorBits(const Description &d, PlanAttr attr,
+                                         const Target *target) {
+  if (target)
+    return target->vectorBits;
+  bool segmentLoop = llvm::any_of(attr.getLoops(), [](InstrLoopAttr l) {
+    return l.getName() == detail::kSegmentLoop;
+  });
+  if (d.isScalable() && !segmentLoop)
+    return 128u;
+  return std::nullopt;
+}
+
 /// The description `name` among `descriptions`.
 const Description *describedAs(ArrayRef<const Description *> descriptions,
                                StringRef name) {
@@ -147,7 +162,8 @@ planFromAttr(const Contraction &c, PlanAttr attr,
                         d->name, attr.getSwapped() ? "their" : "swapped");
     return failure();
   }
-  detail::InstrModel model = detail::buildInstrModel(*d, options.target);
+  detail::InstrModel model =
+      detail::buildInstrModel(*d, statedVectorBits(*d, attr, options.target));
   SmallVector<Unit> units;
   SmallVector<int> unitOf, shares;
   if (failed(readAssignment(c, model, attr, units, unitOf, shares, why)))

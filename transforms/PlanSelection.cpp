@@ -39,6 +39,8 @@ TensorizeInputs::load(MLIRContext *ctx, StringRef pass, StringRef isa,
     for (const auto &d : in->set->descriptions())
       in->descriptions.push_back(d.get());
   }
+  if (target.empty())
+    return in; // the passes after select-plan: plans as stated
   llvm::Expected<Target> t = loadTarget(target, targetDir);
   if (!t)
     return emitError(UnknownLoc::get(ctx))
@@ -91,10 +93,10 @@ bestKernel(linalg::LinalgOp op, const Contraction &c,
 /// without a search; an error on `op` (why = "error") when it does not fit.
 FailureOr<std::unique_ptr<KernelGenerator>>
 statedKernel(linalg::LinalgOp op, PlanAttr stated, const Contraction &c,
-             ArrayRef<const Description *> descriptions, const Target &target,
+             ArrayRef<const Description *> descriptions, const Target *target,
              std::string &why) {
   MatchOptions options;
-  options.target = &target;
+  options.target = target;
   std::string reason;
   FailureOr<TensorizePlan> plan = planFromAttr(
       planningForm(op, c), stated, descriptions, options, reason);
@@ -109,11 +111,12 @@ statedKernel(linalg::LinalgOp op, PlanAttr stated, const Contraction &c,
 }
 
 /// The kernel of `c` (`op` read): the one its tisa.plan states, else the
-/// best supported one, with the loops run in blocks it states, else those
-/// filterBlock chooses for it. Sets the blocks in `c`.
+/// best supported one for `target` (none: failure with why), with the loops
+/// run in blocks it states, else those filterBlock chooses for it. Sets the
+/// blocks in `c`.
 FailureOr<std::unique_ptr<KernelGenerator>>
 kernelFor(linalg::LinalgOp op, Contraction &c,
-          ArrayRef<const Description *> descriptions, const Target &target,
+          ArrayRef<const Description *> descriptions, const Target *target,
           ArrayRef<int64_t> inputShape, ArrayRef<int64_t> inputPadding,
           std::string &why) {
   ArrayRef<int64_t> blocks = statedLoopBlocks(op);
@@ -128,25 +131,32 @@ kernelFor(linalg::LinalgOp op, Contraction &c,
   }
   if (auto stated = op->getAttrOfType<PlanAttr>(kPlanAttr))
     return statedKernel(op, stated, c, descriptions, target, why);
-  auto kernel = bestKernel(op, c, descriptions, target, inputShape,
+  if (!target) {
+    why = "it has no " + kPlanAttr.str() +
+          ", and the pass has no target to choose one for (run "
+          "-tisa-select-plan first, or give the pass target=)";
+    return failure();
+  }
+  auto kernel = bestKernel(op, c, descriptions, *target, inputShape,
                            inputPadding, why);
   if (failed(kernel) || !blocks.empty())
     return kernel;
   // A first plan says which input is packed; blocks of it are planned anew.
   std::optional<LoopBlock> block =
-      filterBlock(c, (*kernel)->packedInput(), target);
+      filterBlock(c, (*kernel)->packedInput(), *target);
   if (!block)
     return kernel;
   c.loops[block->loop].block = block->size;
-  return bestKernel(op, c, descriptions, target, inputShape, inputPadding,
+  return bestKernel(op, c, descriptions, *target, inputShape, inputPadding,
                     why);
 }
 
 /// `op`'s tisa.schedule, else `text` (an option) when not empty, else the
-/// kernel's default; an error on `op` (why = "error") when it does not fit.
+/// kernel's default for `target` (none: failure with why); an error on `op`
+/// (why = "error") when it does not fit.
 FailureOr<Schedule> scheduleFor(linalg::LinalgOp op,
                                 const KernelGenerator &kernel,
-                                const Target &target, StringRef text,
+                                const Target *target, StringRef text,
                                 ArrayRef<int64_t> inputShape,
                                 ArrayRef<int64_t> inputPadding,
                                 std::string &why) {
@@ -154,9 +164,13 @@ FailureOr<Schedule> scheduleFor(linalg::LinalgOp op,
   auto stated = op->getAttrOfType<ScheduleAttr>(kScheduleAttr);
   if (stated)
     s = Schedule::fromAttr(stated);
-  else if (text.empty())
-    return kernel.defaultSchedule(target, inputShape, inputPadding);
-  else
+  else if (text.empty() && target)
+    return kernel.defaultSchedule(*target, inputShape, inputPadding);
+  else if (text.empty()) {
+    why = "it has no " + kScheduleAttr.str() +
+          ", and the pass has no schedule= and no target to choose one for";
+    return failure();
+  } else
     s = Schedule::parse(text, why);
   if (failed(s) || failed(kernel.verify(*s, target, why))) {
     if (stated)
@@ -173,7 +187,7 @@ FailureOr<Schedule> scheduleFor(linalg::LinalgOp op,
 
 FailureOr<PlannedKernel> planKernel(linalg::LinalgOp op,
                                     ArrayRef<const Description *> descriptions,
-                                    const Target &target,
+                                    const Target *target,
                                     StringRef scheduleText, std::string &why,
                                     ArrayRef<int64_t> inputShape,
                                     ArrayRef<int64_t> inputPadding) {

@@ -364,7 +364,7 @@ ScheduleSpace ScalableMatrixKernel::space() const {
 }
 
 LogicalResult ScalableMatrixKernel::verify(const Schedule &s,
-                                           const Target &target,
+                                           const Target *target,
                                            std::string &why) const {
   if (s.unroll.size() != extent.size())
     return refuse(why, "unroll needs " + std::to_string(extent.size()) +
@@ -381,8 +381,10 @@ LogicalResult ScalableMatrixKernel::verify(const Schedule &s,
     return refuse(why, "the row loop's unroll must be a multiple of " +
                            std::to_string(segRows) +
                            " (an accumulator holds a pair of rows)");
+  if (!target)
+    return success();
   return scalable::checkRegisterTile(tm, tn, tm / segRows * tn,
-                                     registerBudget(target), target, why);
+                                     registerBudget(*target), *target, why);
 }
 
 void ScalableMatrixKernel::emitPack(OpBuilder &b, Location loc, Value src,

@@ -647,7 +647,7 @@ LaneDotKernel::estimate(const Target &target, ArrayRef<int64_t> inputShape,
   return Impl::TileSearch(*impl, target, inputShape, inputPadding).run();
 }
 
-LogicalResult LaneDotKernel::verify(const Schedule &s, const Target &,
+LogicalResult LaneDotKernel::verify(const Schedule &s, const Target *,
                                     std::string &why) const {
   const Impl &m = *impl;
   if (s.unroll.size() != m.c.loops.size()) {

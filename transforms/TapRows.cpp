@@ -227,17 +227,21 @@ linalg::GenericOp buildTapRows(RewriterBase &rw, linalg::LinalgOp op,
   return generic;
 }
 
-/// The cycles the target's cost model counts for `op`'s best plan (the
-/// matcher's ranking, in countedCycles's units, plus its relayouts), and
-/// its loops; none without a plan.
-std::optional<std::pair<double, size_t>>
-plannedCycles(linalg::LinalgOp op, const TensorizeInputs &in) {
+/// `op`'s best plan and default schedule, as -tisa-select-plan would choose
+/// them; none without a plan.
+std::optional<PlannedKernel> planned(linalg::LinalgOp op,
+                                    const TensorizeInputs &in) {
   std::string why;
   FailureOr<PlannedKernel> p = planKernel(op, in, /*schedule=*/"", why);
   if (failed(p))
     return std::nullopt;
-  return std::make_pair(p->kernel->plan().cost.cycles,
-                        p->contraction.loops.size());
+  return std::move(*p);
+}
+
+/// The cycles the target's cost model counts for a plan (the matcher's
+/// ranking, in countedCycles's units, plus its relayouts).
+double cycles(const PlannedKernel &p) {
+  return p.kernel->plan().cost.cycles;
 }
 
 struct TapRowsPass
@@ -250,11 +254,21 @@ struct TapRowsPass
   }
 
   void runOnOperation() override {
-    std::string why;
-    if (!schedule.empty() && failed(Schedule::parse(schedule, why))) {
-      getOperation().emitError("-tisa-tap-rows: schedule '")
-          << schedule << "': " << why;
+    if (!inputs->target) {
+      getOperation().emitError("-tisa-tap-rows: it compares plans, so it "
+                               "needs a target");
       return signalPassFailure();
+    }
+    scheduleLoops.reset();
+    if (!schedule.empty()) {
+      std::string why;
+      FailureOr<Schedule> s = Schedule::parse(schedule, why);
+      if (failed(s)) {
+        getOperation().emitError("-tisa-tap-rows: schedule '")
+            << schedule << "': " << why;
+        return signalPassFailure();
+      }
+      scheduleLoops = s->unroll.size();
     }
     SmallVector<std::pair<linalg::LinalgOp, TapLoops>> convs;
     getOperation().walk([&](linalg::LinalgOp op) {
@@ -267,23 +281,30 @@ struct TapRowsPass
 
   /// The rows-of-taps form in place of `op` when its plan counts fewer
   /// cycles (beyond the target's tie window), or when the pipeline's
-  /// schedule has that form's loops.
+  /// schedule has that form's loops. Without a pipeline schedule the form
+  /// kept records the plan and schedule compared, which -tisa-select-plan
+  /// then keeps instead of planning it again.
   void rewriteIfCheaper(linalg::LinalgOp op, const TapLoops &t) {
     IRRewriter rw(op.getContext());
     rw.setInsertionPoint(op);
     linalg::GenericOp taps = buildTapRows(rw, op, t);
-    auto rows =
-        plannedCycles(cast<linalg::LinalgOp>(taps.getOperation()), *inputs);
+    auto tapsOp = cast<linalg::LinalgOp>(taps.getOperation());
+    std::optional<PlannedKernel> rows = planned(tapsOp, *inputs);
+    std::optional<PlannedKernel> pixels;
     bool better = false;
-    if (rows && !schedule.empty()) {
-      std::string why; // parsed in runOnOperation
-      FailureOr<Schedule> s = Schedule::parse(schedule, why);
-      better = succeeded(s) && s->unroll.size() == rows->second;
+    if (rows && scheduleLoops) {
+      better = *scheduleLoops == rows->contraction.loops.size();
     } else if (rows) {
-      auto pixels = plannedCycles(op, *inputs);
-      better =
-          !pixels ||
-          rows->first < pixels->first * (1 - inputs->target->cost.tieWindow);
+      pixels = planned(op, *inputs);
+      better = !pixels || cycles(*rows) < cycles(*pixels) *
+                                              (1 - inputs->target->cost.tieWindow);
+    }
+    if (!scheduleLoops) {
+      std::optional<PlannedKernel> &kept = better ? rows : pixels;
+      linalg::LinalgOp keptOp = better ? tapsOp : op;
+      if (kept)
+        recordPlan(keptOp, kept->contraction, kept->kernel->plan(),
+                   kept->schedule);
     }
     if (!better) {
       Operation *view = taps.getDpsInputs()[0].getDefiningOp();
@@ -295,6 +316,9 @@ struct TapRowsPass
     }
     rw.eraseOp(op);
   }
+
+  /// The loops of the pipeline's schedule, when it has one.
+  std::optional<size_t> scheduleLoops;
 };
 
 } // namespace

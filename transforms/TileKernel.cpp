@@ -605,7 +605,7 @@ ScheduleSpace TileKernel::space() const {
   return sp;
 }
 
-LogicalResult TileKernel::verify(const Schedule &s, const Target &target,
+LogicalResult TileKernel::verify(const Schedule &s, const Target *target,
                                  std::string &why) const {
   if (s.unroll.size() != extent.size())
     return refuse(why, "unroll needs " + std::to_string(extent.size()) +
@@ -628,16 +628,18 @@ LogicalResult TileKernel::verify(const Schedule &s, const Target &target,
     return refuse(why, "hold=" + std::to_string(s.hold) + " but a block has " +
                            std::to_string(reductionSteps()) +
                            " reduction steps");
+  if (!target)
+    return success();
   auto [tm, tn] = registerTile(s);
   int64_t need = registersNeeded(tm, tn, s.hold);
-  if (tileRegisterBudget(target) < need)
+  if (tileRegisterBudget(*target) < need)
     return refuse(why, "a " + std::to_string(tm) + "x" + std::to_string(tn) +
                            " register tile needs " + std::to_string(need) +
                            (segments ? " vector registers" : " tile registers") +
                            " (accumulators, A and " +
                            (s.hold ? "held B tiles" : "B tiles") +
-                           "); " + target.name + " has " +
-                           std::to_string(tileRegisterBudget(target)));
+                           "); " + target->name + " has " +
+                           std::to_string(tileRegisterBudget(*target)));
   return success();
 }
 

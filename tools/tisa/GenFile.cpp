@@ -175,6 +175,9 @@ int genFromFile(const Options &o, llvm::StringRef file, llvm::StringRef dir) {
                                       o.isaDirs, o.target, o.targetDir);
   if (failed(inputs))
     return 1;
+  if (!(*inputs)->target)
+    return usageError("--target needs a machine: host, a name in "
+                      "targets/data, or a .json file");
   (*inputs)->instructionNamed = value(o, "isa", "auto") != "auto";
   // The passes choose instructions for the target LLVM compiles for (the
   // rates resolved for the loaded target stay).

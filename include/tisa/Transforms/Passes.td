@@ -36,15 +36,17 @@ def TisaSelectPlanPass : Pass<"tisa-select-plan", "::mlir::func::FuncOp"> {
   let description = [{
     The plan and the schedule live in the IR, as IREE's `lowering_config`: for each linalg
     contraction on memrefs, the matcher's best plan the code generator supports becomes
-    `tisa.plan` (the instruction, its loop mapping and operand accesses, as `tisa match` prints
-    them) and the schedule `tisa.schedule` (the `schedule` option, e.g. from `tisa tune`, or the
+    `tisa.plan` (a `#tisa.plan`: the instruction, the program loops of each instruction loop,
+    which operand is the instruction's first, the loops run in blocks) and the schedule
+    `tisa.schedule` (a `#tisa.schedule`: the `schedule` option, e.g. from `tisa tune`, or the
     target's default). Attributes already on an op are kept: a plan or schedule given by hand
-    overrides the default. `-tisa-split-pack` and `-tisa-tensorize` apply them.
+    overrides the default. The later passes (`-tisa-split-pack`, `-tisa-split-dynamic`,
+    `-tisa-tensorize`) apply them without a target and without running the matcher's search.
 
     Example:
     ```mlir
-    linalg.matmul {tisa.plan = "vpdpbusd.zmm n<-n(16) k<-k(4) | ins0 broadcast 4B, ins1 pack [K/4][N][4], outs0 direct",
-                   tisa.schedule = "unroll=4x2x1,block=0,order=lanes-inner"} ins(...) outs(...)
+    linalg.matmul {tisa.plan = #tisa.plan<"vpdpbusd.zmm", [n = [1], k = [2]], swapped>,
+                   tisa.schedule = #tisa.schedule<unroll = [4, 2, 1]>} ins(...) outs(...)
     ```
   }];
   let options = [
@@ -194,8 +196,9 @@ def TisaSplitPackPass : Pass<"tisa-split-pack", "::mlir::func::FuncOp"> {
   let summary = "Split each planned contraction into the pack of its planned operand and the computation";
   let description = [{
     The packing step of code generation, as its own op: each linalg contraction on memrefs with
-    a plan (its `tisa.plan`/`tisa.schedule` from `-tisa-select-plan` or by hand; without them the
-    best supported plan and the target's default schedule, which are then recorded) becomes
+    a plan (its `tisa.plan`/`tisa.schedule` from `-tisa-select-plan` or by hand; without them,
+    when the pass is given a target, the best supported plan and the target's default schedule,
+    which are then recorded) becomes
     - a buffer of the bytes the plan's packed layout needs (`memref.alloc`, 64-byte aligned),
     - `tisa.pack` of the operand the plan relays out into it,
     - `tisa.compute` of the contraction on the other input and the packed buffer, accumulating
@@ -216,8 +219,10 @@ def TisaSplitPackPass : Pass<"tisa-split-pack", "::mlir::func::FuncOp"> {
     ```
   }];
   let options = [
-    Option<"target", "target", "std::string", "\"host\"",
-           "machine to plan for: host, a name in targets/data, or a .json file">,
+    Option<"target", "target", "std::string", "\"\"",
+           "machine to plan for, for a contraction without tisa.plan and tisa.schedule: host, a "
+           "name in targets/data, or a .json file; empty (the default): none, each contraction's "
+           "plan and schedule are taken as stated (by -tisa-select-plan or by hand)">,
     Option<"isa", "isa", "std::string", "\"auto\"",
            "instruction to use (a description name), or auto for the best the target runs">,
     ListOption<"isaDirs", "isa-dir", "std::string",
@@ -253,8 +258,10 @@ def TisaSplitDynamicPass : Pass<"tisa-split-dynamic", "::mlir::func::FuncOp"> {
     `scf.if`s for 128, 64, ..., 1 rows.
   }];
   let options = [
-    Option<"target", "target", "std::string", "\"host\"",
-           "machine the plans are for: host, a name in targets/data, or a .json file">,
+    Option<"target", "target", "std::string", "\"\"",
+           "machine to plan for, for a contraction without tisa.plan and tisa.schedule: host, a "
+           "name in targets/data, or a .json file; empty (the default): none, each contraction's "
+           "plan and schedule are taken as stated (by -tisa-select-plan or by hand)">,
     Option<"isa", "isa", "std::string", "\"auto\"",
            "instruction to use (a description name), or auto for the best the target runs">,
     ListOption<"isaDirs", "isa-dir", "std::string",
@@ -297,8 +304,10 @@ def TisaTensorizePass : Pass<"tisa-tensorize", "::mlir::func::FuncOp"> {
     broadcast of 4 bytes of A.
   }];
   let options = [
-    Option<"target", "target", "std::string", "\"host\"",
-           "machine to tensorize for: host, a name in targets/data, or a .json file">,
+    Option<"target", "target", "std::string", "\"\"",
+           "machine to plan for, for a contraction without tisa.plan and tisa.schedule: host, a "
+           "name in targets/data, or a .json file; empty (the default): none, each contraction's "
+           "plan and schedule are taken as stated (by -tisa-select-plan or by hand)">,
     Option<"isa", "isa", "std::string", "\"auto\"",
            "instruction to use (a description name), or auto for the best the target runs">,
     ListOption<"isaDirs", "isa-dir", "std::string",

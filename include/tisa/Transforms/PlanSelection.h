@@ -40,13 +40,17 @@ struct TensorizeInputs {
   /// Owned when loaded by a pass; null when given.
   std::unique_ptr<DescriptionSet> set;
   std::vector<const Description *> descriptions;
+  /// None for a pass after -tisa-select-plan given no target: it takes each
+  /// contraction's plan and schedule as stated.
   std::optional<Target> target;
+  const Target *targetOrNull() const { return target ? &*target : nullptr; }
   /// The user named the one instruction to use (`tisa gen FILE --isa`): a
   /// contraction it cannot compute is an error, not plain code under a
   /// warning. (A pass's `isa=` only restricts the choice.)
   bool instructionNamed = false;
 
-  /// Loads them; `pass` names the pass in errors.
+  /// Loads them; `pass` names the pass in errors. An empty `target` loads
+  /// none.
   static mlir::FailureOr<std::shared_ptr<TensorizeInputs>>
   load(mlir::MLIRContext *ctx, llvm::StringRef pass, llvm::StringRef isa,
        llvm::ArrayRef<std::string> isaDirs, llvm::StringRef target,
@@ -114,20 +118,22 @@ struct PlannedKernel {
 /// tisa.schedule attribute (checked against the kernel), else `schedule`
 /// (text) when not empty,
 /// else the target's default, for an input of `inputShape` with
-/// `inputPadding` when given (see KernelGenerator::defaultSchedule). Not a
-/// contraction: failure with `why` empty (nothing to do). No plan: failure
-/// with `why`. A bad attribute or schedule: an error on `op` and failure with
-/// `why` = "error".
+/// `inputPadding` when given (see KernelGenerator::defaultSchedule). Without
+/// a target (null) only what `op` states: its plan, evaluated without the
+/// target's features and vector length, and its schedule, checked without
+/// the target's registers. Not a contraction: failure with `why` empty
+/// (nothing to do). No plan: failure with `why`. A bad attribute or
+/// schedule: an error on `op` and failure with `why` = "error".
 mlir::FailureOr<PlannedKernel>
 planKernel(mlir::linalg::LinalgOp op,
            llvm::ArrayRef<const Description *> descriptions,
-           const Target &target, llvm::StringRef schedule, std::string &why,
+           const Target *target, llvm::StringRef schedule, std::string &why,
            llvm::ArrayRef<int64_t> inputShape = {},
            llvm::ArrayRef<int64_t> inputPadding = {});
 inline mlir::FailureOr<PlannedKernel>
 planKernel(mlir::linalg::LinalgOp op, const TensorizeInputs &in,
            llvm::StringRef schedule, std::string &why) {
-  return planKernel(op, in.descriptions, *in.target, schedule, why);
+  return planKernel(op, in.descriptions, in.targetOrNull(), schedule, why);
 }
 
 /// The pairs of a loop and its block size `op` states: its tisa.plan's

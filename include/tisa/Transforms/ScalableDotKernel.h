@@ -54,7 +54,7 @@ public:
                             llvm::ArrayRef<int64_t> inputShape = {},
                             llvm::ArrayRef<int64_t> inputPadding = {}) const override;
   ScheduleSpace space() const override;
-  mlir::LogicalResult verify(const Schedule &s, const Target &target,
+  mlir::LogicalResult verify(const Schedule &s, const Target *target,
                              std::string &why) const override;
   /// The other parallel loops times the row blocks.
   int64_t partitionTiles(const Schedule &s) const override;

@@ -185,9 +185,11 @@ public:
     return estimate(target, inputShape, inputPadding).schedule;
   }
   virtual ScheduleSpace space() const = 0;
-  /// Checks `s` against this kernel on `target` (sizes, multiples,
-  /// registers), or says why not.
-  virtual mlir::LogicalResult verify(const Schedule &s, const Target &target,
+  /// Checks `s` against this kernel (sizes, multiples) and, given a
+  /// target, against its registers, or says why not. Without a target (a
+  /// pass after -tisa-select-plan given none) the register tile is taken as
+  /// stated: one that does not fit spills, it does not compute wrong.
+  virtual mlir::LogicalResult verify(const Schedule &s, const Target *target,
                                      std::string &why) const = 0;
   /// The number of tiles emitCompute's [begin, end) range counts.
   virtual int64_t partitionTiles(const Schedule &s) const = 0;
@@ -249,7 +251,7 @@ public:
                             llvm::ArrayRef<int64_t> inputShape = {},
                             llvm::ArrayRef<int64_t> inputPadding = {}) const override;
   ScheduleSpace space() const override;
-  mlir::LogicalResult verify(const Schedule &s, const Target &target,
+  mlir::LogicalResult verify(const Schedule &s, const Target *target,
                              std::string &why) const override;
   /// The outermost loop with enough register tiles (or lane blocks) to share
   /// between threads.

@@ -64,7 +64,7 @@ public:
   ScheduleSpace space() const override;
   /// The register tile's accumulators and one step's A and B tiles fit the
   /// target's tile registers.
-  mlir::LogicalResult verify(const Schedule &s, const Target &target,
+  mlir::LogicalResult verify(const Schedule &s, const Target *target,
                              std::string &why) const override;
   /// The other parallel loops times the m blocks.
   int64_t partitionTiles(const Schedule &s) const override;
