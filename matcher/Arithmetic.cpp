@@ -9,6 +9,9 @@
 // relaxations, listed in the plan, or rejected with --strict-fp. An instruction
 // that reads float inputs in a narrower format (tf32 for f32) matches only
 // with --allow-reduced-precision, and the plan lists it as a relaxation.
+// Products agree when both are exact, or both are rounded (wrapped) in the
+// same type: a same-precision instruction (f32 x f32 -> f32) matches a
+// same-precision program.
 //
 //===----------------------------------------------------------------------===//
 
@@ -114,6 +117,34 @@ Repair buildRepair(const Contraction &c, const int64_t bias[2]) {
   return r;
 }
 
+/// How the program's product differs from the instruction's, of factors of
+/// the same types ("" when they agree): both exact, or both rounded (or
+/// wrapped) in the same type and widened alike to the accumulator.
+std::string productDifference(const MulAcc &pm, const NormalArith &p,
+                              const MulAcc &im, const NormalArith &in) {
+  const char *rounded = p.isFloat ? "rounded" : "wrapped";
+  if (p.exactProduct && in.exactProduct)
+    return "";
+  if (!p.exactProduct && in.exactProduct)
+    return llvm::formatv("the program's product is {0} before it is "
+                         "accumulated ({1}); the instruction's is exact",
+                         rounded, p.text);
+  if (p.exactProduct)
+    return llvm::formatv("the instruction's product is {0} before it is "
+                         "accumulated ({1}); the program's is exact",
+                         rounded, in.text);
+  if (pm.mulType != im.mulType)
+    return llvm::formatv("the program's product is {0} in {1}, the "
+                         "instruction's in {2}",
+                         rounded, typeText(pm.mulType, true),
+                         typeText(im.mulType, true));
+  if (pm.productExt != im.productExt)
+    return llvm::formatv("the program's and the instruction's products are "
+                         "{0} in {1} and then widened differently",
+                         rounded, typeText(pm.mulType, true));
+  return "";
+}
+
 } // namespace
 
 FailureOr<SmallVector<ArithMatch, 2>>
@@ -161,11 +192,10 @@ matchArithmetic(const Contraction &c, const Description &d,
        p.factorType[1] == in.factorType[1]) ||
       (p.factorType[0] == in.factorType[1] &&
        p.factorType[1] == in.factorType[0]);
-  if (!p.exactProduct && !narrowsProgram && sameFactorTypes)
-    return reject("the program's product is " +
-                  std::string(p.isFloat ? "rounded" : "wrapped") +
-                  " before it is accumulated (" + p.text +
-                  "); the instruction's is exact");
+  if (!narrowsProgram && sameFactorTypes)
+    if (std::string differ = productDifference(c.mulAcc, p, d.mulAcc, in);
+        !differ.empty())
+      return reject(differ);
   if (d.saturation != Saturation::None)
     return reject("the instruction saturates its accumulator; the program's "
                   "sum wraps");

@@ -151,7 +151,8 @@ NormalArith normalizeArith(const MulAcc &m) {
   n.text = llvm::formatv("{0} x {1} -> {2}", factorText(0), factorText(1),
                          detail::typeText(n.accType, true));
   if (!n.exactProduct)
-    n.text += llvm::formatv(" (product rounded or wrapped in {0})",
+    n.text += llvm::formatv(" (product {0} in {1})",
+                            m.isFloat ? "rounded" : "wrapped",
                             detail::typeText(m.mulType, true));
   return n;
 }

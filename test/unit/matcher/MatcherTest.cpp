@@ -34,6 +34,9 @@ using namespace tisa;
 
 namespace {
 
+std::string descriptionText(StringRef name, StringRef in, StringRef acc,
+                            StringRef body);
+
 class MatcherTest : public ::testing::Test {
 protected:
   MatcherTest() : set(ctx, errs) {
@@ -81,6 +84,13 @@ protected:
     const Description *d = set.lookup(name);
     EXPECT_NE(d, nullptr) << name.str();
     return *d;
+  }
+  /// Adds the test description descriptionText(name, in, acc, body).
+  void loadTestDescription(StringRef name, StringRef in, StringRef acc,
+                           StringRef body) {
+    ASSERT_TRUE(succeeded(
+        set.loadBuffer(descriptionText(name, in, acc, body), name)))
+        << errText;
   }
   /// Plans of one description, or the reason in `why`.
   std::vector<TensorizePlan> plans(const Contraction &c, StringRef name,
@@ -257,6 +267,30 @@ TEST_F(MatcherTest, SignednessRepairs) {
   EXPECT_FALSE(p.front().repair.has_value());
 }
 
+/// An 8x8x8 i8 x i8 -> i32 GEMM whose factors are widened to i16 by
+/// `factorExt`, multiplied there, and the product widened by `productExt`.
+std::string productIn16Bits(StringRef factorExt, StringRef productExt) {
+  std::string text = R"(
+func.func @f(%a: tensor<8x8xi8>, %b: tensor<8x8xi8>, %c: tensor<8x8xi32>) -> tensor<8x8xi32> {
+  %r = linalg.generic {indexing_maps = [affine_map<(m, n, k) -> (m, k)>, affine_map<(m, n, k) -> (k, n)>, affine_map<(m, n, k) -> (m, n)>],
+      iterator_types = ["parallel", "parallel", "reduction"]}
+      ins(%a, %b : tensor<8x8xi8>, tensor<8x8xi8>) outs(%c : tensor<8x8xi32>) {
+    ^bb0(%x: i8, %y: i8, %s: i32):
+      %xw = arith.FACTOR_EXT %x : i8 to i16
+      %yw = arith.FACTOR_EXT %y : i8 to i16
+      %p = arith.muli %xw, %yw : i16
+      %pw = arith.PRODUCT_EXT %p : i16 to i32
+      %t = arith.addi %s, %pw : i32
+      linalg.yield %t : i32
+  } -> tensor<8x8xi32>
+  return %r : tensor<8x8xi32>
+})";
+  for (size_t at; (at = text.find("FACTOR_EXT")) != std::string::npos;)
+    text.replace(at, 10, factorExt.str());
+  text.replace(text.find("PRODUCT_EXT"), 11, productExt.str());
+  return text;
+}
+
 TEST_F(MatcherTest, ArithmeticNearMisses) {
   std::string why;
   // The accumulator is narrower.
@@ -282,21 +316,7 @@ TEST_F(MatcherTest, ArithmeticNearMisses) {
   EXPECT_TRUE(plans(h, "vdpbf16ps.zmm", why).empty());
   EXPECT_EQ(why, "A is f16, the instruction's operand 0 needs bf16");
   // A product that wraps in i16 (u8 x u8 needs 16 unsigned bits).
-  Contraction wrap = mustRead(R"(
-func.func @f(%a: tensor<8x8xi8>, %b: tensor<8x8xi8>, %c: tensor<8x8xi32>) -> tensor<8x8xi32> {
-  %r = linalg.generic {indexing_maps = [affine_map<(m, n, k) -> (m, k)>, affine_map<(m, n, k) -> (k, n)>, affine_map<(m, n, k) -> (m, n)>],
-      iterator_types = ["parallel", "parallel", "reduction"]}
-      ins(%a, %b : tensor<8x8xi8>, tensor<8x8xi8>) outs(%c : tensor<8x8xi32>) {
-    ^bb0(%x: i8, %y: i8, %s: i32):
-      %xw = arith.extui %x : i8 to i16
-      %yw = arith.extui %y : i8 to i16
-      %p = arith.muli %xw, %yw : i16
-      %pw = arith.extsi %p : i16 to i32
-      %t = arith.addi %s, %pw : i32
-      linalg.yield %t : i32
-  } -> tensor<8x8xi32>
-  return %r : tensor<8x8xi32>
-})");
+  Contraction wrap = mustRead(productIn16Bits("extui", "extsi"));
   EXPECT_FALSE(wrap.arith.exactProduct);
   EXPECT_TRUE(plans(wrap, "vpdpbusd.zmm", why).empty());
   EXPECT_NE(why.find("wrapped"), std::string::npos) << why;
@@ -313,6 +333,94 @@ TEST_F(MatcherTest, FloatRelaxationsAreDeclared) {
   EXPECT_NE(best.relaxations.front().find("descending"), std::string::npos);
   EXPECT_TRUE(plans(c, "vdpbf16ps.zmm", why, "znver4", /*strict=*/true).empty());
   EXPECT_NE(why.find("--strict-fp"), std::string::npos);
+}
+
+/// A 2x2x2 SVE description whose body is `body` over factors of type `in`
+/// (f32, bf16 or i8) and an accumulator of type `acc`: a test instruction
+/// (the matcher reads its body and registers; its intrinsic only fits them).
+std::string descriptionText(StringRef name, StringRef in, StringRef acc,
+                            StringRef body) {
+  std::string text = R"(
+func.func @d(%a: tensor<2x2xIN>, %b: tensor<2x2xIN>, %acc: tensor<2x2xACC>) -> tensor<2x2xACC>
+    attributes {tisa.instruction = {
+      name = "NAME", target = "aarch64", features = ["+sve"], extension = "test",
+      mnemonic = "fmmla",
+      registers = [
+        {type = vector<[LANES]xIN>, layout = affine_map<(i, k) -> (i * 2 + k)>},
+        {type = vector<[LANES]xIN>, layout = affine_map<(k, j) -> (j * 2 + k)>},
+        {type = vector<[4]xACC>, layout = affine_map<(i, j) -> (i * 2 + j)>}],
+      ARITHMETIC,
+      lowering = {intrinsic = "INTRINSIC", operands = [2, 0, 1]},
+      reference = "test"}} {
+  %r = linalg.generic {indexing_maps = [affine_map<(i, j, k) -> (i, k)>,
+      affine_map<(i, j, k) -> (k, j)>, affine_map<(i, j, k) -> (i, j)>],
+      iterator_types = ["parallel", "parallel", "reduction"]}
+      ins(%a, %b : tensor<2x2xIN>, tensor<2x2xIN>) outs(%acc : tensor<2x2xACC>) {
+    ^bb0(%x: IN, %y: IN, %s: ACC):
+      BODY
+  } -> tensor<2x2xACC>
+  return %r : tensor<2x2xACC>
+})";
+  auto replace = [&](StringRef from, StringRef to) {
+    for (size_t at; (at = text.find(from.str())) != std::string::npos;)
+      text.replace(at, from.size(), to.str());
+  };
+  replace("NAME", name);
+  replace("ARITHMETIC", acc.starts_with("f") ? "fp = {accumulation = \"pairwise\", "
+                                               "rounding = \"nearest-even\", "
+                                               "input_denormals = \"keep\", "
+                                               "output_denormals = \"keep\", "
+                                               "nan = \"propagate\"}"
+                                             : "saturation = \"none\"");
+  replace("BODY", body);
+  replace("INTRINSIC", in == "f32"    ? "llvm.aarch64.sve.fmmla.nxv4f32.nxv4f32"
+                       : in == "bf16" ? "llvm.aarch64.sve.fmmla.nxv4f32.nxv8bf16"
+                                      : "llvm.aarch64.sve.smmla.nxv4i32");
+  replace("LANES", in == "f32" ? "4" : in == "bf16" ? "8" : "16");
+  replace("ACC", acc);
+  replace("IN", in);
+  return text;
+}
+
+TEST_F(MatcherTest, ProductsAgreeWhenRoundedAlike) {
+  // f32 x f32 -> f32 on both sides: each product rounded to f32 first.
+  loadTestDescription("test.f32", "f32", "f32",
+                      "%p = arith.mulf %x, %y : f32\n"
+                      "%t = arith.addf %s, %p : f32\n"
+                      "linalg.yield %t : f32");
+  ASSERT_FALSE(HasFatalFailure());
+  Contraction f32 = mustRead(matmul("f32", "f32", 16, 16, 16));
+  EXPECT_FALSE(f32.arith.exactProduct);
+  std::string why;
+  auto p = plans(f32, "test.f32", why);
+  ASSERT_FALSE(p.empty()) << why;
+  ASSERT_FALSE(p.front().relaxations.empty());
+  EXPECT_NE(p.front().relaxations.front().find("in pairs"), std::string::npos);
+  // The product exact in the program (bf16 widened to f32), rounded to bf16
+  // by the instruction: the instruction computes something else.
+  loadTestDescription("test.bf16", "bf16", "f32",
+                      "%p = arith.mulf %x, %y : bf16\n"
+                      "%w = arith.extf %p : bf16 to f32\n"
+                      "%t = arith.addf %s, %w : f32\n"
+                      "linalg.yield %t : f32");
+  ASSERT_FALSE(HasFatalFailure());
+  Contraction bf16 = mustRead(matmul("bf16", "f32", 16, 16, 16));
+  EXPECT_TRUE(bf16.arith.exactProduct);
+  EXPECT_TRUE(plans(bf16, "test.bf16", why).empty());
+  EXPECT_EQ(why, "the instruction's product is rounded before it is "
+                 "accumulated (bf16 x bf16 -> f32 (product rounded in "
+                 "bf16)); the program's is exact");
+  // Both wrap, in different types.
+  loadTestDescription("test.i8", "i8", "i32",
+                      "%p = arith.muli %x, %y : i8\n"
+                      "%w = arith.extsi %p : i8 to i32\n"
+                      "%t = arith.addi %s, %w : i32\n"
+                      "linalg.yield %t : i32");
+  ASSERT_FALSE(HasFatalFailure());
+  Contraction wrap16 = mustRead(productIn16Bits("extsi", "extui"));
+  EXPECT_TRUE(plans(wrap16, "test.i8", why).empty());
+  EXPECT_EQ(why, "the program's product is wrapped in s16, the instruction's "
+                 "in s8");
 }
 
 TEST_F(MatcherTest, RemaindersAndPadding) {
