@@ -15,7 +15,9 @@ export TISA_EXTRA_PACKAGES="libclang-rt-22-dev"
 export BUILD_DIR="${BUILD_DIR:-build-fuzz}"
 export TISA_CMAKE_ARGS="-DTISA_FUZZ=ON -DLLVM_USE_SANITIZER=Address;Undefined -DLLVM_UBSAN_FLAGS=-fsanitize=undefined -DCMAKE_BUILD_TYPE=RelWithDebInfo"
 scripts/setup.sh
-export ASAN_OPTIONS="detect_leaks=0"
+# allow_user_poisoning=0: as in scripts/sanitize.sh (LLVM's allocators poison
+# in instrumented code and not in libMLIR, which shares them).
+export ASAN_OPTIONS="detect_leaks=0:allow_user_poisoning=0"
 export UBSAN_OPTIONS="halt_on_error=1:print_stacktrace=1"
 
 run() { # target, file pattern, seed directories...
