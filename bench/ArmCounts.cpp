@@ -405,7 +405,7 @@ int main(int argc, char **argv) {
         spec.types = cantFail(KernelTypes::parse(types));
         if (spec.types.isFloat() && t.target == "neoverse-n1")
           continue; // no bf16 instruction on the N1
-        if (settings.quick && spec.types.a == ElementKind::U8)
+        if (settings.quick && spec.types.a == ElementType::U8)
           continue;
         if (!t.types.empty() && !llvm::is_contained(t.types, types))
           continue;

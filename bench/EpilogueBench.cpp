@@ -117,13 +117,13 @@ void epiloguePass(const KernelSpec &spec, const Bytes &acc, KernelData &data,
 /// quantization step apart, or what is wrong.
 std::string agreeWithOnednn(const KernelSpec &spec, const Bytes &got,
                             const Bytes &want, int64_t &offByOne) {
-  ElementKind k = spec.outputKind();
+  ElementType k = spec.outputKind();
   int64_t n = spec.outputElements(), bad = 0, first = -1;
   offByOne = 0;
   for (int64_t o = 0; o < n; ++o) {
     double x = loadElement(k, got.data(), o), y = loadElement(k, want.data(), o);
     bool ok;
-    if (elementInfo(k).isFloat) {
+    if (k.isFloat()) {
       // Both round an f32 that each computed within the K-derived bound:
       // a bf16 step of either side.
       ok = std::fabs(x - y) <= std::ldexp(std::fabs(y), -6) + 1e-30 ||

@@ -121,15 +121,15 @@ std::string benchmarkPrefix(const Workload &w, int threads) {
 //===----------------------------------------------------------------------===//
 
 /// The elements of `v` (of kind `k`) as floats.
-std::vector<float> toFloat(ElementKind k, const Bytes &v) {
-  size_t n = v.size() / elementBytes(k);
+std::vector<float> toFloat(ElementType k, const Bytes &v) {
+  size_t n = v.size() / k.bytes();
   std::vector<float> out(n);
   for (size_t i = 0; i < n; ++i)
     out[i] = float(loadElement(k, v.data(), int64_t(i)));
   return out;
 }
 
-double maxAbs(ElementKind k, const Bytes &v) {
+double maxAbs(ElementType k, const Bytes &v) {
   double m = 0;
   for (float x : toFloat(k, v))
     m = std::max(m, std::fabs(double(x)));

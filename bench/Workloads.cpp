@@ -65,7 +65,7 @@ Problem problemOf(const KernelSpec &s) {
   p.kind = s.op == KernelSpec::Op::Gemm ? Problem::Kind::Gemm
                                         : Problem::Kind::Conv2d;
   p.precision = s.types.isFloat()           ? Precision::BF16F32
-                : s.types.a == ElementKind::S8 ? Precision::S8S8S32
+                : s.types.a == ElementType::S8 ? Precision::S8S8S32
                                                : Precision::U8S8S32;
   p.m = s.m;
   p.n = s.n;
@@ -81,7 +81,7 @@ Problem problemOf(const KernelSpec &s) {
   p.pad = s.pad;
   p.postOps.bias = s.epilogue.bias;
   p.postOps.relu = s.epilogue.relu;
-  p.postOps.requantU8 = s.epilogue.requant == ElementKind::U8;
+  p.postOps.requantU8 = s.epilogue.requant == ElementType::U8;
   p.postOps.bf16 = s.epilogue.bf16;
   return p;
 }

@@ -9,17 +9,6 @@ using namespace mlir;
 
 namespace tisa {
 
-Type kernelElementType(MLIRContext *ctx, ElementKind k) {
-  const ElementInfo &e = elementInfo(k);
-  if (!e.isFloat)
-    return IntegerType::get(ctx, 8 * e.bytes);
-  if (k == ElementKind::BF16)
-    return BFloat16Type::get(ctx);
-  if (k == ElementKind::F16)
-    return Float16Type::get(ctx);
-  return Float32Type::get(ctx); // tf32 is stored as f32
-}
-
 ProgramShapes programShapes(const KernelSpec &s, ConvForm form) {
   // With any extent at run time, the rows (m, the batch) are dynamic too
   // (the range entry's rows).
@@ -87,13 +76,13 @@ linalg::GenericOp buildKernelContraction(OpBuilder &b, Location loc,
              IT::reduction, IT::reduction, IT::reduction};
   }
   const KernelTypes &t = s.types;
-  Type acc = kernelElementType(ctx, t.c);
+  Type acc = t.c.mlirType(ctx);
   return linalg::GenericOp::create(
       b, loc, TypeRange{}, ValueRange{in, weights}, ValueRange{out}, maps,
       iters, [&](OpBuilder &b, Location loc, ValueRange args) {
-        auto widen = [&](Value v, ElementKind k) -> Value {
-          const ElementInfo &e = elementInfo(k);
-          if (k == ElementKind::TF32) {
+        // Each factor as the accumulator's type, as the program reads it.
+        auto widen = [&](Value v, ElementType k) -> Value {
+          if (k == ElementType::TF32) {
             // What the tf32 mma reads: the f32's top 19 bits.
             Value t = arith::TruncFOp::create(
                 b, loc, FloatTF32Type::get(b.getContext()), v,
@@ -102,9 +91,11 @@ linalg::GenericOp buildKernelContraction(OpBuilder &b, Location loc,
                 arith::FastMathFlagsAttr());
             return arith::ExtFOp::create(b, loc, acc, t);
           }
-          if (e.isFloat)
+          if (v.getType() == acc)
+            return v;
+          if (k.isFloat())
             return arith::ExtFOp::create(b, loc, acc, v);
-          if (!e.isSigned)
+          if (!k.isSigned)
             return arith::ExtUIOp::create(b, loc, acc, v);
           return arith::ExtSIOp::create(b, loc, acc, v);
         };

@@ -16,8 +16,6 @@
 
 namespace tisa {
 
-mlir::Type kernelElementType(mlir::MLIRContext *ctx, ElementKind k);
-
 /// How a conv2d's program reduces over a filter row. `Pixels`: loops (n, oh,
 /// ow, f, kh, kw, c), as linalg.conv_2d_nhwc_hwcf. `TapRows`: kw and c as one
 /// reduction loop t of s * c elements, (n, oh, ow, f, kh, t): in a dense

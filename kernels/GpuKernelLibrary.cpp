@@ -46,14 +46,14 @@ OwningOpRef<ModuleOp> programOf(MLIRContext &ctx, const KernelSpec &spec,
   OwningOpRef<ModuleOp> module = ModuleOp::create(loc);
   b.setInsertionPointToEnd(module->getBody());
   ProgramShapes shapes = programShapes(spec);
-  Type acc = kernelElementType(&ctx, spec.types.c);
+  Type acc = spec.types.c.mlirType(&ctx);
   auto accType = MemRefType::get(shapes.out, acc);
   auto channels = [&](Type t) { return MemRefType::get({spec.channels()}, t); };
   const EpilogueSpec &e = spec.epilogue;
   SmallVector<Type> args = {
-      MemRefType::get(shapes.in, kernelElementType(&ctx, spec.types.a)),
-      MemRefType::get(shapes.weights, kernelElementType(&ctx, spec.types.b)),
-      MemRefType::get(shapes.out, kernelElementType(&ctx, spec.outputKind()))};
+      MemRefType::get(shapes.in, spec.types.a.mlirType(&ctx)),
+      MemRefType::get(shapes.weights, spec.types.b.mlirType(&ctx)),
+      MemRefType::get(shapes.out, spec.outputKind().mlirType(&ctx))};
   if (e.bias)
     args.push_back(channels(acc));
   if (e.residual)
@@ -184,9 +184,9 @@ std::string operation(const KernelSpec &spec) {
         spec.s);
   if (!e.any())
     return text;
-  StringRef acc = cTypeName(spec.types.c);
+  StringRef acc = spec.types.c.cType();
   text += llvm::formatv(";\n * epilogue {0}, the output of {1} (not read)",
-                        e.text(), cTypeName(spec.outputKind()));
+                        e.text(), spec.outputKind().cType());
   if (e.bias)
     text += llvm::formatv(";\n * bias: {0} per column or filter", acc);
   if (e.residual)

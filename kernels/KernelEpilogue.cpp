@@ -56,9 +56,9 @@ llvm::Expected<EpilogueSpec> EpilogueSpec::parse(llvm::StringRef list) {
     else if (step == "bf16")
       e.bf16 = true;
     else if (step == "requant=u8")
-      e.requant = ElementKind::U8;
+      e.requant = ElementType::U8;
     else if (step == "requant=s8")
-      e.requant = ElementKind::S8;
+      e.requant = ElementType::S8;
     else
       return llvm::createStringError(
           "--epilogue: unknown step '" + step +
@@ -79,7 +79,7 @@ std::string EpilogueSpec::text() const {
   if (relu)
     steps.push_back("relu");
   if (requant)
-    steps.push_back("requant=" + elementInfo(*requant).name.str());
+    steps.push_back("requant=" + requant->name());
   if (bf16)
     steps.push_back("bf16");
   return llvm::join(steps, ",");
@@ -92,10 +92,10 @@ std::string EpilogueSpec::symbolSuffix() const {
   return suffix.empty() ? suffix : "_" + suffix;
 }
 
-ElementKind EpilogueSpec::outputKind(ElementKind acc) const {
+ElementType EpilogueSpec::outputKind(ElementType acc) const {
   if (requant)
     return *requant;
-  return bf16 ? ElementKind::BF16 : acc;
+  return bf16 ? ElementType::BF16 : acc;
 }
 
 namespace {
@@ -132,7 +132,7 @@ struct BodyBuilder {
     // reaching fptosi (poison), and each is one vmaxps/vminps against a
     // constant, where NaN-propagating maximum/minimum add a compare and a
     // blend per register.
-    bool isSigned = elementInfo(*e.requant).isSigned;
+    bool isSigned = e.requant->isSigned;
     f = arith::MaxNumFOp::create(b, loc, f, constantF32(isSigned ? -128 : 0));
     f = arith::MinNumFOp::create(b, loc, f, constantF32(isSigned ? 127 : 255));
     Value i = arith::FPToSIOp::create(b, loc, b.getI32Type(), f);
@@ -219,7 +219,7 @@ double epilogueReference(const EpilogueSpec &e, double x, double bias,
     // The same f32 operations the kernel runs, in the same order.
     float f = float(s) * scale;
     f = std::nearbyint(f) + float(zeroPoint);
-    bool isSigned = elementInfo(*e.requant).isSigned;
+    bool isSigned = e.requant->isSigned;
     f = std::fmin(std::fmax(f, isSigned ? -128.0f : 0.0f),
                   isSigned ? 127.0f : 255.0f);
     return int32_t(f);
@@ -315,7 +315,7 @@ void fillEpilogue(const KernelSpec &spec, KernelData &d, std::mt19937_64 &rng,
       std::memcpy(&bits, &scale, 4);
       put32(d.scale, j, bits);
     }
-    bool isSigned = elementInfo(*e.requant).isSigned;
+    bool isSigned = e.requant->isSigned;
     d.zeroPoint = int32_t(rng() % 256) - (isSigned ? 128 : 0);
   }
 }

@@ -103,13 +103,13 @@ LibraryBuilder::LibraryBuilder(MLIRContext &ctx, const KernelSpec &spec,
   ptr = LLVM::LLVMPointerType::get(&ctx);
   i64 = mb.getI64Type();
   const KernelTypes &t = spec.types;
-  ElementKind kinds[3] = {t.a, t.b, t.c};
+  ElementType kinds[3] = {t.a, t.b, t.c};
   ProgramShapes shapes = programShapes(spec);
   ArrayRef<int64_t> shape[3] = {shapes.in, shapes.weights, shapes.out};
   const char *gemmNames[3] = {"A", "B", "C"},
              *convNames[3] = {"input", "filter", "output"};
   for (unsigned i = 0; i < 3; ++i) {
-    elts[i] = kernelElementType(&ctx, kinds[i]);
+    elts[i] = kinds[i].mlirType(&ctx);
     names[i] = gemm ? gemmNames[i] : convNames[i];
     // GEMM operands take a leading dimension: strided<[?, 1]>.
     types[i] = gemm ? MemRefType::get(shape[i], elts[i],
@@ -122,7 +122,7 @@ LibraryBuilder::LibraryBuilder(MLIRContext &ctx, const KernelSpec &spec,
   plainInput = MemRefType::get({shapes.in[0], image ? image : spec.h,
                                 image ? image : spec.w, spec.c},
                                elts[0]);
-  outType = MemRefType::get(shape[2], kernelElementType(&ctx, spec.outputKind()),
+  outType = MemRefType::get(shape[2], spec.outputKind().mlirType(&ctx),
                             types[2].getLayout());
 }
 
@@ -241,7 +241,7 @@ llvm::Error LibraryBuilder::chooseSchedule() {
   if (!kernel) {
     out.plan = "plain vector code (no instruction)";
     out.packedLayout = "the program's own layout, dense";
-    out.packedBytes = spec.weightElements() * elementBytes(spec.types.b);
+    out.packedBytes = spec.weightElements() * spec.types.b.bytes();
     bufferType = MemRefType::get({out.packedBytes}, mb.getI8Type());
     out.tiles = rangeTiles();
     return llvm::Error::success();
@@ -409,10 +409,10 @@ void LibraryBuilder::restrictRows(Entry &e, Value begin, Value end) {
 std::vector<std::string>
 LibraryBuilder::params(std::initializer_list<unsigned> ops) const {
   const KernelTypes &t = spec.types;
-  ElementKind kinds[3] = {t.a, t.b, spec.outputKind()};
+  ElementType kinds[3] = {t.a, t.b, spec.outputKind()};
   std::vector<std::string> p;
   for (unsigned i : ops) {
-    p.push_back(((i < 2 ? "const " : "") + cTypeName(kinds[i]) + " *" +
+    p.push_back(((i < 2 ? "const " : "") + kinds[i].cType() + " *" +
                  names[i])
                     .str());
     if (gemm)

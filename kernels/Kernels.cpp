@@ -7,7 +7,9 @@
 
 #include "tisa/Kernels/Kernels.h"
 
+#include "llvm/ADT/STLExtras.h"
 #include "llvm/ADT/StringExtras.h"
+#include "llvm/Support/MathExtras.h"
 #include "llvm/Support/FormatVariadic.h"
 
 #include <array>
@@ -23,43 +25,119 @@ namespace tisa {
 
 namespace {
 
-constexpr ElementInfo kElements[] = {
-    {ElementKind::U8, "u8", 1, false, false, "uint8_t"},
-    {ElementKind::S8, "s8", 1, true, false, "int8_t"},
-    {ElementKind::U16, "u16", 2, false, false, "uint16_t"},
-    {ElementKind::S16, "s16", 2, true, false, "int16_t"},
-    {ElementKind::S32, "s32", 4, true, false, "int32_t"},
-    {ElementKind::F16, "f16", 2, true, true, "uint16_t"},
-    {ElementKind::BF16, "bf16", 2, true, true, "uint16_t"},
-    {ElementKind::TF32, "tf32", 4, true, true, "float"},
-    {ElementKind::F32, "f32", 4, true, true, "float"},
+/// The float formats by name.
+constexpr std::pair<llvm::StringLiteral, ElementType> kFloats[] = {
+    {"f16", ElementType::F16},   {"bf16", ElementType::BF16},
+    {"tf32", ElementType::TF32}, {"f32", ElementType::F32},
+    {"f64", ElementType::F64},
 };
 
-std::optional<ElementKind> parseKind(StringRef s) {
-  for (const ElementInfo &e : kElements)
-    if (e.name == s)
-      return e.kind;
-  return std::nullopt;
+/// The longest element type name `text` starts with ("" if none).
+StringRef leadingTypeName(StringRef text) {
+  for (const auto &[name, type] : kFloats)
+    if (text.starts_with(name))
+      return text.take_front(name.size());
+  if (!text.starts_with("u") && !text.starts_with("s"))
+    return "";
+  for (StringRef bits : {"8", "16", "32", "64"})
+    if (text.drop_front().starts_with(bits))
+      return text.take_front(1 + bits.size());
+  return "";
 }
 
-/// The input kinds that accumulate into s32.
-bool smallInteger(ElementKind k) {
-  const ElementInfo &e = elementInfo(k);
-  return !e.isFloat && e.bytes <= 2;
+/// Why three types are no kernel's, or "".
+std::string typeCombinationError(const KernelTypes &t) {
+  if (t.a.isFloat() != t.c.isFloat() || t.b.isFloat() != t.c.isFloat())
+    return "the inputs and the accumulator must be all integers or all "
+           "floats";
+  bool tf32 = t.a == ElementType::TF32 || t.b == ElementType::TF32;
+  if (tf32 && !(t.a == t.b && t.c == ElementType::F32))
+    return "tf32 is read only as tf32,tf32,f32";
+  if (!t.c.isFloat())
+    return t.c.bits >= t.a.bits && t.c.bits >= t.b.bits
+               ? ""
+               : "the accumulator must be at least as wide as each input";
+  if (t.c != ElementType::F32 && t.c != ElementType::F64)
+    return "a float accumulator is f32 or f64";
+  if (t.c.precision() < t.a.precision() || t.c.precision() < t.b.precision())
+    return "the accumulator must be at least as precise as each input";
+  return "";
 }
 
 } // namespace
 
-const ElementInfo &elementInfo(ElementKind k) {
-  for (const ElementInfo &e : kElements)
-    if (e.kind == k)
-      return e;
-  llvm_unreachable("element kind");
+std::optional<ElementType> ElementType::parse(StringRef name) {
+  for (const auto &[text, type] : kFloats)
+    if (text == name)
+      return type;
+  unsigned bits;
+  if (name.size() < 2 || (name[0] != 'u' && name[0] != 's') ||
+      name.drop_front().getAsInteger(10, bits) ||
+      !llvm::is_contained({8u, 16u, 32u, 64u}, bits))
+    return std::nullopt;
+  return integer(bits, name[0] == 's');
 }
 
-unsigned elementBytes(ElementKind k) { return elementInfo(k).bytes; }
+std::string ElementType::name() const {
+  for (const auto &[text, type] : kFloats)
+    if (type == *this)
+      return text.str();
+  return (isSigned ? "s" : "u") + std::to_string(bits);
+}
 
-StringRef cTypeName(ElementKind k) { return elementInfo(k).cType; }
+StringRef ElementType::cType() const {
+  switch (format) {
+  case Format::F16:
+  case Format::BF16:
+    return "uint16_t";
+  case Format::TF32:
+  case Format::F32:
+    return "float";
+  case Format::F64:
+    return "double";
+  case Format::Int:
+    break;
+  }
+  static constexpr llvm::StringLiteral names[2][4] = {
+      {"uint8_t", "uint16_t", "uint32_t", "uint64_t"},
+      {"int8_t", "int16_t", "int32_t", "int64_t"}};
+  return names[isSigned][llvm::Log2_32(bits) - 3];
+}
+
+Type ElementType::mlirType(MLIRContext *ctx) const {
+  switch (format) {
+  case Format::Int:
+    return IntegerType::get(ctx, bits);
+  case Format::F16:
+    return Float16Type::get(ctx);
+  case Format::BF16:
+    return BFloat16Type::get(ctx);
+  case Format::TF32: // stored as f32
+  case Format::F32:
+    return Float32Type::get(ctx);
+  case Format::F64:
+    return Float64Type::get(ctx);
+  }
+  llvm_unreachable("element format");
+}
+
+unsigned ElementType::precision() const {
+  switch (format) {
+  case Format::F16:
+    return 11;
+  case Format::BF16:
+    return 8;
+  case Format::TF32:
+    return 11;
+  case Format::F32:
+    return 24;
+  case Format::F64:
+    return 53;
+  case Format::Int:
+    break;
+  }
+  return 0;
+}
 
 llvm::Expected<KernelTypes> KernelTypes::parse(StringRef text) {
   // "u8,s8,s32" or the same without commas ("u8s8s32", as in kernel names).
@@ -68,50 +146,35 @@ llvm::Expected<KernelTypes> KernelTypes::parse(StringRef text) {
     text.split(parts, ',');
   } else {
     StringRef rest = text;
-    while (!rest.empty()) {
-      StringRef token;
-      for (const ElementInfo &e : kElements)
-        if (rest.starts_with(e.name) && e.name.size() > token.size())
-          token = e.name;
-      if (token.empty())
-        break; // reported below: not three known types
+    for (StringRef token; !(token = leadingTypeName(rest)).empty();
+         rest = rest.drop_front(token.size()))
       parts.push_back(token);
-      rest = rest.drop_front(token.size());
-    }
     if (!rest.empty())
       parts.clear();
   }
   auto bad = [&]() {
     return llvm::createStringError(
-        "--types expects A,B,C with u8, s8, u16 or s16 for A and B and s32 "
-        "for C, or bf16,bf16,f32, f16,f16,f32 or tf32,tf32,f32; got '" +
+        "--types expects A,B,C, each u8, s8, u16, s16, u32, s32, u64, s64, "
+        "f16, bf16, tf32, f32 or f64; got '" +
         text + "'");
   };
   if (parts.size() != 3)
     return bad();
-  std::optional<ElementKind> k[3];
+  std::optional<ElementType> k[3];
   for (int i = 0; i < 3; ++i)
-    if (!(k[i] = parseKind(parts[i].trim())))
+    if (!(k[i] = ElementType::parse(parts[i].trim())))
       return bad();
   KernelTypes t{*k[0], *k[1], *k[2]};
-  if (smallInteger(t.a) && smallInteger(t.b) && t.c == ElementKind::S32)
-    return t;
-  for (ElementKind f : {ElementKind::BF16, ElementKind::F16, ElementKind::TF32})
-    if (t.a == f && t.b == f && t.c == ElementKind::F32)
-      return t;
-  return llvm::createStringError(
-      "unsupported type combination '" + text +
-      "': 8- and 16-bit integers accumulate into s32, bf16, f16 and tf32 "
-      "(both inputs the same) into f32");
+  if (std::string why = typeCombinationError(t); !why.empty())
+    return llvm::createStringError("unsupported type combination '" + text +
+                                   "': " + why);
+  return t;
 }
 
-bool KernelTypes::tensorCoreOnly() const {
-  return a == ElementKind::TF32;
-}
+bool KernelTypes::tensorCoreOnly() const { return a == ElementType::TF32; }
 
 std::string KernelTypes::text() const {
-  return (elementInfo(a).name + elementInfo(b).name + elementInfo(c).name)
-      .str();
+  return a.name() + b.name() + c.name();
 }
 
 llvm::Error KernelSpec::validate(Names names) const {
@@ -125,14 +188,19 @@ llvm::Error KernelSpec::validate(Names names) const {
       return "spec.filters";
     return ("spec." + what).str();
   };
-  if (epilogue.requant && types.c != ElementKind::S32)
+  if (epilogue.requant && types.c != ElementType::S32)
     return llvm::createStringError("--epilogue requant=" +
-                                   elementInfo(*epilogue.requant).name +
+                                   epilogue.requant->name() +
                                    " takes an s32 result, not " +
-                                   elementInfo(types.c).name);
-  if (epilogue.bf16 && types.c != ElementKind::F32)
+                                   types.c.name());
+  if (epilogue.bf16 && types.c != ElementType::F32)
     return llvm::createStringError("--epilogue bf16 takes an f32 result, not " +
-                                   elementInfo(types.c).name);
+                                   types.c.name());
+  if (epilogue.any() && types.c != ElementType::S32 &&
+      types.c != ElementType::F32)
+    return llvm::createStringError("--epilogue takes an s32 or f32 result, "
+                                   "not " +
+                                   types.c.name());
   auto positive = [&](StringRef what, int64_t v) -> llvm::Error {
     if (v < 1)
       return llvm::createStringError(named(what) + " must be a positive "

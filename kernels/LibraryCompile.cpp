@@ -170,8 +170,8 @@ std::string LibraryBuilder::header() const {
        << " (in registers, before its one store):\n"
        << " * each entry takes a tisa_epilogue with its operands after the "
           "output.\n";
-  bool bf16 = spec.types.a == ElementKind::BF16 || spec.epilogue.bf16,
-       f16 = spec.types.a == ElementKind::F16;
+  bool bf16 = spec.types.a == ElementType::BF16 || spec.epilogue.bf16,
+       f16 = spec.types.a == ElementType::F16;
   if (bf16 || f16)
     os << " * " << (bf16 && f16 ? "f16 and bf16" : f16 ? "f16" : "bf16")
        << " values are passed as their 16-bit patterns (uint16_t).\n";

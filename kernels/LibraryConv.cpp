@@ -91,7 +91,7 @@ void LibraryBuilder::chooseTapRows(ArrayRef<const Description *> candidates) {
   int64_t images = spec.runTimeRows ? kNominalExtent : spec.rows();
   double copy = spec.pad ? double(images * (spec.h + 2 * spec.pad) *
                                   (spec.w + 2 * spec.pad) * spec.c *
-                                  elementBytes(spec.types.a)) /
+                                  spec.types.a.bytes()) /
                                target.cost.overheadBytesPerCycle
                          : 0;
   bool better = false;

@@ -5,9 +5,11 @@
 
 #include "tisa/Kernels/Reference.h"
 
+#include "tisa/Targets/Codegen.h"
 #include "tisa/Targets/Disassembler.h"
 
 #include "llvm/ADT/STLExtras.h"
+#include "llvm/ADT/StringExtras.h"
 #include "llvm/Support/FormatVariadic.h"
 
 #include <cstring>
@@ -444,9 +446,15 @@ std::string hotLoopReport(const GeneratedKernel &k, const Target &target) {
   }
   auto loop = llvm::ArrayRef(*insts).slice(best.first,
                                            best.second - best.first + 1);
-  auto mca = aarch64::analyzeLoop(loop, target.cpu);
+  auto mca =
+      aarch64::analyzeLoop(loop, target.cpu, codegenTargetFor(target).features);
   if (!mca) {
-    os << "llvm-mca      not run: " << llvm::toString(mca.takeError());
+    // Its first lines: llvm-mca repeats a complaint once per instruction.
+    std::string why = llvm::toString(mca.takeError());
+    llvm::SmallVector<llvm::StringRef> lines;
+    llvm::StringRef(why).split(lines, '\n');
+    os << "llvm-mca      not run: "
+       << llvm::join(llvm::ArrayRef(lines).take_front(4), "\n");
     return text;
   }
   os << llvm::formatv("llvm-mca      hot loop of {0}: {1} instructions, {2} "

@@ -65,48 +65,51 @@ uint16_t floatToBf16(float f) { // round to nearest even (no NaNs here)
 
 } // namespace
 
-double loadElement(ElementKind k, const uint8_t *v, int64_t i,
+int64_t loadInteger(ElementType k, const uint8_t *v, int64_t i) {
+  uint64_t x = 0;
+  std::memcpy(&x, &v[k.bytes() * i], k.bytes()); // little-endian: low bytes
+  unsigned unused = 64 - k.bits;
+  if (k.isSigned && unused)
+    return int64_t(x << unused) >> unused;
+  return int64_t(x);
+}
+
+double loadElement(ElementType k, const uint8_t *v, int64_t i,
                    bool denormalsAreZero) {
-  switch (k) {
-  case ElementKind::U8:
-    return v[i];
-  case ElementKind::S8:
-    return int8_t(v[i]);
-  case ElementKind::U16:
-  case ElementKind::S16: {
-    uint16_t x;
-    std::memcpy(&x, &v[2 * i], 2);
-    return k == ElementKind::S16 ? double(int16_t(x)) : double(x);
-  }
-  case ElementKind::BF16: {
+  using F = ElementType::Format;
+  switch (k.format) {
+  case F::Int:
+    return k.isSigned ? double(loadInteger(k, v, i))
+                      : double(uint64_t(loadInteger(k, v, i)));
+  case F::BF16: {
     uint16_t x;
     std::memcpy(&x, &v[2 * i], 2);
     if (denormalsAreZero && (x & 0x7f80) == 0)
       x &= 0x8000;
     return bf16ToFloat(x);
   }
-  case ElementKind::F16: {
+  case F::F16: {
     uint16_t x;
     std::memcpy(&x, &v[2 * i], 2);
     if (denormalsAreZero && (x & 0x7c00) == 0)
       x &= 0x8000;
     return halfToFloat(x);
   }
-  case ElementKind::TF32: { // the top 19 bits; a NaN stays one
+  case F::TF32: { // the top 19 bits; a NaN stays one
     uint32_t x;
     std::memcpy(&x, &v[4 * i], 4);
     if ((x & 0x7f800000) == 0x7f800000 && (x & 0x7fffff))
       return NAN;
     return bitsToFloat(x & ~uint32_t(0x1fff));
   }
-  case ElementKind::S32: {
-    int32_t x;
+  case F::F32: {
+    float x;
     std::memcpy(&x, &v[4 * i], 4);
     return x;
   }
-  case ElementKind::F32: {
-    float x;
-    std::memcpy(&x, &v[4 * i], 4);
+  case F::F64: {
+    double x;
+    std::memcpy(&x, &v[8 * i], 8);
     return x;
   }
   }
@@ -145,18 +148,19 @@ Placement placement(const KernelSpec &s, const KernelData &d, Role role) {
 /// Bytes an operand of `elements` occupies in `p` (the last row's gap too).
 /// The bytes from the first element to the last: the last row ends
 /// without its gap, as a caller's buffer does.
-int64_t spanBytes(const Placement &p, int64_t elements, ElementKind k) {
+int64_t spanBytes(const Placement &p, int64_t elements, ElementType k) {
   if (elements == 0)
     return 0;
-  return (p.at(elements - 1) + 1) * elementBytes(k);
+  return (p.at(elements - 1) + 1) * k.bytes();
 }
 
 /// An extreme value of a `bits`-wide integer: 0, +-1, the largest and the
 /// smallest (signed), or 0, 1, the middle two and the largest (unsigned).
-int64_t pickInt(bool isSigned, unsigned bits, uint64_t r) {
-  int64_t top = int64_t(1) << (bits - 1);
-  const int64_t s[] = {0, 1, -1, top - 1, -top};
-  const int64_t u[] = {0, 1, top - 1, top, 2 * top - 1};
+uint64_t pickInt(bool isSigned, unsigned bits, uint64_t r) {
+  // Two's complement modulo 2^64: only the low `bits` are stored.
+  uint64_t top = uint64_t(1) << (bits - 1);
+  const uint64_t s[] = {0, 1, ~uint64_t(0), top - 1, top};
+  const uint64_t u[] = {0, 1, top - 1, top, 2 * top - 1};
   return isSigned ? s[r % 5] : u[r % 5];
 }
 
@@ -194,11 +198,11 @@ float pickF16(std::mt19937_64 &rng) {
 /// A float element's value for `how`: multiples of 2^-10 in [-1, 1], the
 /// largest magnitudes the type's products allow (f16: 1.5 * 2^14; bf16 and
 /// tf32: up to 1.5 * 2^47), or the type's extremes.
-float floatValue(ElementKind k, std::mt19937_64 &rng, Fill how, bool extreme,
+float floatValue(ElementType k, std::mt19937_64 &rng, Fill how, bool extreme,
                  int64_t i) {
   float f = std::ldexp(float(int(rng() % 2001) - 1000), -10);
   float sign = i % 3 ? 1.0f : -1.0f;
-  bool half = k == ElementKind::F16;
+  bool half = k == ElementType::F16;
   if (how == Fill::Saturating)
     return sign * std::ldexp(1.5f, half ? 14 : 40 + int(rng() % 8));
   if (extreme)
@@ -209,58 +213,49 @@ float floatValue(ElementKind k, std::mt19937_64 &rng, Fill how, bool extreme,
 /// Stores `f` as a `k` element: bf16 and f16 rounded to nearest even, tf32
 /// as its f32 with random bits below tf32's precision (that the kernel must
 /// ignore) when `noise` is given, except in infinities and NaNs.
-void storeFloat(ElementKind k, float f, uint8_t *dst, std::mt19937_64 *noise) {
-  if (k == ElementKind::BF16 || k == ElementKind::F16) {
-    uint16_t h = k == ElementKind::F16 ? floatToHalf(f) : floatToBf16(f);
+void storeFloat(ElementType k, float f, uint8_t *dst, std::mt19937_64 *noise) {
+  if (k == ElementType::F64) {
+    double x = f;
+    std::memcpy(dst, &x, 8);
+    return;
+  }
+  if (k == ElementType::BF16 || k == ElementType::F16) {
+    uint16_t h = k == ElementType::F16 ? floatToHalf(f) : floatToBf16(f);
     std::memcpy(dst, &h, 2);
     return;
   }
   uint32_t bits = floatBits(f);
-  if (noise && k == ElementKind::TF32 && (bits & 0x7f800000) != 0x7f800000)
+  if (noise && k == ElementType::TF32 && (bits & 0x7f800000) != 0x7f800000)
     bits |= uint32_t((*noise)()) & 0x1fff;
   std::memcpy(dst, &bits, 4);
 }
 
 /// One element's value for `how` (the float specials are placed
 /// afterwards).
-void fillElement(ElementKind k, uint8_t *dst, std::mt19937_64 &rng, Fill how,
+void fillElement(ElementType k, uint8_t *dst, std::mt19937_64 &rng, Fill how,
                  int64_t i) {
   bool extreme = how == Fill::Extreme && rng() % 2;
-  switch (k) {
-  case ElementKind::U8:
-  case ElementKind::S8:
-  case ElementKind::U16:
-  case ElementKind::S16: {
-    const ElementInfo &e = elementInfo(k);
-    unsigned bits = 8 * e.bytes;
-    uint64_t v = rng();
-    if (how == Fill::Saturating)
-      v = uint64_t(e.isSigned ? -(int64_t(1) << (bits - 1))
-                              : (int64_t(1) << bits) - 1);
-    else if (extreme)
-      v = uint64_t(pickInt(e.isSigned, bits, rng()));
-    std::memcpy(dst, &v, e.bytes); // little-endian: the low bytes
-    return;
-  }
-  case ElementKind::BF16:
-  case ElementKind::F16:
-  case ElementKind::TF32:
+  if (k.isFloat()) {
     storeFloat(k, floatValue(k, rng, how, extreme, i), dst, &rng);
     return;
-  default:
-    return;
   }
+  uint64_t v = rng();
+  if (how == Fill::Saturating) // the smallest signed, the largest unsigned
+    v = k.isSigned ? uint64_t(1) << (k.bits - 1) : ~uint64_t(0);
+  else if (extreme)
+    v = pickInt(k.isSigned, k.bits, rng());
+  std::memcpy(dst, &v, k.bytes()); // little-endian: the low bytes
 }
 
 /// Fills the `elements` of an operand placed as `p`; its gaps hold 0x5a
 /// bytes, which change any result they enter.
-void fill(ElementKind k, Bytes &v, int64_t elements, const Placement &p,
+void fill(ElementType k, Bytes &v, int64_t elements, const Placement &p,
           std::mt19937_64 &rng, Fill how, bool specials) {
-  unsigned eb = elementBytes(k);
+  unsigned eb = k.bytes();
   v.assign(spanBytes(p, elements, k), 0x5a);
   for (int64_t i = 0; i < elements; ++i)
     fillElement(k, &v[p.at(i) * eb], rng, how, i);
-  if (how != Fill::Extreme || !elementInfo(k).isFloat || !specials)
+  if (how != Fill::Extreme || !k.isFloat() || !specials)
     return;
   // Two infinities and a NaN, so most outputs stay finite and still check
   // the arithmetic.
@@ -303,63 +298,88 @@ void forEachMacOf(const KernelSpec &s, int64_t o, F f) {
   forEachTapOf(s, b, y, x, [&](int64_t i, int64_t j) { f(i, j + f2); });
 }
 
+/// Element `i` of a buffer of type `k` as a T: integers exactly (modulo
+/// 2^bits of T), floats through loadElement.
+template <typename T>
+T loadAs(ElementType k, const uint8_t *v, int64_t i, bool denormalsAreZero) {
+  if constexpr (std::is_integral_v<T>)
+    return T(loadInteger(k, v, i));
+  else
+    return T(loadElement(k, v, i, denormalsAreZero));
+}
+
 /// Visits output `o`'s multiply-accumulates with their two factors read
-/// from `d`.
-template <typename F>
+/// from `d` as T.
+template <typename T, typename F>
 void forEachProductOf(const KernelSpec &s, const KernelData &d, int64_t o,
                       F f) {
   Placement in = placement(s, d, Role::Input),
             w = placement(s, d, Role::Weights);
   const uint8_t *inBytes = d.input.data(), *wBytes = d.weights.data();
   forEachMacOf(s, o, [&](int64_t i, int64_t j) {
-    f(loadElement(s.types.a, inBytes, in.at(i), d.denormalsAreZero[0]),
-      loadElement(s.types.b, wBytes, w.at(j), d.denormalsAreZero[1]));
+    f(loadAs<T>(s.types.a, inBytes, in.at(i), d.denormalsAreZero[0]),
+      loadAs<T>(s.types.b, wBytes, w.at(j), d.denormalsAreZero[1]));
   });
 }
 
-/// Output `o` of the reference: bits of the s32 or f32 result, and for f32
-/// the error bound (K + 2) * 2^-24 * sum |a * b| (K single-precision
-/// additions in any order, plus the conversion).
-struct ReferenceValue {
-  uint32_t bits = 0;
-  double bound = 0;
-};
+/// An integer result, the sum modulo 2^64, as output type `c` holds it.
+int64_t wrapTo(ElementType c, uint64_t sum) {
+  unsigned unused = 64 - c.bits;
+  if (!unused)
+    return int64_t(sum);
+  uint64_t low = sum << unused;
+  return c.isSigned ? int64_t(low) >> unused : int64_t(low >> unused);
+}
 
 /// A float output of sum `acc`, whose products' magnitudes sum to
-/// `magnitude`.
+/// `magnitude`: the sum rounded to the accumulator, and the bound
+/// (K + 2) * 2^-p * magnitude (K additions in the accumulator's precision p
+/// in any order, plus the conversion); for f64 the reference's own sum in
+/// double errs as much again.
 ReferenceValue floatValueOf(const KernelSpec &s, double acc,
                             double magnitude) {
   ReferenceValue v;
   int64_t reduction = s.op == KernelSpec::Op::Gemm ? s.k : s.r * s.s * s.c;
-  v.bound = magnitude * (reduction + 2) * std::ldexp(1.0, -24);
-  float f = float(acc);
-  std::memcpy(&v.bits, &f, 4);
+  ElementType c = s.types.c;
+  v.bound = magnitude * double(reduction + 2) *
+            std::ldexp(1.0, -int(c.precision())) *
+            (c == ElementType::F64 ? 2 : 1);
+  v.real = c == ElementType::F64 ? acc : double(float(acc));
   return v;
 }
 
-ReferenceValue referenceAt(const KernelSpec &s, const KernelData &d,
-                           int64_t o) {
+/// Output `o` of the contraction, before any epilogue.
+ReferenceValue sumAt(const KernelSpec &s, const KernelData &d, int64_t o) {
   ReferenceValue v;
   if (!s.types.isFloat()) {
-    uint32_t acc = 0; // s32 arithmetic wraps
-    forEachProductOf(s, d, o, [&](double a, double b) {
-      acc += uint32_t(int64_t(a) * int64_t(b));
+    uint64_t acc = 0; // wraps; wrapTo keeps the accumulator's bits
+    forEachProductOf<int64_t>(s, d, o, [&](int64_t a, int64_t b) {
+      acc += uint64_t(a) * uint64_t(b);
     });
-    v.bits = acc;
+    v.integer = wrapTo(s.types.c, acc);
     return v;
   }
   double acc = 0, magnitude = 0;
-  forEachProductOf(s, d, o, [&](double a, double b) {
+  forEachProductOf<double>(s, d, o, [&](double a, double b) {
     acc += a * b;
     magnitude += std::fabs(a * b);
   });
   return floatValueOf(s, acc, magnitude);
 }
 
-/// Output `o` as the kernel stores it: the reference through the epilogue.
-ReferenceValue finalAt(const KernelSpec &s, const KernelData &d, int64_t o) {
-  ReferenceValue v = referenceAt(s, d, o);
-  applyEpilogueAt(s, d, o, v.bits, v.bound);
+/// `v`, output `o` of the contraction, through the epilogue (which takes
+/// s32 and f32 results: KernelSpec::validate).
+ReferenceValue throughEpilogue(const KernelSpec &s, const KernelData &d,
+                               int64_t o, ReferenceValue v) {
+  if (!s.epilogue.any())
+    return v;
+  uint32_t bits = s.types.isFloat() ? floatBits(float(v.real))
+                                    : uint32_t(v.integer);
+  applyEpilogueAt(s, d, o, bits, v.bound);
+  if (s.outputKind().isFloat())
+    v.real = bitsToFloat(bits);
+  else
+    v.integer = int32_t(bits);
   return v;
 }
 
@@ -408,9 +428,9 @@ void poisonOutput(KernelData &d) {
   std::fill(d.output.begin(), d.output.end(), kOutputPoison);
 }
 
-uint32_t referenceBitsAt(const KernelSpec &spec, const KernelData &d,
-                         int64_t o) {
-  return finalAt(spec, d, o).bits;
+ReferenceValue referenceAt(const KernelSpec &spec, const KernelData &d,
+                           int64_t o) {
+  return throughEpilogue(spec, d, o, sumAt(spec, d, o));
 }
 
 namespace {
@@ -425,11 +445,11 @@ std::vector<T> decodeOperand(const KernelSpec &s, const KernelData &d,
   int64_t elements = input ? s.inputElements() : s.weightElements();
   Placement p = placement(s, d, role);
   const uint8_t *bytes = input ? d.input.data() : d.weights.data();
-  ElementKind k = input ? s.types.a : s.types.b;
+  ElementType k = input ? s.types.a : s.types.b;
   bool flush = d.denormalsAreZero[input ? 0 : 1];
   std::vector<T> out(elements);
   for (int64_t i = 0; i < elements; ++i)
-    out[i] = T(loadElement(k, bytes, p.at(i), flush));
+    out[i] = loadAs<T>(k, bytes, p.at(i), flush);
   return out;
 }
 
@@ -454,21 +474,24 @@ template <typename F> void forEachMacRow(const KernelSpec &s, F f) {
       }
 }
 
-/// The integer results: s32 sums that wrap, as uint32_t (a product of two
-/// 16-bit values taken modulo 2^32 is the same either way).
-std::vector<uint32_t> integerSums(const KernelSpec &s, const KernelData &d) {
-  std::vector<int32_t> a = decodeOperand<int32_t>(s, d, Role::Input),
-                       w = decodeOperand<int32_t>(s, d, Role::Weights);
-  std::vector<uint32_t> sums(s.outputElements(), 0);
+/// The integer results modulo 2^(bits of U): U is uint32_t for
+/// accumulators of up to 32 bits (products and sums agree with the
+/// accumulator's modulo 2^32), uint64_t for wider ones.
+template <typename U>
+std::vector<uint64_t> integerSums(const KernelSpec &s, const KernelData &d) {
+  using S = std::make_signed_t<U>;
+  std::vector<S> a = decodeOperand<S>(s, d, Role::Input),
+                 w = decodeOperand<S>(s, d, Role::Weights);
+  std::vector<U> sums(s.outputElements(), 0);
   int64_t channels = s.channels();
   forEachMacRow(s, [&](int64_t o, int64_t i, int64_t j) {
-    uint32_t x = uint32_t(a[i]);
-    const int32_t *row = &w[j];
-    uint32_t *out = &sums[o];
+    U x = U(a[i]);
+    const S *row = &w[j];
+    U *out = &sums[o];
     for (int64_t c = 0; c < channels; ++c)
-      out[c] += x * uint32_t(row[c]);
+      out[c] += x * U(row[c]);
   });
-  return sums;
+  return std::vector<uint64_t>(sums.begin(), sums.end());
 }
 
 /// The float results: sums in double (every product is exact there) and
@@ -496,26 +519,21 @@ void floatSums(const KernelSpec &s, const KernelData &d,
 
 void computeReference(const KernelSpec &spec, KernelData &d) {
   int64_t n = spec.outputElements();
-  d.expected.resize(4 * n);
-  d.bounds.clear();
-  std::vector<ReferenceValue> values(n);
+  d.expected.assign(n, ReferenceValue());
   if (!spec.types.isFloat()) {
-    std::vector<uint32_t> sums = integerSums(spec, d);
+    std::vector<uint64_t> sums = spec.types.c.bits <= 32
+                                     ? integerSums<uint32_t>(spec, d)
+                                     : integerSums<uint64_t>(spec, d);
     for (int64_t o = 0; o < n; ++o)
-      values[o].bits = sums[o];
+      d.expected[o].integer = wrapTo(spec.types.c, sums[o]);
   } else {
     std::vector<double> sums, magnitudes;
     floatSums(spec, d, sums, magnitudes);
     for (int64_t o = 0; o < n; ++o)
-      values[o] = floatValueOf(spec, sums[o], magnitudes[o]);
-    d.bounds.resize(n);
+      d.expected[o] = floatValueOf(spec, sums[o], magnitudes[o]);
   }
-  for (int64_t o = 0; o < n; ++o) {
-    applyEpilogueAt(spec, d, o, values[o].bits, values[o].bound);
-    std::memcpy(&d.expected[4 * o], &values[o].bits, 4);
-    if (!d.bounds.empty())
-      d.bounds[o] = values[o].bound;
-  }
+  for (int64_t o = 0; o < n; ++o)
+    d.expected[o] = throughEpilogue(spec, d, o, d.expected[o]);
 }
 
 namespace {
@@ -533,7 +551,7 @@ bool floatAgrees(double got, double want, double bound) {
 /// the poison, or -1.
 int64_t firstStrayWrite(const KernelSpec &spec, const KernelData &d) {
   Placement out = placement(spec, d, Role::Output);
-  unsigned eb = elementBytes(spec.outputKind());
+  unsigned eb = spec.outputKind().bytes();
   std::vector<bool> owned(d.output.size(), false);
   for (int64_t o = 0, n = spec.outputElements(); o < n; ++o)
     std::fill_n(owned.begin() + out.base + out.at(o) * eb, eb, true);
@@ -552,42 +570,37 @@ template <typename Want>
 std::string compareAt(const KernelSpec &spec, const KernelData &d,
                       llvm::ArrayRef<int64_t> indices, Want want) {
   int64_t bad = 0, first = -1;
-  uint32_t firstWant = 0;
+  ReferenceValue firstWant;
   Placement out = placement(spec, d, Role::Output);
   const uint8_t *got = d.output.data() + out.base;
-  ElementKind k = spec.outputKind();
-  bool isFloat = elementInfo(k).isFloat;
-  // The reference's 4 bytes: an f32, or an integer of the output's range.
-  ElementKind wantKind = isFloat ? ElementKind::F32 : ElementKind::S32;
+  ElementType k = spec.outputKind();
   for (int64_t o : indices) {
     ReferenceValue v = want(o);
-    bool ok;
-    if (isFloat) {
-      float w;
-      std::memcpy(&w, &v.bits, 4);
-      ok = floatAgrees(loadElement(k, got, out.at(o)), w, v.bound);
-    } else {
-      ok = loadElement(k, got, out.at(o)) == double(int32_t(v.bits));
-    }
+    bool ok = k.isFloat()
+                  ? floatAgrees(loadElement(k, got, out.at(o)), v.real, v.bound)
+                  : loadInteger(k, got, out.at(o)) == v.integer;
     if (!ok && bad++ == 0) {
       first = o;
-      firstWant = v.bits;
+      firstWant = v;
     }
   }
+  auto text = [&](int64_t integer, double real) {
+    return k.isFloat() ? llvm::formatv("{0}", real).str()
+                       : std::to_string(integer);
+  };
   if (bad)
     return llvm::formatv("{0} of {1} outputs differ; first at element {2}: "
                          "got {3}, expected {4}",
                          bad, indices.size(), first,
-                         loadElement(k, got, out.at(first)),
-                         loadElement(wantKind,
-                                     reinterpret_cast<uint8_t *>(&firstWant),
-                                     0))
+                         text(loadInteger(k, got, out.at(first)),
+                              loadElement(k, got, out.at(first))),
+                         text(firstWant.integer, firstWant.real))
         .str();
   int64_t stray = firstStrayWrite(spec, d);
   if (stray < 0)
     return "";
   int64_t guard = d.guard;
-  int64_t eb = elementBytes(k);
+  int64_t eb = k.bytes();
   int64_t end = guard + (out.at(spec.outputElements() - 1) + 1) * eb;
   std::string where =
       stray < guard ? llvm::formatv("{0} bytes before the first element",
@@ -608,13 +621,7 @@ std::string compareAt(const KernelSpec &spec, const KernelData &d,
 std::string compareOutput(const KernelSpec &spec, const KernelData &d) {
   std::vector<int64_t> all(spec.outputElements());
   std::iota(all.begin(), all.end(), 0);
-  return compareAt(spec, d, all, [&](int64_t o) {
-    ReferenceValue v;
-    std::memcpy(&v.bits, &d.expected[4 * o], 4);
-    if (!d.bounds.empty())
-      v.bound = d.bounds[o];
-    return v;
-  });
+  return compareAt(spec, d, all, [&](int64_t o) { return d.expected[o]; });
 }
 
 std::string compareSampled(const KernelSpec &spec, const KernelData &d,
@@ -632,7 +639,7 @@ std::string compareSampled(const KernelSpec &spec, const KernelData &d,
     indices.erase(std::unique(indices.begin(), indices.end()), indices.end());
   }
   return compareAt(spec, d, indices,
-                   [&](int64_t o) { return finalAt(spec, d, o); });
+                   [&](int64_t o) { return referenceAt(spec, d, o); });
 }
 
 } // namespace tisa

@@ -59,9 +59,11 @@ typedef enum { TISA_GEMM = 0, TISA_CONV2D = 1 } tisa_op;
 
 /* What to compile. GEMM: C[m][n] = sum_k A[m][k] * B[k][n]. conv2d: NHWC
  * input [batch][h][w][c], HWCF filter [r][s][c][filters], zero padding
- * `pad`, stride `stride`. `types` is "A,B,C": u8, s8, u16 or s16 into s32,
- * or bf16,bf16,f32 or f16,f16,f32 (16-bit floats as their 16-bit patterns;
- * plain vector code where no instruction of the host takes them). */
+ * `pad`, stride `stride`. `types` is "A,B,C": integers (u8, s8, u16, s16,
+ * u32, s32, u64, s64) into an integer at least as wide, or floats (f16,
+ * bf16, f32, f64) into f32 or f64, e.g. "u8,s8,s32", "bf16,bf16,f32"
+ * (16-bit floats as their 16-bit patterns; plain vector code where no
+ * instruction of the host takes them). */
 typedef struct {
   tisa_op op;
   int64_t m, n, k;

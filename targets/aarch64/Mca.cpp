@@ -39,7 +39,8 @@ static double summaryValue(StringRef report, StringRef key) {
   return v;
 }
 
-Expected<LoopAnalysis> analyzeLoop(ArrayRef<DecodedInst> loop, StringRef cpu) {
+Expected<LoopAnalysis> analyzeLoop(ArrayRef<DecodedInst> loop, StringRef cpu,
+                                   StringRef features) {
   if (loop.empty() || !branchTarget(loop.back()))
     return makeError("analyzeLoop: the loop must end with its backward branch");
   std::optional<std::string> mca = findTool("TISA_LLVM_MCA", TISA_LLVM_MCA);
@@ -56,11 +57,13 @@ Expected<LoopAnalysis> analyzeLoop(ArrayRef<DecodedInst> loop, StringRef cpu) {
                                           text.data()),
                                       text.size())))
     return std::move(e);
-  std::string mcpu = ("-mcpu=" + cpu).str();
-  if (Error e = runTool("llvm-mca", *mca,
-                        {"-mtriple=aarch64-linux-gnu", mcpu, "-iterations=1000",
-                         source},
-                        log, 60))
+  std::string mcpu = ("-mcpu=" + cpu).str(), mattr = ("-mattr=" + features).str();
+  SmallVector<StringRef> args = {"-mtriple=aarch64-linux-gnu", mcpu,
+                                 "-iterations=1000"};
+  if (!features.empty())
+    args.push_back(mattr);
+  args.push_back(source);
+  if (Error e = runTool("llvm-mca", *mca, args, log, 60))
     return std::move(e);
   Expected<std::unique_ptr<MemoryBuffer>> report = readFile(log);
   if (!report)

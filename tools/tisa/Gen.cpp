@@ -125,10 +125,10 @@ std::optional<KernelSpec> specFrom(const Options &o, llvm::StringRef op,
     return std::nullopt;
   auto types = o.values.find("types");
   if (types == o.values.end()) {
-    code = usageError(op + " needs --types A,B,C (u8, s8, u16 or s16 into "
-                           "s32, e.g. u8,s8,s32; or bf16,bf16,f32; "
-                           "f16,f16,f32 or tf32,tf32,f32 for Tensor "
-                           "Cores)");
+    code = usageError(op + " needs --types A,B,C (integers into an integer "
+                           "at least as wide, or floats into f32 or f64: "
+                           "e.g. u8,s8,s32, s16,s16,s64, bf16,bf16,f32, "
+                           "f32,f32,f32; tf32,tf32,f32 for Tensor Cores)");
     return std::nullopt;
   }
   auto parsed = KernelTypes::parse(types->second);

@@ -191,9 +191,9 @@ uint64_t availableMemory() {
 /// kernel's output and the reference's, each element at its width.
 uint64_t memoryToCheck(const KernelSpec &spec) {
   const KernelTypes &t = spec.types;
-  uint64_t in = uint64_t(spec.inputElements()) * elementBytes(t.a),
-           weights = uint64_t(spec.weightElements()) * elementBytes(t.b),
-           out = uint64_t(spec.outputElements()) * elementBytes(t.c);
+  uint64_t in = uint64_t(spec.inputElements()) * t.a.bytes(),
+           weights = uint64_t(spec.weightElements()) * t.b.bytes(),
+           out = uint64_t(spec.outputElements()) * t.c.bytes();
   return 2 * in + 3 * weights + 2 * out;
 }
 

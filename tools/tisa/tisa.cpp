@@ -71,10 +71,12 @@ commands:
   gen gemm --m M --n N --k K --types T [--isa NAME|auto] [--target T] -o DIR
   gen conv2d [--n N] --h H --w W --c C --k K --r R --s S [--stride U] [--pad P] --types T -o DIR
                            write lib<name>.so and <name>.h (the C ABI is documented in the header)
-                           for a tensorized kernel; T is A,B,C with u8, s8, u16 or s16 for A
-                           and B and s32 for C, or bf16,bf16,f32 or f16,f16,f32 (plain vector
-                           code, with a warning, where no loaded description implements them:
-                           f16 runs on tdpfp16ps with --target graniterapids);
+                           for a tensorized kernel; T is A,B,C: integers (u8 s8 u16 s16
+                           u32 s32 u64 s64) into an integer at least as wide, or floats (f16
+                           bf16 f32 f64) into f32 or f64, e.g. u8,s8,s32, s16,s16,s64,
+                           bf16,bf16,f32 (plain vector code, with a warning, where no loaded
+                           description implements them: f16 runs on tdpfp16ps with --target
+                           graniterapids);
                            conv2d is NHWC input, HWCF filter (k filters of r x s x c);
                            --target sm_80|sm_86|sm_90: NAME.ptx, NAME.cubin (with ptxas)
                            and NAME.h launching it through the CUDA driver API, on mma.sync;

@@ -49,38 +49,70 @@
 
 namespace tisa {
 
-/// TF32 is stored as f32; the kernel reads its top 19 bits (the low 13
-/// bits of the significand are ignored: rounded toward zero).
-enum class ElementKind { U8, S8, U16, S16, S32, F16, BF16, TF32, F32 };
+/// An element type of a kernel's operands, as data: an integer of 8, 16, 32
+/// or 64 bits of either signedness, or a float format. Named as in
+/// `--types`: u8 s8 u16 s16 u32 s32 u64 s64, f16 bf16 tf32 f32 f64. TF32 is
+/// stored as f32; the kernel reads its top 19 bits (the low 13 bits of the
+/// significand are ignored: rounded toward zero).
+struct ElementType {
+  enum class Format : uint8_t { Int, F16, BF16, TF32, F32, F64 };
+  Format format = Format::Int;
+  uint8_t bits = 8;     ///< storage bits (tf32: 32)
+  bool isSigned = true; ///< integers: two's complement; floats are signed
+
+  static const ElementType U8, S8, U16, S16, S32, S64, F16, BF16, TF32, F32,
+      F64;
+  static constexpr ElementType integer(unsigned bits, bool isSigned) {
+    return {Format::Int, uint8_t(bits), isSigned};
+  }
+  /// A name from `--types` ("u8", "f64"), or none.
+  static std::optional<ElementType> parse(llvm::StringRef name);
+
+  bool isFloat() const { return format != Format::Int; }
+  unsigned bytes() const { return bits / 8; }
+  std::string name() const; ///< "u8", "bf16"
+  /// How C passes it: "uint8_t", "double"; f16 and bf16 as their 16-bit
+  /// patterns ("uint16_t"), tf32 as "float".
+  llvm::StringRef cType() const;
+  /// Its type in the kernel's IR: a signless integer, or the float type
+  /// (tf32: f32).
+  mlir::Type mlirType(mlir::MLIRContext *ctx) const;
+  /// Significand bits of a float, counting the implicit one (f32: 24).
+  unsigned precision() const;
+
+  bool operator==(const ElementType &o) const {
+    return format == o.format && bits == o.bits && isSigned == o.isSigned;
+  }
+  bool operator!=(const ElementType &o) const { return !(*this == o); }
+};
+inline constexpr ElementType ElementType::U8 = integer(8, false);
+inline constexpr ElementType ElementType::S8 = integer(8, true);
+inline constexpr ElementType ElementType::U16 = integer(16, false);
+inline constexpr ElementType ElementType::S16 = integer(16, true);
+inline constexpr ElementType ElementType::S32 = integer(32, true);
+inline constexpr ElementType ElementType::S64 = integer(64, true);
+inline constexpr ElementType ElementType::F16 = {Format::F16, 16, true};
+inline constexpr ElementType ElementType::BF16 = {Format::BF16, 16, true};
+inline constexpr ElementType ElementType::TF32 = {Format::TF32, 32, true};
+inline constexpr ElementType ElementType::F32 = {Format::F32, 32, true};
+inline constexpr ElementType ElementType::F64 = {Format::F64, 64, true};
 
 /// Element types of A (input), B (weights) and C (output).
 struct KernelTypes {
-  ElementKind a = ElementKind::U8, b = ElementKind::S8, c = ElementKind::S32;
-  /// "u8,s8,s32", "s16,s16,s32", "bf16,bf16,f32", "f16,f16,f32",
-  /// "tf32,tf32,f32" (also without commas): 8- and 16-bit integers of either
-  /// signedness into s32, bf16, f16 or tf32 into f32. Which
+  ElementType a = ElementType::U8, b = ElementType::S8, c = ElementType::S32;
+  /// "u8,s8,s32", "s16,s16,s64", "bf16,bf16,f32", "f32,f32,f32" (also
+  /// without commas): two integer inputs into an integer accumulator at
+  /// least as wide as each, or two float inputs into an f32 or f64
+  /// accumulator at least as precise (tf32 only as tf32,tf32,f32). Which
   /// instruction runs them is up to the descriptions the generator finds;
   /// without one it emits plain vector code and says so.
   static llvm::Expected<KernelTypes> parse(llvm::StringRef text);
   std::string text() const; ///< "u8s8s32"
-  bool isFloat() const { return c == ElementKind::F32; }
+  bool isFloat() const { return c.isFloat(); }
   /// tf32: f32 arrays whose top 19 bits a Tensor Core reads, a type only
   /// Tensor Core kernels are generated for.
   bool tensorCoreOnly() const;
 };
-
-/// What kernels, the reference and the C header need to know of an element
-/// type: one row per ElementKind (kernels/Kernels.cpp).
-struct ElementInfo {
-  ElementKind kind;
-  llvm::StringLiteral name;  ///< "u8"
-  unsigned bytes;
-  bool isSigned, isFloat;
-  llvm::StringLiteral cType; ///< "uint8_t"; bf16: "uint16_t"
-};
-const ElementInfo &elementInfo(ElementKind k);
-unsigned elementBytes(ElementKind k);
-llvm::StringRef cTypeName(ElementKind k);
 
 /// Elementwise work on a kernel's result before its one store (`--epilogue
 /// bias,relu,requant=u8`), applied in this order to each accumulator x of
@@ -96,7 +128,7 @@ struct EpilogueSpec {
   /// s32 kernels, to u8 or s8: q = round_to_nearest_even(f32(x) * scale[j])
   /// + zero_point, saturated to the type (f32 arithmetic, scale per column
   /// or filter, zero point an i32 argument).
-  std::optional<ElementKind> requant;
+  std::optional<ElementType> requant;
   /// f32 kernels: the result rounded to bf16 (nearest even).
   bool bf16 = false;
 
@@ -109,7 +141,7 @@ struct EpilogueSpec {
   std::string symbolSuffix() const;
   bool any() const { return bias || residual || relu || requant || bf16; }
   /// The output's element type for an accumulator of type `acc`.
-  ElementKind outputKind(ElementKind acc) const;
+  ElementType outputKind(ElementType acc) const;
 };
 
 struct KernelSpec {
@@ -222,7 +254,7 @@ struct KernelSpec {
   int64_t outputElements() const;
   /// The element type the kernel stores: the accumulator's, or the
   /// epilogue's conversion.
-  ElementKind outputKind() const { return epilogue.outputKind(types.c); }
+  ElementType outputKind() const { return epilogue.outputKind(types.c); }
   /// Elements of a bias or scale vector: n, or the filters.
   int64_t channels() const { return op == Op::Gemm ? n : filters; }
   std::string describe() const; ///< "gemm 512x512x512 u8s8s32"

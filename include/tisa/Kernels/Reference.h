@@ -122,14 +122,21 @@ static_assert(offsetof(EpilogueArgs, ldresidual) == 16 &&
                   sizeof(EpilogueArgs) == 40,
               "EpilogueArgs must match tisa_epilogue");
 
+/// One output of the reference, as the output's type holds it: an integer
+/// (sign- or zero-extended from its width), or a float value with the bound
+/// on the kernel's error (floats compare within it; an infinity or NaN must
+/// be met in kind).
+struct ReferenceValue {
+  int64_t integer = 0;
+  double real = 0, bound = 0;
+};
+
 struct KernelData {
-  /// Operands in the Layout's memory; `expected` is dense (m x n, or the
-  /// NHWC output), 4 bytes per element: the s32 or f32 result, or what the
-  /// epilogue makes of it (an integer, or a float rounded to the output).
-  Bytes input, weights, output, expected;
-  /// With float results, each expected element's error bound (dense, as
-  /// `expected`); empty for integers, which compare bit for bit.
-  std::vector<double> bounds;
+  /// Operands in the Layout's memory.
+  Bytes input, weights, output;
+  /// The reference, dense (m x n, or the NHWC output): the result, or what
+  /// the epilogue makes of it.
+  std::vector<ReferenceValue> expected;
   /// The epilogue's operands (KernelSpec::epilogue): bias and scale per
   /// channel, the residual in rows `ldr` elements apart (GEMM), dense.
   Bytes bias, residual, scale;
@@ -174,11 +181,13 @@ struct KernelData {
 /// elements and nothing else.
 constexpr uint8_t kOutputPoison = 0xa5;
 
-/// Element `i` of a buffer of kind `k` (a buffer index, not a logical one)
-/// as a double, integers exactly; bf16 denormals as zero of their sign when
-/// `denormalsAreZero`.
-double loadElement(ElementKind k, const uint8_t *v, int64_t i,
+/// Element `i` of a buffer of type `k` (a buffer index, not a logical one)
+/// as a double (integers of up to 53 bits exactly); bf16 and f16 denormals
+/// as zero of their sign when `denormalsAreZero`.
+double loadElement(ElementType k, const uint8_t *v, int64_t i,
                    bool denormalsAreZero = false);
+/// Integer element `i` of a buffer of type `k`, sign- or zero-extended.
+int64_t loadInteger(ElementType k, const uint8_t *v, int64_t i);
 
 /// With Layout::Padded, each row but the last is followed by its gap: a
 /// caller's buffer holds (rows - 1) * ld + row elements.
@@ -191,8 +200,8 @@ void computeReference(const KernelSpec &spec, KernelData &data);
 /// Output `o` (a logical index) of the reference computed on its own, as
 /// `expected` holds it: what compareSampled checks against, and a second
 /// reading of computeReference's loops.
-uint32_t referenceBitsAt(const KernelSpec &spec, const KernelData &data,
-                         int64_t o);
+ReferenceValue referenceAt(const KernelSpec &spec, const KernelData &data,
+                           int64_t o);
 /// Empty when `data.output` agrees with `data.expected` (integers bit for bit;
 /// f32 within the K-derived bound, an infinity or NaN exactly in kind) and
 /// its gaps and guards still hold the poison; otherwise the first mismatch

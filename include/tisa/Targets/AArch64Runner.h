@@ -211,11 +211,13 @@ struct LoopAnalysis {
   /// instructions' throughput on the CPU's resources ("Block RThroughput").
   double cyclesPerIteration = 0, throughputBound = 0;
 };
-/// `loop`: the instructions of one loop, the last its backward branch.
+/// `loop`: the instructions of one loop, the last its backward branch, on
+/// `cpu` with LLVM's `features` ("+sve,+f32mm"; "" for the CPU's own).
 /// Fails when llvm-mca is missing (set TISA_LLVM_MCA or install llvm-22) or
 /// cannot read the code, with its message.
 llvm::Expected<LoopAnalysis> analyzeLoop(llvm::ArrayRef<DecodedInst> loop,
-                                         llvm::StringRef cpu);
+                                         llvm::StringRef cpu,
+                                         llvm::StringRef features = "");
 
 } // namespace aarch64
 } // namespace tisa

@@ -39,13 +39,13 @@ void PrintTo(const AMXCase &c, std::ostream *os) { PrintTo(c.kernel, os); }
 /// The tile instruction for `types`, or null (no AMX instruction takes
 /// 16-bit integers).
 const char *tileInstruction(const KernelTypes &types) {
-  if (types.a == ElementKind::F16)
+  if (types.a == ElementType::F16)
     return "tdpfp16ps";
   if (types.isFloat())
     return "tdpbf16ps";
-  if (types.a == ElementKind::S16)
+  if (types.a == ElementType::S16)
     return nullptr;
-  bool sa = types.a == ElementKind::S8, sb = types.b == ElementKind::S8;
+  bool sa = types.a == ElementType::S8, sb = types.b == ElementType::S8;
   return sa ? (sb ? "tdpbssd" : "tdpbsud") : (sb ? "tdpbusd" : "tdpbuud");
 }
 
@@ -65,10 +65,10 @@ std::vector<AMXCase> amxMatrix(const std::vector<MatrixCase> &cases) {
 std::vector<AMXCase> withF16(const std::vector<MatrixCase> &cases) {
   std::vector<AMXCase> out = amxMatrix(cases);
   for (const MatrixCase &c : cases) {
-    if (c.spec.types.a != ElementKind::BF16)
+    if (c.spec.types.a != ElementType::BF16)
       continue;
     MatrixCase f16 = c;
-    f16.spec.types.a = f16.spec.types.b = ElementKind::F16;
+    f16.spec.types.a = f16.spec.types.b = ElementType::F16;
     out.push_back({f16, tileInstruction(f16.spec.types), "graniterapids"});
   }
   return out;
@@ -168,7 +168,7 @@ TEST_P(AMXKernels, CorrectAndTensorized) {
   EXPECT_EQ(runs, 6);
 
   // A 16x16 tile of C per instruction, 64 bytes of A's row deep.
-  double macs = 16.0 * 16 * 64 / elementBytes(spec.types.a);
+  double macs = 16.0 * 16 * 64 / spec.types.a.bytes();
   expectTensorized(k, spec, macs, /*innermost=*/false);
   for (llvm::StringRef entry : {"_packed", "_packed_range"}) {
     auto insts = disassembleFunction(k.object(), k.name() + entry.str(), "");
@@ -276,7 +276,7 @@ TEST_P(AMXRunTimeRows, CorrectAtEachExtentAndTensorized) {
   ASSERT_TRUE(bool(compiled)) << llvm::toString(compiled.takeError());
   const CompiledKernel &k = **compiled;
   EXPECT_TRUE(warnings.empty()) << warnings;
-  double macs = 16.0 * 16 * 64 / elementBytes(c.spec.types.a);
+  double macs = 16.0 * 16 * 64 / c.spec.types.a.bytes();
   expectTensorized(k, c.spec.withRows(c.rows.front()), macs,
                    /*innermost=*/false);
   for (int64_t rows : c.rows) {

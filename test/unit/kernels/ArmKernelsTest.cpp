@@ -44,7 +44,7 @@ std::vector<ArmCase> armMatrix(const std::vector<MatrixCase> &cases) {
   std::vector<ArmCase> out;
   for (const char *target : {"neoverse-n1", "neoverse-v2"})
     for (const MatrixCase &c : cases)
-      if (c.spec.types.a != ElementKind::S16 &&
+      if (c.spec.types.a != ElementType::S16 &&
           (!c.spec.types.isFloat() || llvm::StringRef(target) == "neoverse-v2"))
         out.push_back({c, target});
   return out;
@@ -107,12 +107,12 @@ TEST_P(ArmKernels, CorrectAndTensorized) {
   // picks; a matrix-vector product keeps the dot product).
   const KernelTypes &t = spec.types;
   bool n1 = llvm::StringRef(GetParam().target) == "neoverse-n1";
-  bool sameSign = (t.a == ElementKind::S8) == (t.b == ElementKind::S8);
-  bool usmmla = t.a == ElementKind::U8 && t.b == ElementKind::S8;
+  bool sameSign = (t.a == ElementType::S8) == (t.b == ElementType::S8);
+  bool usmmla = t.a == ElementType::U8 && t.b == ElementType::S8;
   const char *matrix = t.isFloat()              ? "bfmmla"
                        : usmmla                 ? "usmmla"
                        : !sameSign              ? nullptr
-                       : t.a == ElementKind::S8 ? "smmla"
+                       : t.a == ElementType::S8 ? "smmla"
                                                 : "ummla";
   bool dotOk = !t.isFloat() && (k->mnemonic == "sdot" || k->mnemonic == "udot");
   bool matrixOk = !n1 && matrix && k->mnemonic == matrix;
@@ -222,9 +222,9 @@ std::vector<ScalableCase> scalableMatrix() {
     for (const MatrixCase &c : allMatrixCases()) {
       const KernelTypes &t = c.spec.types;
       bool sameSign = t.a == t.b &&
-                      (t.a == ElementKind::S8 || t.a == ElementKind::U8);
-      bool u8s8 = t.a == ElementKind::U8 && t.b == ElementKind::S8;
-      bool s8u8 = t.a == ElementKind::S8 && t.b == ElementKind::U8;
+                      (t.a == ElementType::S8 || t.a == ElementType::U8);
+      bool u8s8 = t.a == ElementType::U8 && t.b == ElementType::S8;
+      bool s8u8 = t.a == ElementType::S8 && t.b == ElementType::U8;
       if (sameSign || u8s8 || (matrix && (t.isFloat() || s8u8)))
         out.push_back({c, matrix});
     }
@@ -238,12 +238,12 @@ std::string scalableName(const testing::TestParamInfo<ScalableCase> &info) {
 
 /// The SVE description that runs `t` in the case's family.
 std::string scalableIsa(const KernelTypes &t, bool matrix) {
-  bool s8 = t.b == ElementKind::S8;
+  bool s8 = t.b == ElementType::S8;
   if (!matrix)
     return s8 ? "sve.sdot" : "sve.udot"; // u8 x s8: sdot and its repair
   if (t.isFloat())
     return "sve.bfmmla";
-  if (t.a == ElementKind::S8)
+  if (t.a == ElementType::S8)
     return s8 ? "sve.smmla" : "sve.ummla"; // s8 x u8: ummla and its repair
   return s8 ? "sve.usmmla" : "sve.ummla";
 }

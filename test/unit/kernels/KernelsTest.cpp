@@ -47,7 +47,7 @@ TEST_P(Kernels, CorrectAndTensorized) {
   ASSERT_FALSE(k.instruction().empty()) << warnings;
   EXPECT_TRUE(warnings.empty()) << warnings;
   const char *expected = spec.types.isFloat()                ? "vdpbf16ps"
-                         : spec.types.a == ElementKind::S16 ? "vpdpwssd"
+                         : spec.types.a == ElementType::S16 ? "vpdpwssd"
                                                             : "vpdpbusd";
   EXPECT_EQ(k.mnemonic(), expected);
 
@@ -57,7 +57,7 @@ TEST_P(Kernels, CorrectAndTensorized) {
       << k.name() << " does not call its pack entry";
 
   // Multiply-accumulates per instruction: 16 lanes x the group.
-  expectTensorized(k, spec, 16.0 * 4 / elementBytes(spec.types.a));
+  expectTensorized(k, spec, 16.0 * 4 / spec.types.a.bytes());
 
   if (!notRun.empty())
     GTEST_SKIP() << notRun;
@@ -94,7 +94,7 @@ std::unique_ptr<CompiledKernel> tensorizedKernel(const KernelSpec &spec,
     return nullptr;
   }
   EXPECT_TRUE(warnings.empty()) << warnings;
-  expectTensorized(**compiled, call, 16.0 * 4 / elementBytes(spec.types.a));
+  expectTensorized(**compiled, call, 16.0 * 4 / spec.types.a.bytes());
   return std::move(*compiled);
 }
 
@@ -483,21 +483,42 @@ TEST(KernelsReference, AccumulatorWraps) {
     ASSERT_TRUE(bool(compiled)) << llvm::toString(compiled.takeError());
     KernelData data = makeData(spec, kSeed, Fill::Saturating, Layout::Guarded);
     computeReference(spec, data);
-    auto saturated = [](ElementKind k) -> int64_t {
-      const ElementInfo &e = elementInfo(k);
-      int64_t bits = 8 * e.bytes;
-      return e.isSigned ? -(int64_t(1) << (bits - 1))
+    auto saturated = [](ElementType k) -> int64_t {
+      int64_t bits = k.bits;
+      return k.isSigned ? -(int64_t(1) << (bits - 1))
                         : (int64_t(1) << bits) - 1;
     };
     int64_t a = saturated(spec.types.a), b = saturated(spec.types.b);
     int64_t exact = a * b * spec.k;
     ASSERT_TRUE(exact > INT32_MAX || exact < INT32_MIN) << t.str();
-    int32_t want;
-    std::memcpy(&want, data.expected.data(), 4);
-    EXPECT_EQ(want, int32_t(uint32_t(uint64_t(exact)))) << t.str();
+    EXPECT_EQ(data.expected[0].integer, int32_t(uint32_t(uint64_t(exact))))
+        << t.str();
     for (bool prepacked : {false, true}) {
       poisonOutput(data);
       runKernel(**compiled, data, RunMode{prepacked});
+      EXPECT_EQ(compareOutput(spec, data), "") << t.str();
+    }
+  }
+}
+
+/// Types outside every shipped description run as plain vector code: 64-bit
+/// integer accumulators hold what an s32 one would wrap (s16 x s16 sums
+/// past 2^31) and wrap modulo 2^64 (u32 x u32), same-precision f32 and f64
+/// stay within their bounds; random, extreme and saturating inputs.
+TEST(KernelsReference, AccumulatorsOfOtherWidths) {
+  for (llvm::StringRef t : {"s16s16s64", "u32u32u64", "s64s64s64",
+                            "u8s8s16", "f32f32f32", "f64f64f64"}) {
+    KernelSpec spec = gemm(5, 47, 70000, t);
+    std::string warnings;
+    auto compiled = compileUncached(spec, "host", warnings);
+    ASSERT_TRUE(bool(compiled)) << llvm::toString(compiled.takeError());
+    EXPECT_EQ((*compiled)->instruction(), "") << t.str();
+    for (Fill fill : {Fill::Random, Fill::Extreme, Fill::Saturating}) {
+      KernelData data = makeData(spec, kSeed, fill, Layout::Guarded);
+      computeReference(spec, data);
+      if (t == "s16s16s64" && fill == Fill::Saturating) // past 2^31
+        EXPECT_EQ(data.expected[0].integer, int64_t(-32768) * -32768 * 70000);
+      runKernel(**compiled, data, RunMode{});
       EXPECT_EQ(compareOutput(spec, data), "") << t.str();
     }
   }
@@ -523,8 +544,7 @@ TEST(KernelsReference, Bf16Specials) {
   computeReference(spec, data);
   int64_t nan = 0, inf = 0, finite = 0;
   for (int64_t o = 0; o < spec.outputElements(); ++o) {
-    float f;
-    std::memcpy(&f, &data.expected[4 * o], 4);
+    double f = data.expected[o].real;
     nan += std::isnan(f);
     inf += std::isinf(f);
     finite += std::isfinite(f);

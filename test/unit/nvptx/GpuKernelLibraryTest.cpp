@@ -58,25 +58,21 @@ void addRandomStart(const KernelSpec &spec, KernelData &data, uint64_t seed) {
   std::mt19937_64 rng(seed);
   bool isFloat = spec.types.isFloat();
   for (int64_t o = 0; o < spec.outputElements(); ++o) {
-    uint8_t *c = data.out() + 4 * o, *want = &data.expected[4 * o];
+    uint8_t *c = data.out() + 4 * o;
+    ReferenceValue &want = data.expected[o];
     if (!isFloat) {
-      int32_t start = int32_t(rng() % (1 << 21)) - (1 << 20), sum;
-      std::memcpy(&sum, want, 4);
-      sum = int32_t(uint32_t(sum) + uint32_t(start));
+      int32_t start = int32_t(rng() % (1 << 21)) - (1 << 20);
+      want.integer = int32_t(uint32_t(want.integer) + uint32_t(start));
       std::memcpy(c, &start, 4);
-      std::memcpy(want, &sum, 4);
       continue;
     }
-    float start = std::ldexp(float(int(rng() % 2001) - 1000), -10), sum;
-    std::memcpy(&sum, want, 4);
+    float start = std::ldexp(float(int(rng() % 2001) - 1000), -10);
     int64_t terms = spec.op == KernelSpec::Op::Gemm ? spec.k
                                                      : spec.r * spec.s * spec.c;
-    data.bounds[o] += double(terms + 3) * std::ldexp(1.0, -24) *
-                          std::fabs(start) +
-                      std::ldexp(1.0, -23) * std::fabs(sum);
-    sum = float(double(start) + double(sum));
+    want.bound += double(terms + 3) * std::ldexp(1.0, -24) * std::fabs(start) +
+                  std::ldexp(1.0, -23) * std::fabs(want.real);
+    want.real = float(double(start) + want.real);
     std::memcpy(c, &start, 4);
-    std::memcpy(want, &sum, 4);
   }
 }
 
@@ -156,7 +152,7 @@ TEST_P(GpuLibrary, PtxasAssemblesItWithoutSpills) {
   // 16-bit types (ldmatrix.trans reads them transposed) B's n, the filter's
   // output channels.
   bool gemm = spec.op == KernelSpec::Op::Gemm;
-  unsigned bytes = elementBytes(spec.types.a);
+  unsigned bytes = spec.types.a.bytes();
   int64_t chunk = std::max<int64_t>(1, 4 / bytes);
   bool inputLines = (gemm ? spec.k : spec.c) % chunk == 0;
   bool weightLines = bytes == 2 && (gemm ? spec.n : spec.filters) % chunk == 0;
