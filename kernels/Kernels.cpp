@@ -34,14 +34,9 @@ constexpr std::pair<llvm::StringLiteral, ElementType> kFloats[] = {
 
 /// The longest element type name `text` starts with ("" if none).
 StringRef leadingTypeName(StringRef text) {
-  for (const auto &[name, type] : kFloats)
-    if (text.starts_with(name))
-      return text.take_front(name.size());
-  if (!text.starts_with("u") && !text.starts_with("s"))
-    return "";
-  for (StringRef bits : {"8", "16", "32", "64"})
-    if (text.drop_front().starts_with(bits))
-      return text.take_front(1 + bits.size());
+  for (size_t n : {4, 3, 2}) // "bf16", "s16", "u8"
+    if (n <= text.size() && ElementType::parse(text.take_front(n)))
+      return text.take_front(n);
   return "";
 }
 

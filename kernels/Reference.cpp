@@ -65,13 +65,22 @@ uint16_t floatToBf16(float f) { // round to nearest even (no NaNs here)
 
 } // namespace
 
+namespace {
+/// The low bits of `x` as integer type `k` holds them: sign- or
+/// zero-extended from its width.
+int64_t extendFrom(ElementType k, uint64_t x) {
+  unsigned unused = 64 - k.bits;
+  if (!unused)
+    return int64_t(x);
+  uint64_t low = x << unused;
+  return k.isSigned ? int64_t(low) >> unused : int64_t(low >> unused);
+}
+} // namespace
+
 int64_t loadInteger(ElementType k, const uint8_t *v, int64_t i) {
   uint64_t x = 0;
   std::memcpy(&x, &v[k.bytes() * i], k.bytes()); // little-endian: low bytes
-  unsigned unused = 64 - k.bits;
-  if (k.isSigned && unused)
-    return int64_t(x << unused) >> unused;
-  return int64_t(x);
+  return extendFrom(k, x);
 }
 
 double loadElement(ElementType k, const uint8_t *v, int64_t i,
@@ -322,15 +331,6 @@ void forEachProductOf(const KernelSpec &s, const KernelData &d, int64_t o,
   });
 }
 
-/// An integer result, the sum modulo 2^64, as output type `c` holds it.
-int64_t wrapTo(ElementType c, uint64_t sum) {
-  unsigned unused = 64 - c.bits;
-  if (!unused)
-    return int64_t(sum);
-  uint64_t low = sum << unused;
-  return c.isSigned ? int64_t(low) >> unused : int64_t(low >> unused);
-}
-
 /// A float output of sum `acc`, whose products' magnitudes sum to
 /// `magnitude`: the sum rounded to the accumulator, and the bound
 /// (K + 2) * 2^-p * magnitude (K additions in the accumulator's precision p
@@ -352,11 +352,11 @@ ReferenceValue floatValueOf(const KernelSpec &s, double acc,
 ReferenceValue sumAt(const KernelSpec &s, const KernelData &d, int64_t o) {
   ReferenceValue v;
   if (!s.types.isFloat()) {
-    uint64_t acc = 0; // wraps; wrapTo keeps the accumulator's bits
+    uint64_t acc = 0; // wraps; extendFrom keeps the accumulator's bits
     forEachProductOf<int64_t>(s, d, o, [&](int64_t a, int64_t b) {
       acc += uint64_t(a) * uint64_t(b);
     });
-    v.integer = wrapTo(s.types.c, acc);
+    v.integer = extendFrom(s.types.c, acc);
     return v;
   }
   double acc = 0, magnitude = 0;
@@ -525,7 +525,7 @@ void computeReference(const KernelSpec &spec, KernelData &d) {
                                      ? integerSums<uint32_t>(spec, d)
                                      : integerSums<uint64_t>(spec, d);
     for (int64_t o = 0; o < n; ++o)
-      d.expected[o].integer = wrapTo(spec.types.c, sums[o]);
+      d.expected[o].integer = extendFrom(spec.types.c, sums[o]);
   } else {
     std::vector<double> sums, magnitudes;
     floatSums(spec, d, sums, magnitudes);

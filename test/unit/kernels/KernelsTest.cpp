@@ -504,7 +504,8 @@ TEST(KernelsReference, AccumulatorWraps) {
 /// Types outside every shipped description run as plain vector code: 64-bit
 /// integer accumulators hold what an s32 one would wrap (s16 x s16 sums
 /// past 2^31) and wrap modulo 2^64 (u32 x u32), same-precision f32 and f64
-/// stay within their bounds; random, extreme and saturating inputs.
+/// stay within their bounds; random, extreme and saturating inputs, each
+/// with every buffer against a PROT_NONE page on either side.
 TEST(KernelsReference, AccumulatorsOfOtherWidths) {
   for (llvm::StringRef t : {"s16s16s64", "u32u32u64", "s64s64s64",
                             "u8s8s16", "f32f32f32", "f64f64f64"}) {
@@ -513,8 +514,9 @@ TEST(KernelsReference, AccumulatorsOfOtherWidths) {
     auto compiled = compileUncached(spec, "host", warnings);
     ASSERT_TRUE(bool(compiled)) << llvm::toString(compiled.takeError());
     EXPECT_EQ((*compiled)->instruction(), "") << t.str();
-    for (Fill fill : {Fill::Random, Fill::Extreme, Fill::Saturating}) {
-      KernelData data = makeData(spec, kSeed, fill, Layout::Guarded);
+    for (Fill fill : {Fill::Random, Fill::Extreme, Fill::Saturating})
+    for (Fence fence : {Fence::After, Fence::Before}) {
+      KernelData data = makeData(spec, kSeed, fill, Layout::Padded, fence);
       computeReference(spec, data);
       if (t == "s16s16s64" && fill == Fill::Saturating) // past 2^31
         EXPECT_EQ(data.expected[0].integer, int64_t(-32768) * -32768 * 70000);
