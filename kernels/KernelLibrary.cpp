@@ -614,23 +614,16 @@ void LibraryBuilder::emitPlainEntry() {
   packArgs.push_back(pointer);
   func::CallOp::create(b, loc, name("_pack_" + out.packedOperand),
                        TypeRange{}, packArgs);
+  // NAME_packed([rows, ]other, packed, out[, epilogue]), which makes a
+  // padded conv2d's zero-bordered copy of the input itself.
   Value epilogue = spec.epilogue.any() ? e.func.getArguments().back() : Value();
-  if (!gemm && spec.pad && !inPlacePadding) {
-    Value vals[3]; // operand() takes the arguments in order
-    for (unsigned i = 0; i < 3; ++i)
-      vals[i] = operand(e, i);
-    emitCompute(e, vals[other], buffer, vals[2], epilogue);
-    deallocPadded(b, vals[0], 0);
-  } else {
-    // NAME_packed([rows, ]other, packed, out[, epilogue])
-    SmallVector<Value> args(e.extents());
-    llvm::append_range(args, argsOf(other));
-    args.push_back(pointer);
-    args.append(argsOf(2));
-    if (epilogue)
-      args.push_back(epilogue);
-    func::CallOp::create(b, loc, name("_packed"), TypeRange{}, args);
-  }
+  SmallVector<Value> args(e.extents());
+  llvm::append_range(args, argsOf(other));
+  args.push_back(pointer);
+  args.append(argsOf(2));
+  if (epilogue)
+    args.push_back(epilogue);
+  func::CallOp::create(b, loc, name("_packed"), TypeRange{}, args);
   memref::DeallocOp::create(b, loc, buffer);
   func::ReturnOp::create(b, loc);
 }

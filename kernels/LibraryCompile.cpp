@@ -55,6 +55,7 @@ llvm::Error LibraryBuilder::compile() {
   PassManager pm(&ctx);
   if (kernel) {
     pm.addNestedPass<func::FuncOp>(createTisaSplitDynamicPass(inputs));
+    pm.addPass(createTisaOutlineKernelsPass(inputs));
     pm.addNestedPass<func::FuncOp>(createTisaTensorizePass(inputs));
   }
   addTisaRegisterLevelPasses(pm, plainTileOptions(target));

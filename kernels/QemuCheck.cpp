@@ -422,30 +422,31 @@ std::string hotLoopReport(const GeneratedKernel &k, const Target &target) {
   if (k.mnemonic.empty() || !k.object)
     return "llvm-mca      not run: plain vector code";
   std::string entry = k.name + "_packed";
-  auto insts = disassembleFunction(k.object->getMemBufferRef(), entry, "",
-                                   DisasmBackend::LLVM, target.cpu);
-  if (!insts) {
-    os << "llvm-mca      not run: " << llvm::toString(insts.takeError());
+  // The entry and the functions it calls (its blocks, outlined).
+  auto functions = disassembleWithCallees(k.object->getMemBufferRef(), entry,
+                                          "", DisasmBackend::LLVM, target.cpu);
+  if (!functions) {
+    os << "llvm-mca      not run: " << llvm::toString(functions.takeError());
     return text;
   }
-  std::pair<size_t, size_t> best{0, 0};
+  llvm::ArrayRef<DecodedInst> loop;
   int64_t most = 0;
-  for (auto [first, last] : innermostLoops(*insts)) {
-    int64_t n = llvm::count_if(
-        llvm::ArrayRef(*insts).slice(first, last - first + 1),
-        [&](const DecodedInst &in) { return in.mnemonic == k.mnemonic; });
-    if (n > most) {
-      most = n;
-      best = {first, last};
+  for (const DecodedFunction &f : *functions)
+    for (auto [first, last] : innermostLoops(f.insts)) {
+      auto insts = llvm::ArrayRef(f.insts).slice(first, last - first + 1);
+      int64_t n = llvm::count_if(insts, [&](const DecodedInst &in) {
+        return in.mnemonic == k.mnemonic;
+      });
+      if (n > most) {
+        most = n;
+        loop = insts;
+      }
     }
-  }
   if (!most) {
-    os << "llvm-mca      not run: no innermost loop of " << entry
-       << " holds " << k.mnemonic;
+    os << "llvm-mca      not run: no innermost loop of " << entry << " holds "
+       << k.mnemonic;
     return text;
   }
-  auto loop = llvm::ArrayRef(*insts).slice(best.first,
-                                           best.second - best.first + 1);
   auto mca =
       aarch64::analyzeLoop(loop, target.cpu, codegenTargetFor(target).features);
   if (!mca) {

@@ -29,6 +29,8 @@ void addTisaTensorizePasses(mlir::OpPassManager &pm,
   // Loops of run-time extent (after fusion: each block takes its share of
   // the epilogue) run as static blocks.
   pm.addNestedPass<mlir::func::FuncOp>(createTisaSplitDynamicPass(inputs));
+  // Its blocks, each in a function of its own (LLVM's compile time).
+  pm.addPass(createTisaOutlineKernelsPass(inputs));
   pm.addNestedPass<mlir::func::FuncOp>(createTisaTensorizePass(inputs));
 }
 

@@ -12,6 +12,8 @@
 #include "llvm/Support/Format.h"
 #include "llvm/Support/raw_ostream.h"
 
+#include <set>
+
 using namespace llvm;
 
 namespace tisa {
@@ -89,6 +91,8 @@ struct FunctionRange {
   std::vector<uint8_t> bytes;
   uint64_t address = 0;
   Triple triple;
+  /// The section that holds it (its index in the object).
+  uint64_t section = 0;
 };
 
 } // namespace
@@ -182,6 +186,7 @@ static Expected<FunctionRange> findFunction(MemoryBufferRef object,
     range.bytes.assign(text.bytes_begin(), text.bytes_end());
     range.address = *address;
     range.triple = elf->makeTriple();
+    range.section = sec.getIndex();
     return range;
   }
 
@@ -213,11 +218,10 @@ Expected<std::vector<uint8_t>> functionBytes(MemoryBufferRef object,
   return std::move(range->bytes);
 }
 
-Expected<std::vector<DecodedInst>> disassembleFunction(MemoryBufferRef object,
-                                                       StringRef symbol,
-                                                       StringRef features,
-                                                       DisasmBackend backend,
-                                                       StringRef cpu) {
+/// `symbol`'s range in `object` and a disassembler for the object's triple.
+static Expected<std::pair<FunctionRange, std::unique_ptr<Disassembler>>>
+openFunction(MemoryBufferRef object, StringRef symbol, StringRef features,
+             DisasmBackend backend, StringRef cpu) {
   Expected<FunctionRange> range = findFunction(object, symbol);
   if (!range)
     return range.takeError();
@@ -225,7 +229,109 @@ Expected<std::vector<DecodedInst>> disassembleFunction(MemoryBufferRef object,
       Disassembler::create(range->triple.str(), cpu, features, backend);
   if (!disasm)
     return disasm.takeError();
-  return (*disasm)->disassemble(range->bytes, range->address);
+  return std::make_pair(std::move(*range), std::move(*disasm));
+}
+
+Expected<std::vector<DecodedInst>> disassembleFunction(MemoryBufferRef object,
+                                                       StringRef symbol,
+                                                       StringRef features,
+                                                       DisasmBackend backend,
+                                                       StringRef cpu) {
+  auto opened = openFunction(object, symbol, features, backend, cpu);
+  if (!opened)
+    return opened.takeError();
+  auto &[range, disasm] = *opened;
+  return disasm->disassemble(range.bytes, range.address);
+}
+
+namespace {
+
+/// The name of the function symbol at `address` in section `section` of
+/// `object`, if one starts there.
+std::optional<std::string> functionAt(MemoryBufferRef object, uint64_t section,
+                                      uint64_t address) {
+  Expected<std::unique_ptr<object::ObjectFile>> file =
+      object::ObjectFile::createObjectFile(object);
+  if (!file) {
+    consumeError(file.takeError());
+    return std::nullopt;
+  }
+  for (object::SymbolRef sym : (*file)->symbols()) {
+    Expected<object::SymbolRef::Type> type = sym.getType();
+    Expected<object::section_iterator> sec = sym.getSection();
+    Expected<uint64_t> at = sym.getAddress();
+    Expected<StringRef> name = sym.getName();
+    bool match = type && sec && at && name &&
+                 *type == object::SymbolRef::ST_Function &&
+                 *sec != (*file)->section_end() &&
+                 (*sec)->getIndex() == section && *at == address;
+    std::optional<std::string> found;
+    if (match)
+      found = name->str();
+    consumeError(type.takeError());
+    consumeError(sec.takeError());
+    consumeError(at.takeError());
+    consumeError(name.takeError());
+    if (found)
+      return found;
+  }
+  return std::nullopt;
+}
+
+} // namespace
+
+namespace {
+/// The address a direct jump or call's last operand names, as LLVM prints
+/// it: an address, or a signed displacement from the next instruction.
+std::optional<uint64_t> operandAddress(const DecodedInst &in) {
+  StringRef operand = StringRef(in.text).rsplit(' ').second;
+  bool negative = operand.consume_front("-");
+  uint64_t v;
+  if (operand.getAsInteger(0, v))
+    return std::nullopt;
+  return negative ? in.address + in.size - v : v;
+}
+} // namespace
+
+std::optional<uint64_t> callTarget(const DecodedInst &in) {
+  if (in.mnemonic != "call" && in.mnemonic != "bl")
+    return std::nullopt;
+  return operandAddress(in);
+}
+
+Expected<std::vector<DecodedFunction>>
+disassembleWithCallees(MemoryBufferRef object, StringRef symbol,
+                       StringRef features, DisasmBackend backend,
+                       StringRef cpu) {
+  auto opened = openFunction(object, symbol, features, backend, cpu);
+  if (!opened)
+    return opened.takeError();
+  auto &[first, disasm] = *opened;
+  // Each function once, in the order first reached.
+  std::vector<DecodedFunction> functions;
+  std::set<uint64_t> seen = {first.address};
+  SmallVector<std::pair<std::string, FunctionRange>> work;
+  work.push_back({symbol.str(), std::move(first)});
+  for (size_t next = 0; next < work.size(); ++next) {
+    auto &[name, f] = work[next];
+    DecodedFunction decoded{name, f.address,
+                            disasm->disassemble(f.bytes, f.address)};
+    for (const DecodedInst &in : decoded.insts) {
+      std::optional<uint64_t> target = callTarget(in);
+      if (!target || !seen.insert(*target).second)
+        continue;
+      std::optional<std::string> callee =
+          functionAt(object, f.section, *target);
+      if (!callee)
+        continue; // a call resolved by a relocation: another object's
+      Expected<FunctionRange> range = findFunction(object, *callee);
+      if (!range)
+        return range.takeError();
+      work.push_back({*callee, std::move(*range)});
+    }
+    functions.push_back(std::move(decoded));
+  }
+  return functions;
 }
 
 Error expectMnemonic(ArrayRef<DecodedInst> insts, StringRef mnemonic) {
@@ -254,12 +360,7 @@ bool isBranch(llvm::StringRef m) {
 std::optional<uint64_t> branchTarget(const DecodedInst &in) {
   if (!isBranch(in.mnemonic))
     return std::nullopt;
-  llvm::StringRef operand = llvm::StringRef(in.text).rsplit(' ').second;
-  bool negative = operand.consume_front("-");
-  uint64_t v;
-  if (operand.getAsInteger(0, v))
-    return std::nullopt;
-  return negative ? in.address + in.size - v : v;
+  return operandAddress(in);
 }
 
 std::vector<std::pair<size_t, size_t>>

@@ -106,6 +106,24 @@ disassembleFunction(llvm::MemoryBufferRef object, llvm::StringRef symbol,
                     DisasmBackend backend = DisasmBackend::Auto,
                     llvm::StringRef cpu = "");
 
+/// One function of an object, decoded.
+struct DecodedFunction {
+  std::string name;
+  uint64_t address = 0;
+  std::vector<DecodedInst> insts;
+};
+
+/// Disassembles `symbol` and every function of `object` it calls directly or
+/// through those, each once, `symbol` first: the code a call of `symbol`
+/// runs when the compiler gave parts of it functions of their own
+/// (-tisa-outline-kernels). Calls resolved only by a relocation (into
+/// another object) are not followed.
+llvm::Expected<std::vector<DecodedFunction>>
+disassembleWithCallees(llvm::MemoryBufferRef object, llvm::StringRef symbol,
+                       llvm::StringRef features,
+                       DisasmBackend backend = DisasmBackend::Auto,
+                       llvm::StringRef cpu = "");
+
 /// Success if some instruction in `insts` has mnemonic `mnemonic`; otherwise
 /// an error that lists the distinct mnemonics seen, in order.
 llvm::Error expectMnemonic(llvm::ArrayRef<DecodedInst> insts,
@@ -115,6 +133,9 @@ llvm::Error expectMnemonic(llvm::ArrayRef<DecodedInst> insts,
 /// b.cond, cbz, cbnz, tbz, tbnz; not calls): an address, or a signed
 /// displacement from the next instruction; nullopt for anything else.
 std::optional<uint64_t> branchTarget(const DecodedInst &in);
+/// The target of a direct call (x86 call, aarch64 bl) as branchTarget reads
+/// a jump's; nullopt for anything else.
+std::optional<uint64_t> callTarget(const DecodedInst &in);
 /// All loops of a decoded function: [first, last] instruction index ranges
 /// from a backward branch's target to the last backward branch to it.
 std::vector<std::pair<size_t, size_t>>

@@ -273,6 +273,43 @@ def TisaSplitDynamicPass : Pass<"tisa-split-dynamic", "::mlir::func::FuncOp"> {
                            "::mlir::memref::MemRefDialect"];
 }
 
+def TisaOutlineKernelsPass : Pass<"tisa-outline-kernels", "::mlir::ModuleOp"> {
+  let summary = "Give each of a function's several tisa.compute (or tisa.pack) ops a function of its own";
+  let description = [{
+    `-tisa-split-dynamic` turns one computation with run-time extents into up to a few dozen static
+    ones (full blocks, then each binary digit of the remainder, per loop), and a kernel library
+    has them once per entry. Each becomes a register-tiled nest of thousands of instructions, and
+    LLVM's loop passes (strength reduction, induction variables, full unrolling) cost more than
+    linearly in the size of the function that holds them: a run-time convolution took 12 s to
+    compile with its nests in one function. This pass moves each `tisa.compute` of a function
+    that holds more than one (and likewise each `tisa.pack`) into a private function of its own,
+    `noinline`, called in its place with the op's operands and the values its regions use from
+    above (constants are cloned, so the generators see them as before); outlined functions with
+    equivalent bodies are made once (`_packed` and `_packed_range` of a kernel with run-time rows
+    hold the same blocks). A function with one such op keeps it: nothing to gain there, and its
+    code stays as it was. Only ops whose enclosing ops up to the function are `scf` loops and
+    branches move, and none whose instruction needs a configuration state (its description's
+    `config`, AMX's tile palette): LLVM loads that once per function, so a call of the entry
+    keeps loading it once.
+
+    Example: a `func.func @k` holding an `scf.for` around one `tisa.compute` and two `scf.if`s
+    around others becomes `@k` with `func.call @k_compute`, `@k_compute_1` and `@k_compute_2`
+    in their places.
+  }];
+  let options = [
+    Option<"target", "target", "std::string", "\"\"",
+           "machine the plans were made for: host, a name in targets/data, or a .json file; "
+           "empty (the default): none, the plans are read as stated">,
+    Option<"isa", "isa", "std::string", "\"auto\"",
+           "instruction to use (a description name), or auto for the best the target runs">,
+    ListOption<"isaDirs", "isa-dir", "std::string",
+               "extra directories of instruction descriptions">,
+    Option<"targetDir", "target-dir", "std::string", "\"\"",
+           "directory of target data files (default: the installed or source one)">,
+  ];
+  let dependentDialects = ["::mlir::func::FuncDialect", "::mlir::LLVM::LLVMDialect"];
+}
+
 def TisaTensorizePass : Pass<"tisa-tensorize", "::mlir::func::FuncOp"> {
   let summary = "Lower tisa.pack and tisa.compute to loops around a tensorized instruction";
   let description = [{

@@ -231,6 +231,8 @@ createTisaTapRowsPass(std::shared_ptr<const TensorizeInputs> inputs,
 std::unique_ptr<mlir::Pass>
 createTisaSplitDynamicPass(std::shared_ptr<const TensorizeInputs> inputs);
 std::unique_ptr<mlir::Pass>
+createTisaOutlineKernelsPass(std::shared_ptr<const TensorizeInputs> inputs);
+std::unique_ptr<mlir::Pass>
 createTisaTensorizePass(std::shared_ptr<const TensorizeInputs> inputs);
 
 /// -tisa-tile-plain's options for `target`: its vector width, registers and

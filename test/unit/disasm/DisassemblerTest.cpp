@@ -8,10 +8,14 @@
 
 #include "tisa/Targets/Disassembler.h"
 
+#include "llvm/ADT/STLExtras.h"
 #include "llvm/Support/MemoryBuffer.h"
 #include "gtest/gtest.h"
 
+#include <optional>
 #include <string>
+#include <tuple>
+#include <vector>
 
 using namespace llvm;
 using namespace tisa;
@@ -413,8 +417,9 @@ TEST(FunctionBytes, MissingSymbolIsNamed) {
       message.rfind("no defined function symbol 'no_such_kernel' in '", 0), 0u)
       << message;
   // The functions present are listed, to spot a typo or mangling.
-  EXPECT_NE(message.find("; functions: neon_sdot, neon_udot"),
-            std::string::npos)
+  size_t list = message.find("; functions: ");
+  ASSERT_NE(list, std::string::npos) << message;
+  EXPECT_NE(message.find("neon_sdot, neon_udot", list), std::string::npos)
       << message;
 }
 
@@ -449,6 +454,52 @@ TEST(FunctionBytes, StrippedSharedObject) {
   EXPECT_NE(insts[0].address, 0u);
   EXPECT_EQ(insts[1].address, insts[0].address + 5);
   EXPECT_FALSE(errorToBool(expectMnemonic(insts, "tdpbssd")));
+}
+
+// An entry and the local functions it calls, each once (the leaf calls the
+// piece back), entry first; a call through a relocation (memcpy) is not
+// followed, and callTarget names each callee's address.
+TEST(DisassembleWithCallees, FollowsLocalCalls) {
+  for (auto [input, entry, callees] :
+       {std::tuple{"x86_64.o", "outlined_entry",
+                   std::vector<std::string>{"piece", "leaf"}},
+        std::tuple{"aarch64.o", "a64_outlined_entry",
+                   std::vector<std::string>{"a64_piece"}}}) {
+    std::unique_ptr<MemoryBuffer> object = loadInput(input);
+    ASSERT_TRUE(object);
+    std::vector<DecodedFunction> functions = take(disassembleWithCallees(
+        object->getMemBufferRef(), entry, "", DisasmBackend::LLVM));
+    std::vector<std::string> names;
+    for (const DecodedFunction &f : functions)
+      names.push_back(f.name);
+    std::vector<std::string> expected = {entry};
+    llvm::append_range(expected, callees);
+    EXPECT_EQ(names, expected) << input;
+    ASSERT_EQ(functions.size(), expected.size()) << input;
+    // The entry's loop holds the call of the first callee.
+    auto loops = innermostLoops(functions[0].insts);
+    ASSERT_EQ(loops.size(), 1u) << input;
+    std::optional<uint64_t> target;
+    for (size_t i = loops[0].first; i <= loops[0].second; ++i)
+      if (auto t = callTarget(functions[0].insts[i]))
+        target = t;
+    EXPECT_EQ(target, functions[1].address) << input;
+    EXPECT_EQ(functions[1].insts.front().address, functions[1].address);
+    EXPECT_FALSE(errorToBool(expectMnemonic(
+        functions.back().insts, llvm::StringRef(input).starts_with("x86")
+                                    ? "vpdpbusd"
+                                    : "sdot")));
+  }
+}
+
+TEST(DisassembleWithCallees, MissingEntryIsNamed) {
+  std::unique_ptr<MemoryBuffer> object = loadInput("x86_64.o");
+  ASSERT_TRUE(object);
+  std::string message = errorText(
+      disassembleWithCallees(object->getMemBufferRef(), "no_such", "")
+          .takeError());
+  EXPECT_EQ(message.rfind("no defined function symbol 'no_such' in '", 0), 0u)
+      << message;
 }
 
 //===----------------------------------------------------------------------===//

@@ -8,6 +8,8 @@
 #include "llvm/Support/FormatVariadic.h"
 #include "llvm/Support/raw_ostream.h"
 
+#include <set>
+
 using namespace tisa;
 
 namespace tisa {
@@ -358,55 +360,95 @@ compileUncached(const KernelSpec &spec, llvm::StringRef target,
 
 void expectTensorized(const CompiledKernel &k, const KernelSpec &spec,
                       double macsPerInstruction, bool innermost) {
-  expectTensorized(k.object(), k.name(), k.mnemonic(), spec,
-                   macsPerInstruction, innermost);
+  expectTensorized(k.object(), k.name(), k.mnemonic(), spec, macsPerInstruction,
+                   innermost);
 }
+
+namespace {
+
+/// The addresses of the functions among `functions` that run `mnemonic`,
+/// themselves or through the functions they call.
+std::set<uint64_t> running(llvm::ArrayRef<DecodedFunction> functions,
+                           llvm::StringRef mnemonic) {
+  std::set<uint64_t> out;
+  for (bool grew = true; grew;) {
+    grew = false;
+    for (const DecodedFunction &f : functions)
+      if (!out.count(f.address) &&
+          llvm::any_of(f.insts, [&](const DecodedInst &in) {
+            auto callee = callTarget(in);
+            return in.mnemonic == mnemonic || (callee && out.count(*callee));
+          }))
+        grew = out.insert(f.address).second;
+  }
+  return out;
+}
+
+/// One function's loops, as expectTensorized reads them: whether one that
+/// runs `mnemonic` (itself or by a call of a function in `runs`) is found.
+bool expectLoopsOf(const DecodedFunction &f, llvm::StringRef mnemonic,
+                   const std::set<uint64_t> &runs, const KernelSpec &spec,
+                   bool innermost) {
+  auto holds = [&](const DecodedInst &in) {
+    auto callee = callTarget(in);
+    return in.mnemonic == mnemonic || (callee && runs.count(*callee));
+  };
+  bool found = false;
+  for (auto [first, last] : innermostLoops(f.insts)) {
+    bool has = false, mul = false;
+    std::string body;
+    for (size_t i = first; i <= last; ++i) {
+      const DecodedInst &in = f.insts[i];
+      has |= holds(in);
+      // An integer kernel's requantization multiplies floats (its
+      // scales): that is no fallback of the contraction.
+      llvm::StringRef m = in.mnemonic;
+      bool scales =
+          !spec.types.isFloat() && spec.epilogue.requant &&
+          (m.starts_with("vmulp") || m.starts_with("vmuls") || m == "fmul");
+      mul |= multiplies(in) && !scales;
+      body += in.mnemonic + " ";
+    }
+    found |= has && innermost;
+    EXPECT_TRUE(has || !mul)
+        << f.name << ": an innermost loop multiplies without " << mnemonic.str()
+        << ": " << body;
+  }
+  if (!innermost)
+    for (auto [first, last] : allLoops(f.insts))
+      for (size_t i = first; i <= last; ++i)
+        found |= holds(f.insts[i]);
+  return found;
+}
+
+} // namespace
 
 void expectTensorized(llvm::MemoryBufferRef object, llvm::StringRef name,
                       llvm::StringRef mnemonic, const KernelSpec &spec,
                       double macsPerInstruction, bool innermost) {
   for (llvm::StringRef entry : {"", "_packed", "_packed_range"}) {
     std::string function = (name + entry).str();
-    auto insts = disassembleFunction(object, function, "");
-    ASSERT_TRUE(bool(insts)) << llvm::toString(insts.takeError());
+    // The entry and the functions it calls (its blocks, outlined).
+    auto functions = disassembleWithCallees(object, function, "");
+    ASSERT_TRUE(bool(functions)) << llvm::toString(functions.takeError());
+    std::set<uint64_t> runs = running(*functions, mnemonic);
     // No loop at all is fine for a tiny kernel: then the straight-line
     // check below applies.
-    auto loops = innermostLoops(*insts);
     bool found = false;
-    for (auto [first, last] : loops) {
-      bool has = false, mul = false;
-      std::string body;
-      for (size_t i = first; i <= last; ++i) {
-        has |= (*insts)[i].mnemonic == mnemonic;
-        // An integer kernel's requantization multiplies floats (its
-        // scales): that is no fallback of the contraction.
-        llvm::StringRef m = (*insts)[i].mnemonic;
-        bool scales = !spec.types.isFloat() && spec.epilogue.requant &&
-                      (m.starts_with("vmulp") || m.starts_with("vmuls") ||
-                       m == "fmul");
-        mul |= multiplies((*insts)[i]) && !scales;
-        body += (*insts)[i].mnemonic + " ";
-      }
-      found |= has && innermost;
-      EXPECT_TRUE(has || !mul)
-          << function << ": an innermost loop multiplies without "
-          << mnemonic.str() << ": " << body;
-    }
-    if (!innermost)
-      for (auto [first, last] : allLoops(*insts))
-        for (size_t i = first; i <= last; ++i)
-          found |= (*insts)[i].mnemonic == mnemonic;
-    // The plain entry then calls NAME_packed (checked itself), unless a
-    // padded copy of the input keeps its own computation.
+    for (const DecodedFunction &f : *functions)
+      found |= expectLoopsOf(f, mnemonic, runs, spec, innermost);
+    // The plain entry calls NAME_packed (checked itself).
     bool delegates =
         entry.empty() && refersTo(object, name, (name + "_packed").str());
     // Small kernels are unrolled completely by LLVM: then the instruction
     // must appear often enough to do every multiply-accumulate even if each
     // copy ran once.
     if (!found && !delegates) {
-      int64_t copies = llvm::count_if(*insts, [&](const DecodedInst &in) {
-        return in.mnemonic == mnemonic;
-      });
+      int64_t copies = 0;
+      for (const DecodedFunction &f : *functions)
+        copies += llvm::count_if(f.insts, [&](const DecodedInst &in) {
+          return in.mnemonic == mnemonic;
+        });
       EXPECT_GE(copies * macsPerInstruction, spec.ops() / 2)
           << function << ": no loop holds " << mnemonic.str()
           << " and straight-line code has only " << copies;

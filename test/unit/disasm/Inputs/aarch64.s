@@ -113,3 +113,21 @@ a64_add:
 	ret
 	.size a64_add, .-a64_add
 
+
+// An entry whose work is in local functions it calls (-tisa-outline-kernels).
+	.globl a64_outlined_entry
+	.type a64_outlined_entry, %function
+a64_outlined_entry:
+	mov x9, #4
+.Lloop:
+	bl a64_piece
+	subs x9, x9, #1
+	b.ne .Lloop
+	ret
+	.size a64_outlined_entry, .-a64_outlined_entry
+
+	.type a64_piece, %function
+a64_piece:
+	sdot v0.4s, v1.16b, v2.16b
+	ret
+	.size a64_piece, .-a64_piece

@@ -127,6 +127,34 @@ add:
 	retq
 	.size add, .-add
 
+# An entry whose work is in local functions it calls (as -tisa-outline-kernels
+# leaves a kernel): a loop calling `piece`, which calls `leaf` and `memcpy`
+# (another object's: a relocation, not followed).
+	.globl outlined_entry
+	.type outlined_entry, @function
+outlined_entry:
+	movl $4, %ecx
+.Lloop:
+	callq piece
+	decl %ecx
+	jne .Lloop
+	retq
+	.size outlined_entry, .-outlined_entry
+
+	.type piece, @function
+piece:
+	callq leaf
+	callq memcpy
+	retq
+	.size piece, .-piece
+
+	.type leaf, @function
+leaf:
+	vpdpbusd %zmm2, %zmm1, %zmm0
+	callq piece
+	retq
+	.size leaf, .-leaf
+
 # No .size: functionBytes must stop at the next symbol.
 	.globl no_size
 	.type no_size, @function
