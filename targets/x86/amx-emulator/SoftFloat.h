@@ -4,7 +4,9 @@
 // neither consulted nor updated". Doing that with host float would need the
 // handler to swap MXCSR and trust the compiler not to move float code across
 // the swap; integer arithmetic on bit patterns has neither problem, so these
-// functions use no floating-point instructions at all.
+// functions use no floating-point instructions at all. (HostFloat.h does the
+// common case, no NaN or infinity among the inputs, on the host's FMA with the
+// swap done across non-inlined calls, and is tested against these.)
 //
 // Conventions, taken from x86 SSE/FMA (measured on the host's vfmadd231ss and
 // addss under MXCSR DAZ|FTZ, see SoftFloatTest.cpp):

@@ -10,6 +10,7 @@
 
 #include "TileUnit.h"
 
+#include "HostFloat.h"
 #include "SoftFloat.h"
 
 #include <cstring>
@@ -232,39 +233,100 @@ void dotProductInt8(TileFile &tiles, unsigned dst, unsigned src1, unsigned src2,
   zeroTileConfigStart(tiles);
 }
 
+bool isNaNOrInf(uint32_t x) { return (x & 0x7F800000u) == 0x7F800000u; }
+
+/// The operands of a pair dot product widened for dotProductPairsOnHost
+/// (B's columns past colsb zero). Returns whether B holds a NaN or an
+/// infinity; `special[m]`: whether A's row m does.
+bool widenOperands(const TileFile &tiles, unsigned dst, unsigned src1,
+                   unsigned src2, uint32_t (*widen)(uint16_t),
+                   PairOperands &ops, bool special[kPairRows]) {
+  const TileConfig &cfg = tiles.config;
+  ops.rows = cfg.rows[dst];
+  ops.steps = cfg.colsb[src1] / 4;
+  ops.columns = cfg.colsb[dst] / 4;
+  for (unsigned m = 0; m < ops.rows; ++m) {
+    const uint8_t *a = tiles.data[src1][m];
+    special[m] = false;
+    for (unsigned k = 0; k < ops.steps; ++k) {
+      ops.aEven[m][k] = widen(load16(a + 4 * k));
+      ops.aOdd[m][k] = widen(load16(a + 4 * k + 2));
+      special[m] = special[m] || isNaNOrInf(ops.aEven[m][k]) ||
+                   isNaNOrInf(ops.aOdd[m][k]);
+    }
+  }
+  bool bSpecial = false;
+  for (unsigned k = 0; k < ops.steps; ++k) {
+    const uint8_t *b = tiles.data[src2][k];
+    for (unsigned n = 0; n < kPairColumns; ++n) {
+      bool used = n < ops.columns;
+      ops.bEven[k][n] = used ? widen(load16(b + 4 * n)) : 0;
+      ops.bOdd[k][n] = used ? widen(load16(b + 4 * n + 2)) : 0;
+      bSpecial =
+          bSpecial || isNaNOrInf(ops.bEven[k][n]) || isNaNOrInf(ops.bOdd[k][n]);
+    }
+  }
+  return bSpecial;
+}
+
+/// Row m's even and odd accumulators in the integer soft-float, step by
+/// step.
+void pairSumsSoft(PairOperands &ops, unsigned m) {
+  for (unsigned n = 0; n < ops.columns; ++n)
+    ops.even[m][n] = ops.odd[m][n] = 0;
+  for (unsigned k = 0; k < ops.steps; ++k)
+    for (unsigned n = 0; n < ops.columns; ++n) {
+      ops.even[m][n] =
+          fmaF32DazFtz(ops.aEven[m][k], ops.bEven[k][n], ops.even[m][n]);
+      ops.odd[m][n] =
+          fmaF32DazFtz(ops.aOdd[m][k], ops.bOdd[k][n], ops.odd[m][n]);
+    }
+}
+
+/// C's row m plus its pair sums, in the soft-float.
+void addPairSumsSoft(const PairOperands &ops, unsigned m, uint8_t *row) {
+  for (unsigned n = 0; n < ops.columns; ++n) {
+    uint32_t pairSum = addF32DazFtz(ops.even[m][n], ops.odd[m][n]);
+    store32(row + 4 * n, addF32DazFtz(load32(row + 4 * n), pairSum));
+  }
+}
+
+bool anyNaN(const uint32_t *x, unsigned n) {
+  for (unsigned i = 0; i < n; ++i)
+    if ((x[i] & 0x7FFFFFFFu) > 0x7F800000u)
+      return true;
+  return false;
+}
+
 /// TDPBF16PS / TDPFP16PS as the SDM writes them: per row, separate fp32
 /// accumulators for the even and the odd element of each pair, each updated
 /// by an FMA over all k starting from +0; then even + odd, then that sum is
-/// added to C. Every step: DAZ, FTZ, round to nearest even.
+/// added to C. Every step: DAZ, FTZ, round to nearest even. On the host's FMA
+/// where that gives the soft-float's bits (an FMA unit, no NaN or infinity in
+/// B or in the row of A, no NaN in the row of C), else in the soft-float.
 void dotProductPairs(TileFile &tiles, unsigned dst, unsigned src1,
                      unsigned src2, uint32_t (*widen)(uint16_t)) {
-  const TileConfig &cfg = tiles.config;
-  unsigned rows = cfg.rows[dst];
-  unsigned kDwords = cfg.colsb[src1] / 4;
-  unsigned nDwords = cfg.colsb[dst] / 4;
-  for (unsigned m = 0; m < rows; ++m) {
-    uint32_t temp[2 * kBytesPerRow / 4] = {};
-    const uint8_t *a = tiles.data[src1][m];
-    for (unsigned k = 0; k < kDwords; ++k) {
-      const uint8_t *b = tiles.data[src2][k];
-      uint32_t a0 = widen(load16(a + 4 * k));
-      uint32_t a1 = widen(load16(a + 4 * k + 2));
-      for (unsigned n = 0; n < nDwords; ++n) {
-        uint32_t b0 = widen(load16(b + 4 * n));
-        uint32_t b1 = widen(load16(b + 4 * n + 2));
-        temp[2 * n] = fmaF32DazFtz(a0, b0, temp[2 * n]);
-        temp[2 * n + 1] = fmaF32DazFtz(a1, b1, temp[2 * n + 1]);
-      }
-    }
+  PairOperands ops;
+  bool special[kPairRows];
+  bool bSpecial = widenOperands(tiles, dst, src1, src2, widen, ops, special);
+  bool host = hostHasFma() && !bSpecial;
+  if (host) {
+    for (unsigned m = 0; m < ops.rows; ++m)
+      std::memcpy(ops.c[m], tiles.data[dst][m], 4 * kPairColumns);
+    pairSumsOnHost(ops);
+  }
+  for (unsigned m = 0; m < ops.rows; ++m) {
     uint8_t row[kBytesPerRow];
     std::memcpy(row, tiles.data[dst][m], kBytesPerRow);
-    for (unsigned n = 0; n < nDwords; ++n) {
-      uint32_t pairSum = addF32DazFtz(temp[2 * n], temp[2 * n + 1]);
-      store32(row + 4 * n, addF32DazFtz(load32(row + 4 * n), pairSum));
-    }
-    writeRowAndZero(tiles, dst, m, row, cfg.colsb[dst]);
+    if (!host || special[m])
+      pairSumsSoft(ops, m);
+    if (!host || special[m] || anyNaN(ops.c[m], ops.columns))
+      addPairSumsSoft(ops, m, row);
+    else
+      std::memcpy(row, ops.c[m], 4 * ops.columns);
+    writeRowAndZero(tiles, dst, m, row, 4 * ops.columns);
   }
-  zeroUpperRows(tiles, dst, rows);
+  zeroUpperRows(tiles, dst, ops.rows);
   zeroTileConfigStart(tiles);
 }
 

@@ -8,8 +8,9 @@
 //
 //===----------------------------------------------------------------------===//
 
-#include "SoftFloat.h"
+#include "HostFloat.h"
 #include "ScalarReference.h"
+#include "SoftFloat.h"
 
 #include "gtest/gtest.h"
 
@@ -140,6 +141,83 @@ TEST(SoftFloatConversion, BF16IsTheUpperHalf) {
   EXPECT_EQ(detail::bf16ToF32(0x3F80), 0x3F800000u);
   EXPECT_EQ(detail::bf16ToF32(0x0001), 0x00010000u); // a denormal, kept
   EXPECT_EQ(detail::bf16ToF32(0xFF81), 0xFF810000u); // a NaN, kept
+}
+
+/// The soft-float's steps for one pair dot product: what pairSumsOnHost must
+/// give, bit for bit.
+void softPairSums(detail::PairOperands &ops) {
+  for (unsigned m = 0; m < ops.rows; ++m)
+    for (unsigned n = 0; n < ops.columns; ++n) {
+      uint32_t even = 0, odd = 0;
+      for (unsigned k = 0; k < ops.steps; ++k) {
+        even = detail::fmaF32DazFtz(ops.aEven[m][k], ops.bEven[k][n], even);
+        odd = detail::fmaF32DazFtz(ops.aOdd[m][k], ops.bOdd[k][n], odd);
+      }
+      ops.even[m][n] = even;
+      ops.odd[m][n] = odd;
+      ops.c[m][n] =
+          detail::addF32DazFtz(ops.c[m][n], detail::addF32DazFtz(even, odd));
+    }
+}
+
+/// bf16 operands (widened) of one exponent range, random signs and
+/// fractions; C finite, a denormal now and then.
+detail::PairOperands randomPairs(std::mt19937 &rng, int lowExp, int highExp) {
+  std::uniform_int_distribution<int> exp(lowExp, highExp);
+  auto bf16 = [&] {
+    uint32_t x = makeFloat(rng() & 1, exp(rng), rng()) & 0xFFFF0000u;
+    return rng() % 16 ? x : x & 0x807F0000u; // a denormal: read as zero
+  };
+  detail::PairOperands ops;
+  ops.rows = 1 + rng() % detail::kPairRows;
+  ops.steps = 1 + rng() % detail::kPairSteps;
+  ops.columns = 1 + rng() % detail::kPairColumns;
+  for (unsigned m = 0; m < detail::kPairRows; ++m)
+    for (unsigned k = 0; k < detail::kPairSteps; ++k) {
+      ops.aEven[m][k] = bf16();
+      ops.aOdd[m][k] = bf16();
+    }
+  for (unsigned k = 0; k < detail::kPairSteps; ++k)
+    for (unsigned n = 0; n < detail::kPairColumns; ++n) {
+      bool used = n < ops.columns;
+      ops.bEven[k][n] = used ? bf16() : 0;
+      ops.bOdd[k][n] = used ? bf16() : 0;
+    }
+  for (unsigned m = 0; m < detail::kPairRows; ++m)
+    for (unsigned n = 0; n < detail::kPairColumns; ++n)
+      ops.c[m][n] = rng() % 8 ? makeFloat(rng() & 1, exp(rng), rng())
+                              : rng() & 0x807FFFFFu;
+  return ops;
+}
+
+// The emulator's fast path (the accumulators on the host's FMA, vectorized)
+// against the soft-float it stands in for, on operands with no NaN or
+// infinity (the only ones it takes): ordinary magnitudes, sums that
+// underflow (DAZ, FTZ) and sums that overflow to infinity and then meet the
+// other sign (the default NaN).
+TEST(HostPairSums, AgreeWithTheSoftFloatBitForBit) {
+  if (!detail::hostHasFma())
+    GTEST_SKIP() << "the host has no FMA unit: the emulator uses the "
+                    "soft-float alone";
+  std::mt19937 rng(0xB16u);
+  struct Range {
+    int low, high;
+  } ranges[] = {{110, 140}, {1, 70}, {200, 254}, {1, 254}};
+  for (Range r : ranges)
+    for (int i = 0; i < 300; ++i) {
+      detail::PairOperands host = randomPairs(rng, r.low, r.high);
+      detail::PairOperands soft = host;
+      detail::pairSumsOnHost(host);
+      softPairSums(soft);
+      for (unsigned m = 0; m < host.rows; ++m)
+        for (unsigned n = 0; n < host.columns; ++n) {
+          ASSERT_EQ(host.even[m][n], soft.even[m][n])
+              << "exponents " << r.low << ".." << r.high << ", row " << m
+              << ", column " << n;
+          ASSERT_EQ(host.odd[m][n], soft.odd[m][n]);
+          ASSERT_EQ(host.c[m][n], soft.c[m][n]);
+        }
+    }
 }
 
 } // namespace
