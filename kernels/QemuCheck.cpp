@@ -31,7 +31,8 @@ enum CallParam {
   kLdr,
   kZeroPoint,
   kGuard,
-  kMarked,   ///< 1: the two calls are counted parts
+  kMarked,   ///< 1: the calls are counted parts
+  kPlainToo, ///< 1: the plain entry is called after the pre-packed one
   kGemm,     ///< 1: the entries take leading dimensions
   kEpilogue, ///< 1: the entries take a tisa_epilogue
   kAll,      ///< how many run-time extents every entry takes first
@@ -53,11 +54,12 @@ constexpr const char *kPlain = "tisa_adapter_plain",
 /// the harness as the call's buffers are: against a fence page), and calls
 /// the pre-packed entry into outPacked, then the plain entry into outPlain,
 /// each at the guard's offset into its buffer (with an epilogue, through a
-/// tisa_epilogue of the last three and the zero point). Each of the two calls
-/// is a part counted between calls of aarch64::kCountMarkSymbol when the
-/// call is marked (an empty function when no counting plugin runs). The
-/// entries take integers and pointers only, each in an x register or an
-/// 8-byte stack slot, so they are called through `long long` parameters.
+/// tisa_epilogue of the last three and the zero point); the plain one only
+/// when the call says so. Each entry's call is a part counted between calls
+/// of aarch64::kCountMarkSymbol when the call is marked (an empty function
+/// when no counting plugin runs). The entries take integers and pointers
+/// only, each in an x register or an 8-byte stack slot, so they are called
+/// through `long long` parameters.
 std::string adapterSource() {
   return llvm::formatv(R"c(#include <stdint.h>
 #include <stdio.h>
@@ -131,7 +133,7 @@ void {6}(const L *p, void *in, void *w, void *outPacked, void *outPlain,
                       "(NAME_packed_bytes): byte %lld\n", bytes, i);
       exit(5);
     }
-  for (int plain = 0; plain < 2; ++plain) {{
+  for (int plain = 0; plain <= (int)p[{24}]; ++plain) {{
     n = 0;
     for (int i = 0; i < all; ++i)
       a[n++] = extents[i];
@@ -168,7 +170,7 @@ void {6}(const L *p, void *in, void *w, void *outPacked, void *outPlain,
                        unsigned(kOutputPoison), int(kLdb), int(kLda),
                        int(kGuard), int(kLdc), int(kEpilogue), int(kMarked),
                        aarch64::kHarnessAllocSymbol,
-                       aarch64::kHarnessFreeSymbol)
+                       aarch64::kHarnessFreeSymbol, int(kPlainToo))
       .str();
 }
 
@@ -192,7 +194,7 @@ std::vector<uint8_t> bytesOf(const Bytes &b) {
 /// The call's parameters (CallParam, then the extents) as the adapter
 /// reads them.
 std::vector<uint8_t> callParams(const KernelSpec &spec, const KernelData &d,
-                                bool marked) {
+                                bool marked, bool plain) {
   auto all = spec.runTimeExtents(KernelSpec::Extents::All);
   auto weights = spec.runTimeExtents(KernelSpec::Extents::Weights);
   std::vector<int64_t> values = {d.lda,
@@ -202,6 +204,7 @@ std::vector<uint8_t> callParams(const KernelSpec &spec, const KernelData &d,
                                  d.zeroPoint,
                                  d.guard,
                                  marked,
+                                 plain,
                                  spec.op == KernelSpec::Op::Gemm,
                                  spec.epilogue.any(),
                                  int64_t(all.size()),
@@ -218,8 +221,8 @@ std::vector<uint8_t> callParams(const KernelSpec &spec, const KernelData &d,
 /// The adapter entry's buffers, in its order.
 std::vector<std::vector<uint8_t>> probeBuffers(const KernelSpec &spec,
                                                const KernelData &data,
-                                               bool marked) {
-  return {callParams(spec, data, marked), bytesOf(data.input),
+                                               bool marked, bool plain) {
+  return {callParams(spec, data, marked, plain), bytesOf(data.input),
           bytesOf(data.weights),  bytesOf(data.output),
           bytesOf(data.output),   bytesOf(data.bias),
           bytesOf(data.residual), bytesOf(data.scale)};
@@ -287,7 +290,7 @@ QemuKernel::count(const KernelSpec &spec, const aarch64::RunOptions &options,
                   uint64_t seed) const {
   int runs = 0;
   std::vector<QemuCounts> counts;
-  std::string error = run({}, spec, options, seed, runs, &counts);
+  std::string error = run({}, spec, options, seed, QemuRuns{}, runs, &counts);
   if (!error.empty())
     return llvm::createStringError(error);
   return counts.front();
@@ -296,8 +299,9 @@ QemuKernel::count(const KernelSpec &spec, const aarch64::RunOptions &options,
 std::string QemuKernel::check(llvm::ArrayRef<KernelSpec> specs,
                               llvm::ArrayRef<aarch64::RunOptions> configs,
                               uint64_t seed, int &runs,
-                              std::vector<QemuCounts> *counts) const {
-  return run(specs, specs.front(), configs, seed, runs, counts);
+                              std::vector<QemuCounts> *counts,
+                              const QemuRuns &which) const {
+  return run(specs, specs.front(), configs, seed, which, runs, counts);
 }
 
 namespace {
@@ -323,10 +327,45 @@ aarch64::BufferFence fenceOf(Fence f) {
   llvm_unreachable("a fence");
 }
 
-/// Whether `in` runs under the config numbered `config` (kQemuLargeMacs).
-bool runsUnder(const RunData &in, size_t config) {
-  return config == 0 || !in.in || in.in->fill != Fill::Extreme ||
-         in.spec->ops() / 2 <= kQemuLargeMacs;
+/// What a data set runs under one config: whether it runs, and whether
+/// through the plain entry too (after the pre-packed one).
+struct Entries {
+  bool run, plain;
+};
+
+/// `in`'s entries under the config numbered `config`, of those `which`
+/// names. A kernel of more than kQemuLargeMacs runs its random data through
+/// the pre-packed entry under every config, and only under the first config
+/// its extreme data (through the pre-packed entry) and its random data
+/// through the plain entry, which packs the weights and calls the pre-packed
+/// entry (the adapter's pack runs with every call).
+Entries entriesOf(const RunData &in, size_t config, const QemuRuns &which) {
+  if (!in.in)
+    return {true, true}; // only counted: both entries
+  bool random = in.in->fill != Fill::Extreme;
+  if (!(random ? which.random : which.extreme))
+    return {false, false};
+  if (in.spec->ops() / 2 <= kQemuLargeMacs)
+    return {true, which.plain};
+  return {random || config == 0, which.plain && random && config == 0};
+}
+
+/// Each result of `in`'s call (pre-packed, then plain) compared with the
+/// reference; empty if all agree, else which differed and how.
+std::string compareCall(RunData &in, const aarch64::ProbeResult &out,
+                        bool plain, const std::string &at,
+                        const std::string &config, int &runs) {
+  const char *names[] = {"pre-packed", "plain"};
+  for (unsigned i = 0; i < 1u + plain; ++i) {
+    llvm::copy(out.buffers[3 + i], in.data.output.begin());
+    std::string diff = compareOutput(*in.spec, in.data);
+    if (!diff.empty())
+      return llvm::formatv("{0}{1} inputs, {2} entry under qemu -cpu {3}: {4}",
+                           at, in.in->name, names[i], config, diff)
+          .str();
+    ++runs;
+  }
+  return "";
 }
 
 } // namespace
@@ -334,7 +373,7 @@ bool runsUnder(const RunData &in, size_t config) {
 std::string QemuKernel::run(llvm::ArrayRef<KernelSpec> specs,
                             const KernelSpec &countedSpec,
                             llvm::ArrayRef<aarch64::RunOptions> configs,
-                            uint64_t seed, int &runs,
+                            uint64_t seed, const QemuRuns &which, int &runs,
                             std::vector<QemuCounts> *counts) const {
   runs = 0;
   // One data set and one reference per spec and kind of input, for every
@@ -360,12 +399,28 @@ std::string QemuKernel::run(llvm::ArrayRef<KernelSpec> specs,
            configs[last].environment == configs[first].environment)
       ++last;
     std::vector<aarch64::ProgramCall> calls;
+    // Where each config's counted parts begin (a part per entry called),
+    // whether the plain entry's is among them, and of which spec.
+    struct Counted {
+      size_t part;
+      bool plain;
+      const KernelSpec *spec;
+    };
+    std::vector<Counted> counted;
+    size_t parts = 0;
     for (size_t c = first; c < last; ++c)
       for (const RunData &in : inputs) {
-        bool marked = counts && &in == &inputs.front();
-        if (runsUnder(in, c))
-          calls.push_back({probeBuffers(*in.spec, in.data, marked),
-                           configs[c].sveBits, fenceOf(in.data.fence)});
+        Entries e = entriesOf(in, c, which);
+        if (!e.run)
+          continue;
+        // The first data set that runs is counted.
+        bool marked = counts && counted.size() == c - first;
+        if (marked) {
+          counted.push_back({parts, e.plain, in.spec});
+          parts += 1 + e.plain;
+        }
+        calls.push_back({probeBuffers(*in.spec, in.data, marked, e.plain),
+                         configs[c].sveBits, fenceOf(in.data.fence)});
       }
     aarch64::RunOptions options = configs[first];
     options.countParts = counts != nullptr;
@@ -374,38 +429,33 @@ std::string QemuKernel::run(llvm::ArrayRef<KernelSpec> specs,
       return llvm::formatv("under qemu -cpu {0}: {1}", configName(options),
                            llvm::toString(result.takeError()))
           .str();
-    if (counts && result->parts.size() != 2 * (last - first))
-      return llvm::formatv("expected {0} counted calls, got {1} parts",
-                           2 * (last - first), result->parts.size())
+    if (counts && result->parts.size() != parts)
+      return llvm::formatv("expected {0} counted calls, got {1} parts", parts,
+                           result->parts.size())
           .str();
     for (size_t c = first, call = 0; c < last; ++c) {
       if (counts) {
-        size_t part = 2 * (c - first);
-        counts->push_back(countsOf(kernel, *inputs.front().spec,
-                                   configs[c].sveBits, result->parts[part],
-                                   result->parts[part + 1]));
+        if (counted.size() <= c - first)
+          return "no data set runs under " + configName(configs[c]);
+        const Counted &k = counted[c - first];
+        counts->push_back(countsOf(
+            kernel, *k.spec, configs[c].sveBits, result->parts[k.part],
+            k.plain ? result->parts[k.part + 1] : aarch64::ExecutedCounts()));
       }
       for (RunData &in : inputs) {
-        if (!runsUnder(in, c))
+        Entries e = entriesOf(in, c, which);
+        if (!e.run)
           continue;
         const aarch64::ProbeResult &out = result->calls[call++];
         if (!in.in)
           continue;
-        const char *names[] = {"pre-packed", "plain"};
-        for (unsigned i = 0; i < 2; ++i) {
-          llvm::copy(out.buffers[3 + i], in.data.output.begin());
-          std::string diff = compareOutput(*in.spec, in.data);
-          // Which call, when there are several.
-          std::string at =
-              specs.size() > 1 ? "at " + in.spec->describe() + ": " : "";
-          if (!diff.empty())
-            return llvm::formatv("{0}{1} inputs, {2} entry under qemu -cpu "
-                                 "{3}: {4}",
-                                 at, in.in->name, names[i],
-                                 configName(configs[c]), diff)
-                .str();
-          ++runs;
-        }
+        // Which call, when there are several.
+        std::string at =
+            specs.size() > 1 ? "at " + in.spec->describe() + ": " : "";
+        std::string diff =
+            compareCall(in, out, e.plain, at, configName(configs[c]), runs);
+        if (!diff.empty())
+          return diff;
       }
     }
     first = last;

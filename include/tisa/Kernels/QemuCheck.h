@@ -33,16 +33,28 @@ struct QemuCounts {
   double minimum = 0;
   std::map<std::string, uint64_t> executed; ///< per mnemonic
   /// Instructions one call of the plain entry executed (it packs the
-  /// weights itself).
+  /// weights itself); 0 where check() did not call it (kQemuLargeMacs).
   uint64_t plainTotal = 0;
 };
 
 /// Multiply-accumulates above which QemuKernel::check runs a kernel's
-/// extreme data under its first config only (its random data under every
-/// config): under qemu a BERT-sized bf16 GEMM takes about 10 s per call, and
-/// both data sets take the same code paths at each vector length; only the
-/// values differ.
+/// extreme data, and its plain entry, under its first config only (its random
+/// data through the pre-packed entry under every config): under qemu 7.2 a
+/// BERT-sized bf16 GEMM takes about 8 s per call (bfmmla at about 38M
+/// multiply-accumulates a second). Both data sets take the same code paths at
+/// each vector length, only the values differ; the plain entry packs the
+/// weights (as the adapter does before every call) and calls the pre-packed
+/// entry.
 constexpr double kQemuLargeMacs = double(1 << 25);
+
+/// Which runs QemuKernel::check makes: a large kernel's check may be split
+/// over several tests, each a part (its random data, its extreme data, a
+/// further config without the plain entry).
+struct QemuRuns {
+  bool random = true;  ///< the random data, in padded rows
+  bool extreme = true; ///< the extreme data, in tight rows
+  bool plain = true;   ///< the plain entry too, where check() calls it
+};
 
 /// A generated kernel linked for qemu once, with an adapter that takes each
 /// call's leading dimensions, zero point, guard bytes and run-time extents
@@ -60,18 +72,19 @@ public:
   /// its pack and pre-packed entries, and compares each result with the
   /// reference. Empty if all agree; otherwise which run differed and how, or
   /// why it could not run. `runs` counts the runs that agreed: 4 per spec
-  /// and config, but a spec of more than kQemuLargeMacs runs its extreme data
-  /// under the first config only (2 per further config). With `counts`, also
+  /// and config, but a spec of more than kQemuLargeMacs runs 3 under the
+  /// first config and 1 under each further one; `which` may leave out a data
+  /// set or the plain entry. With `counts`, also
   /// the counts count() gives, for each config in the same process (the
   /// counting plugin then runs throughout), of the first spec's random data
   /// in padded rows (count()'s are in tight rows: the same code runs).
   /// Several `specs` (the kernel called at several run-time extents) run
-  /// in the same processes: 4 runs per spec and config. The counts are of
-  /// the first spec.
+  /// in the same processes, each as one spec would. The counts are of the
+  /// first data set that runs under each config.
   std::string check(llvm::ArrayRef<KernelSpec> specs,
-                    llvm::ArrayRef<aarch64::RunOptions> configs,
-                    uint64_t seed, int &runs,
-                    std::vector<QemuCounts> *counts = nullptr) const;
+                    llvm::ArrayRef<aarch64::RunOptions> configs, uint64_t seed,
+                    int &runs, std::vector<QemuCounts> *counts = nullptr,
+                    const QemuRuns &which = {}) const;
   /// Packs the weights, then counts one call of the pre-packed entry and
   /// one of the plain entry on random data: every instruction executed from
   /// the call to its return, in the entry and in whatever it calls.
@@ -86,7 +99,8 @@ private:
   std::string run(llvm::ArrayRef<KernelSpec> specs,
                   const KernelSpec &countedSpec,
                   llvm::ArrayRef<aarch64::RunOptions> configs, uint64_t seed,
-                  int &runs, std::vector<QemuCounts> *counts) const;
+                  const QemuRuns &which, int &runs,
+                  std::vector<QemuCounts> *counts) const;
   QemuKernel(const GeneratedKernel &kernel, aarch64::LinkedProgram program)
       : kernel(kernel), program(std::move(program)) {}
   const GeneratedKernel &kernel; ///< outlives this

@@ -30,23 +30,75 @@ using namespace tisa::test;
 
 namespace {
 
+/// A part of a large kernel's check, each in a test of its own.
+enum class Part {
+  Whole,
+  Random, ///< its random data
+  Extreme ///< its extreme data
+};
+
+/// Whether `c`'s check is split into parts, each a test under 30 s: a float
+/// kernel of more than 2^27 multiply-accumulates, whose bfmmla qemu 7.2 runs
+/// at about 38M a second (128x3072x768: about 8 s per call, 3 calls under
+/// the first config; 128x768x768 takes 2 s per call and stays whole).
+bool splitCheck(const MatrixCase &c) {
+  return c.spec.types.isFloat() && c.spec.ops() / 2 > double(1 << 27);
+}
+
+/// The runs of `part`; `plain`: the plain entry too (where check() calls
+/// it).
+QemuRuns runsOf(Part part, bool plain) {
+  QemuRuns which;
+  which.random = part != Part::Extreme;
+  which.extreme = part != Part::Random;
+  which.plain = plain;
+  return which;
+}
+
+/// The runs a check of `spec` makes under one config (its first, or a
+/// further one): 4, but a large kernel's extreme data and plain entry run
+/// under the first config only (kQemuLargeMacs), and a part runs its own.
+int runsExpected(const KernelSpec &spec, Part part, bool firstConfig) {
+  if (spec.ops() / 2 <= kQemuLargeMacs)
+    return 4;
+  if (!firstConfig)
+    return part == Part::Extreme ? 0 : 1;
+  return part == Part::Whole ? 3 : part == Part::Random ? 2 : 1;
+}
+
+const char *partSuffix(Part part) {
+  return part == Part::Random    ? "_random"
+         : part == Part::Extreme ? "_extreme"
+                                 : "";
+}
+
 struct ArmCase {
   MatrixCase kernel;
   const char *target;
+  Part part = Part::Whole;
 };
 
 void PrintTo(const ArmCase &c, std::ostream *os) {
   *os << c.target << " ";
   PrintTo(c.kernel, os);
+  if (c.part != Part::Whole)
+    *os << (c.part == Part::Random ? ", random data" : ", extreme data");
 }
 
 std::vector<ArmCase> armMatrix(const std::vector<MatrixCase> &cases) {
   std::vector<ArmCase> out;
   for (const char *target : {"neoverse-n1", "neoverse-v2"})
-    for (const MatrixCase &c : cases)
-      if (c.spec.types.a != ElementType::S16 &&
-          (!c.spec.types.isFloat() || llvm::StringRef(target) == "neoverse-v2"))
+    for (const MatrixCase &c : cases) {
+      if (c.spec.types.a == ElementType::S16 ||
+          (c.spec.types.isFloat() && llvm::StringRef(target) != "neoverse-v2"))
+        continue;
+      if (!splitCheck(c)) {
         out.push_back({c, target});
+        continue;
+      }
+      for (Part part : {Part::Random, Part::Extreme})
+        out.push_back({c, target, part});
+    }
   return out;
 }
 
@@ -55,7 +107,8 @@ std::string armName(const testing::TestParamInfo<ArmCase> &info) {
   for (char &ch : target)
     if (ch == '-')
       ch = '_';
-  return target + "_" + testName({info.param.kernel, info.index});
+  return target + "_" + testName({info.param.kernel, info.index}) +
+         partSuffix(info.param.part);
 }
 
 LoadedDescriptions &descriptions() {
@@ -123,10 +176,12 @@ TEST_P(ArmKernels, CorrectAndTensorized) {
   ASSERT_TRUE(bool(qemu)) << llvm::toString(qemu.takeError());
   int runs = 0;
   std::vector<QemuCounts> counts;
-  EXPECT_EQ(qemu->check(spec, qemuOptionsFor(*target), kSeed, runs, &counts),
+  Part part = GetParam().part;
+  EXPECT_EQ(qemu->check(spec, qemuOptionsFor(*target), kSeed, runs, &counts,
+                        runsOf(part, /*plain=*/true)),
             "")
       << "plan " << k->plan << ", schedule " << k->schedule;
-  EXPECT_EQ(runs, 4);
+  EXPECT_EQ(runs, runsExpected(spec, part, /*firstConfig=*/true));
   ASSERT_EQ(counts.size(), 1u);
 
   // A dot product in an innermost loop; a matrix multiply in a loop (its
@@ -180,9 +235,15 @@ TEST_P(ArmRunTimeRows, CorrectAtEachExtent) {
   for (int64_t rows : c.rows)
     calls.push_back(c.spec.withRows(rows));
   int runs = 0;
-  EXPECT_EQ(qemu->check(calls, qemuOptionsFor(*target), kSeed, runs), "")
+  Part part = GetParam().part;
+  EXPECT_EQ(qemu->check(calls, qemuOptionsFor(*target), kSeed, runs, nullptr,
+                        runsOf(part, /*plain=*/true)),
+            "")
       << "plan " << k->plan;
-  EXPECT_EQ(runs, 4 * int(calls.size()));
+  int expected = 0;
+  for (const KernelSpec &call : calls)
+    expected += runsExpected(call, part, /*firstConfig=*/true);
+  EXPECT_EQ(runs, expected);
 }
 
 INSTANTIATE_TEST_SUITE_P(Matrix, ArmRunTimeRows,
@@ -194,7 +255,8 @@ INSTANTIATE_TEST_SUITE_P(Image, ArmRunTimeRows,
                          armName);
 
 // SVE kernels (vector-length agnostic), each generated once for neoverse-v1
-// and its one binary run under qemu at 128, 256, 512 and 2048 bits:
+// and its one binary run under qemu at 128, 256, 512 and 2048 bits (a large
+// bf16 kernel in a test per length):
 // bit-exact (bf16 within the K bound) through the plain and pre-packed
 // entries at every length, its instruction in a loop (a dot product in an
 // innermost one), and one pre-packed call counted at each length (every
@@ -209,11 +271,33 @@ namespace {
 struct ScalableCase {
   MatrixCase kernel;
   bool matrix; ///< a matrix multiply, else a dot product
+  /// The one vector length a part of a split check runs at; 0: every
+  /// length (kSveLengths).
+  unsigned bits = 0;
+  Part part = Part::Whole;
 };
+
+constexpr unsigned kSveLengths[] = {128, 256, 512, 2048};
 
 void PrintTo(const ScalableCase &c, std::ostream *os) {
   *os << (c.matrix ? "mmla " : "dot ");
   PrintTo(c.kernel, os);
+  if (c.bits)
+    *os << " at SVE " << c.bits << " bits, "
+        << (c.part == Part::Random ? "random" : "extreme") << " data";
+}
+
+/// A large kernel's check split (splitCheck): at the first length its
+/// random data (through both entries) and its extreme data, at each further
+/// length its random data through the pre-packed entry.
+std::vector<ScalableCase> splitByLength(const MatrixCase &c, bool matrix) {
+  std::vector<ScalableCase> out;
+  for (unsigned bits : kSveLengths) {
+    out.push_back({c, matrix, bits, Part::Random});
+    if (bits == kSveLengths[0])
+      out.push_back({c, matrix, bits, Part::Extreme});
+  }
+  return out;
 }
 
 std::vector<ScalableCase> scalableMatrix() {
@@ -225,15 +309,23 @@ std::vector<ScalableCase> scalableMatrix() {
                       (t.a == ElementType::S8 || t.a == ElementType::U8);
       bool u8s8 = t.a == ElementType::U8 && t.b == ElementType::S8;
       bool s8u8 = t.a == ElementType::S8 && t.b == ElementType::U8;
-      if (sameSign || u8s8 || (matrix && (t.isFloat() || s8u8)))
+      if (!sameSign && !u8s8 && !(matrix && (t.isFloat() || s8u8)))
+        continue;
+      if (!splitCheck(c)) {
         out.push_back({c, matrix});
+        continue;
+      }
+      for (const ScalableCase &part : splitByLength(c, matrix))
+        out.push_back(part);
     }
   return out;
 }
 
 std::string scalableName(const testing::TestParamInfo<ScalableCase> &info) {
   return std::string(info.param.matrix ? "mmla_" : "dot_") +
-         testName({info.param.kernel, info.index});
+         testName({info.param.kernel, info.index}) +
+         (info.param.bits ? "_sve" + std::to_string(info.param.bits) : "") +
+         partSuffix(info.param.part);
 }
 
 /// The SVE description that runs `t` in the case's family.
@@ -278,18 +370,25 @@ TEST_P(ArmScalableKernels, CorrectAtEveryVectorLength) {
   auto qemu = QemuKernel::link(*k, spec);
   ASSERT_TRUE(bool(qemu)) << llvm::toString(qemu.takeError());
   std::vector<aarch64::RunOptions> lengths;
-  for (unsigned bits : {128u, 256u, 512u, 2048u}) {
+  for (unsigned bits : kSveLengths) {
+    if (GetParam().bits && bits != GetParam().bits)
+      continue;
     lengths.push_back(qemuOptionsFor(*target));
     lengths.back().sveBits = bits;
   }
+  // A part at a further length: the pre-packed entry alone.
+  Part part = GetParam().part;
+  bool firstLength = GetParam().bits == 0 || GetParam().bits == kSveLengths[0];
   int runs = 0;
   std::vector<QemuCounts> counts;
-  EXPECT_EQ(qemu->check(spec, lengths, kSeed, runs, &counts), "")
+  EXPECT_EQ(qemu->check(spec, lengths, kSeed, runs, &counts,
+                        runsOf(part, /*plain=*/firstLength)),
+            "")
       << "plan " << k->plan << ", schedule " << k->schedule;
-  // A large kernel's extreme data run at the first length only.
-  int lengthsRun = int(lengths.size());
-  EXPECT_EQ(runs, spec.ops() / 2 > kQemuLargeMacs ? 2 * lengthsRun + 2
-                                                  : 4 * lengthsRun);
+  int expected = 0;
+  for (size_t i = 0; i < lengths.size(); ++i)
+    expected += runsExpected(spec, part, firstLength && i == 0);
+  EXPECT_EQ(runs, expected);
   ASSERT_EQ(counts.size(), lengths.size());
   for (auto [length, count] : llvm::zip(lengths, counts))
     EXPECT_GE(double(count.tensor), count.minimum)
