@@ -3,7 +3,8 @@
  * guard words beside C. Each data set runs twice (fence.h): A, B and C each
  * ending at a PROT_NONE page ("fenced after", C's guard words before it),
  * then each starting right after one ("fenced before", the guard words after
- * C). Built with -DFUNC=<symbol> -DM= -DN= -DK= and
+ * C). Built with -DFUNC=<symbol> -DM= -DN= -DK= (or without them: then run
+ * as `check M N K`, one build for every extent of a run-time kernel) and
  * -DA_SIGNED=0|1 -DB_SIGNED=0|1 (the program's extsi/extui), and for a
  * quantized matmul -DZERO_POINTS -DZA= -DZB=; with -DC_INIT=V the program
  * fills C with V and accumulates into it. Prints one line per run and exits
@@ -71,7 +72,16 @@ static Memref8 view8(int8_t *p, int64_t rows, int64_t cols) {
 }
 
 /* The inputs of the data set being checked; each call gets fenced copies. */
+#ifdef M
 static int8_t a[M * K], b[K * N];
+#define A_BYTES sizeof a
+#define B_BYTES sizeof b
+#else
+static int M, N, K; /* from the command line */
+static int8_t *a, *b;
+#define A_BYTES ((size_t)M * K)
+#define B_BYTES ((size_t)K * N)
+#endif
 
 /* One call with every buffer fenced after (after != 0) or before; 0 if
  * right. */
@@ -79,8 +89,8 @@ static int run(int extreme, int after) {
   char what[64];
   snprintf(what, sizeof what, "%s inputs (fenced %s)",
            extreme ? "extreme" : "random", after ? "after" : "before");
-  int8_t *fa = fence_copy(a, sizeof a, after, "A");
-  int8_t *fb = fence_copy(b, sizeof b, after, "B");
+  int8_t *fa = fence_copy(a, A_BYTES, after, "A");
+  int8_t *fb = fence_copy(b, B_BYTES, after, "B");
   /* C's guard words on the side away from the fence: C itself touches it. */
   int32_t *buffer = fence_alloc((GUARD + M * N) * 4, after, "C");
   int32_t *c = after ? buffer + GUARD : buffer;
@@ -119,8 +129,8 @@ static int run(int extreme, int after) {
     }
   if (!bad)
     printf("%s: %dx%dx%d bit-exact\n", what, M, N, K);
-  fence_free(fa, sizeof a, after);
-  fence_free(fb, sizeof b, after);
+  fence_free(fa, A_BYTES, after);
+  fence_free(fb, B_BYTES, after);
   fence_free(buffer, (GUARD + M * N) * 4, after);
   return bad;
 }
@@ -133,7 +143,21 @@ static int check(int extreme) {
   return run(extreme, 1) || run(extreme, 0);
 }
 
-int main(void) {
+int main(int argc, char **argv) {
+#ifndef M
+  if (argc != 4 || (M = atoi(argv[1])) <= 0 || (N = atoi(argv[2])) <= 0 ||
+      (K = atoi(argv[3])) <= 0) {
+    fprintf(stderr, "usage: %s M N K (positive extents)\n", argv[0]);
+    return 2;
+  }
+  a = malloc(A_BYTES);
+  b = malloc(B_BYTES);
+  if (!a || !b)
+    return 2;
+#else
+  (void)argc;
+  (void)argv;
+#endif
   fence_report_faults();
   return check(0) || check(1);
 }
