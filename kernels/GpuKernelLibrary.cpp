@@ -346,7 +346,7 @@ llvm::Expected<GeneratedGpuKernel>
 generateGpuKernel(MLIRContext &ctx, const KernelSpec &spec,
                   ArrayRef<const Description *> descriptions,
                   const Target &target, const Target &host,
-                  const GenerateOptions &options) {
+                  const GenerateOptions &options, GpuLowerings lowerings) {
   if (auto e = spec.validate())
     return std::move(e);
   if (!options.schedule.empty())
@@ -409,15 +409,21 @@ generateGpuKernel(MLIRContext &ctx, const KernelSpec &spec,
         out.gridX, out.gridY, launch->blockM, launch->blockN, out.loops,
         target.name, target.gridBlocksX, target.gridBlocksY));
   llvm::raw_string_ostream(out.ir) << *kernels;
-  if (auto e = emitDevice(*kernels, target, out))
-    return std::move(e);
-  if (target.registersPerThread && out.registers > target.registersPerThread)
-    return llvm::createStringError(llvm::formatv(
-        "ptxas allocates the kernel {0} registers per thread; {1} gives a "
-        "thread {2} (registers_per_thread)",
-        out.registers, target.name, target.registersPerThread));
+  if (lowerings == GpuLowerings::Host) {
+    out.noCubinWhy = "the host lowering alone was asked for";
+  } else {
+    if (auto e = emitDevice(*kernels, target, out))
+      return std::move(e);
+    if (target.registersPerThread && out.registers > target.registersPerThread)
+      return llvm::createStringError(llvm::formatv(
+          "ptxas allocates the kernel {0} registers per thread; {1} gives a "
+          "thread {2} (registers_per_thread)",
+          out.registers, target.name, target.registersPerThread));
+  }
   // The PTX stands without the host lowering; `tisa run` needs it.
-  if (auto e = emitHost(*kernels, host, out))
+  if (lowerings == GpuLowerings::Device)
+    out.noHostWhy = "the device lowering alone was asked for";
+  else if (auto e = emitHost(*kernels, host, out))
     out.noHostWhy = llvm::toString(std::move(e));
   out.header = headerFor(spec, out, target);
   return out;

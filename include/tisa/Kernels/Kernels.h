@@ -343,14 +343,20 @@ struct GeneratedGpuKernel {
   std::string noHostWhy; ///< why there is no hostObject
 };
 
+/// Which lowerings of a Tensor Core kernel generateGpuKernel makes: both (what
+/// `tisa gen` writes), or one (a test of the other need not compile it).
+enum class GpuLowerings { Both, Device, Host };
+
 /// Generates a GEMM `spec` for an nvptx `target` on the best mma description
 /// (or `options.isa`); `host` is the machine the host lowering is compiled
-/// for.
+/// for. With `lowerings` of one, the other's fields stay empty (no PTX, cubin
+/// or resources; no hostObject) and noCubinWhy or noHostWhy says so.
 llvm::Expected<GeneratedGpuKernel>
 generateGpuKernel(mlir::MLIRContext &ctx, const KernelSpec &spec,
                   llvm::ArrayRef<const Description *> descriptions,
                   const Target &target, const Target &host,
-                  const GenerateOptions &options);
+                  const GenerateOptions &options,
+                  GpuLowerings lowerings = GpuLowerings::Both);
 
 struct KernelData;
 

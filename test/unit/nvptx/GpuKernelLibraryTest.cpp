@@ -11,6 +11,8 @@
 //     derived from K;
 //   - PTX holding the instruction, assembled by ptxas for sm_80 with no
 //     spills (skipped, with the reason, without ptxas).
+// Each test generates the kernel with only the lowering it checks
+// (GpuLowerings): the two were compiled twice, once in each test's process.
 //
 //===----------------------------------------------------------------------===//
 
@@ -89,8 +91,10 @@ protected:
     hostTarget = new Target(std::move(*host));
   }
 
-  /// The case's kernel, or a failure recorded.
-  std::optional<GeneratedGpuKernel> generate(KernelSpec &spec) {
+  /// The case's kernel with the lowering a test checks (the other is
+  /// another test's), or a failure recorded.
+  std::optional<GeneratedGpuKernel> generate(KernelSpec &spec,
+                                             GpuLowerings lowerings) {
     const Case &tc = GetParam();
     spec = tc.spec;
     auto types = KernelTypes::parse(tc.types);
@@ -100,7 +104,7 @@ protected:
     }
     spec.types = *types;
     auto kernel = generateGpuKernel(loaded->ctx, spec, loaded->all,
-                                    *sm80Target, *hostTarget, {});
+                                    *sm80Target, *hostTarget, {}, lowerings);
     if (!kernel) {
       ADD_FAILURE() << llvm::toString(kernel.takeError());
       return std::nullopt;
@@ -118,7 +122,7 @@ Target *GpuLibrary::hostTarget = nullptr;
 
 TEST_P(GpuLibrary, HostRunMatchesTheReference) {
   KernelSpec spec;
-  auto kernel = generate(spec);
+  auto kernel = generate(spec, GpuLowerings::Host);
   ASSERT_TRUE(kernel);
   auto run = loadGpuKernelOnHost(*kernel, spec);
   ASSERT_TRUE(static_cast<bool>(run)) << llvm::toString(run.takeError());
@@ -144,7 +148,7 @@ TEST_P(GpuLibrary, HostRunMatchesTheReference) {
 
 TEST_P(GpuLibrary, PtxasAssemblesItWithoutSpills) {
   KernelSpec spec;
-  auto kernel = generate(spec);
+  auto kernel = generate(spec, GpuLowerings::Device);
   ASSERT_TRUE(kernel);
   EXPECT_NE(kernel->ptx.find(kernel->mnemonic), std::string::npos);
   // cp.async copies an input whose slice lines are contiguous in chunks of
