@@ -1,10 +1,12 @@
-//===- OutlineKernels.cpp - -tisa-outline-kernels
-//--------------------------===//
+//===- OutlineKernels.cpp - -tisa-outline-kernels ------------------------===//
 //
 // A function that holds several tisa.compute (or tisa.pack) ops, as
 // -tisa-split-dynamic leaves one with run-time extents, gets each in a private
 // noinline function of its own, equivalent ones made once: LLVM's loop passes
-// cost more than linearly in the size of one function (Passes.td).
+// cost more than linearly in the size of one function (Passes.td). So do the
+// copies and fills of the blocks' zero-padded edges: a program of run-time
+// m, n and k whose blocks are digits of both had 82 of each inline, 324 KB of
+// code in one function (neoverse-v2: 19-29 s to compile, 7 s outlined).
 //
 //===----------------------------------------------------------------------===//
 
@@ -160,6 +162,8 @@ struct OutlineKernelsPass
     for (func::FuncOp fn : functions) {
       outlineAll<ComputeOp>(outliner, fn, "_compute");
       outlineAll<PackOp>(outliner, fn, "_pack");
+      outlineAll<linalg::CopyOp>(outliner, fn, "_copy");
+      outlineAll<linalg::FillOp>(outliner, fn, "_fill");
     }
   }
 
@@ -168,7 +172,8 @@ struct OutlineKernelsPass
   void outlineAll(Outliner &outliner, func::FuncOp fn, StringRef suffix) {
     SmallVector<Operation *> ops;
     fn.walk([&](OpT op) {
-      if (movable(op) && !configured(op, *inputs))
+      if (movable(op) && (!llvm::isa<ComputeOp, PackOp>(op.getOperation()) ||
+                          !configured(op, *inputs)))
         ops.push_back(op);
     });
     if (ops.size() < 2)

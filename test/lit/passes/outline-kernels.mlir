@@ -7,6 +7,7 @@
 // RUN: tisa-opt %s --tisa-split-pack=target=znver4 --tisa-split-dynamic=target=znver4 --tisa-outline-kernels=target=znver4 | FileCheck %s
 // RUN: tisa-opt %s --tisa-split-pack=target=znver4 --tisa-split-dynamic=target=znver4 --tisa-outline-kernels=target=znver4 --tisa-tensorize=target=znver4 | FileCheck %s --check-prefix=LOWERED
 // RUN: tisa-opt %s --tisa-split-pack=target=sapphirerapids --tisa-split-dynamic=target=sapphirerapids --tisa-outline-kernels=target=sapphirerapids | FileCheck %s --check-prefix=AMX
+// RUN: tisa-opt %s --tisa-outline-kernels=target=znver4 | FileCheck %s --check-prefix=COPIES
 
 // CHECK-LABEL: func.func @gemm
 // CHECK-SAME:    (%[[A:.*]]: memref<?x70xi8>, %[[B:.*]]: memref<70x48xi8>, %[[C:.*]]: memref<?x48xi32>)
@@ -41,7 +42,8 @@
 // CHECK-LABEL: func.func @static
 // CHECK-NOT:     func.call
 // CHECK:         tisa.compute
-// CHECK-NOT:     func.func
+// CHECK-NOT:     func.func private
+// CHECK-LABEL: func.func @copies
 
 // LOWERED-LABEL: func.func @gemm
 // LOWERED-NOT:   tisa.apply
@@ -68,5 +70,40 @@ func.func @same(%a: memref<?x70xi8>, %b: memref<70x48xi8>, %c: memref<?x48xi32>)
 
 func.func @static(%a: memref<33x70xi8>, %b: memref<70x48xi8>, %c: memref<33x48xi32>) {
   linalg.matmul ins(%a, %b : memref<33x70xi8>, memref<70x48xi8>) outs(%c : memref<33x48xi32>)
+  return
+}
+
+// Copies and fills, as -tisa-split-dynamic makes them for the zero-padded partial blocks of A and
+// B (one per block: 81 for a program of run-time m, n and k whose blocks are digits of both),
+// are outlined the same way when a function holds several; the fill's constant is cloned in.
+// COPIES-LABEL: func.func @copies
+// COPIES:         scf.if
+// COPIES-NEXT:      func.call @[[FILL:copies_fill]](%{{.*}}) : (memref<?xi8>) -> ()
+// COPIES-NEXT:      func.call @[[COPY:copies_copy]](%{{.*}}, %{{.*}}) : (memref<?xi8>, memref<?xi8>) -> ()
+// COPIES:         call @[[FILL]](
+// COPIES-NEXT:    call @[[COPY]](
+// COPIES-NOT:     linalg.
+// COPIES:       func.func private @[[COPY]](
+// COPIES-SAME:    passthrough = ["noinline"]
+// COPIES-NEXT:    linalg.copy
+// COPIES:       func.func private @[[FILL]](
+// COPIES-NEXT:    arith.constant 0 : i8
+// COPIES-NEXT:    linalg.fill
+// COPIES-LABEL: func.func @one_copy
+// COPIES-NOT:     func.call
+// COPIES:         linalg.copy
+func.func @copies(%x: memref<?xi8>, %y: memref<?xi8>, %z: memref<?xi8>, %p: i1) {
+  %c0 = arith.constant 0 : i8
+  scf.if %p {
+    linalg.fill ins(%c0 : i8) outs(%y : memref<?xi8>)
+    linalg.copy ins(%x : memref<?xi8>) outs(%y : memref<?xi8>)
+  }
+  linalg.fill ins(%c0 : i8) outs(%z : memref<?xi8>)
+  linalg.copy ins(%x : memref<?xi8>) outs(%z : memref<?xi8>)
+  return
+}
+
+func.func @one_copy(%x: memref<?xi8>, %y: memref<?xi8>) {
+  linalg.copy ins(%x : memref<?xi8>) outs(%y : memref<?xi8>)
   return
 }
