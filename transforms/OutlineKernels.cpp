@@ -45,6 +45,8 @@ bool movable(Operation *op) {
 /// Whether the instruction of `op`'s plan (as stated on its contraction)
 /// needs a configuration state, which LLVM loads once per function.
 bool configured(Operation *op, const TensorizeInputs &inputs) {
+  if (!isa<ComputeOp, PackOp>(op))
+    return false; // a copy or a fill: no instruction
   Block &program = op->getRegion(0).front();
   auto plan = program.front().getAttrOfType<PlanAttr>(kPlanAttr);
   if (!plan)
@@ -172,8 +174,7 @@ struct OutlineKernelsPass
   void outlineAll(Outliner &outliner, func::FuncOp fn, StringRef suffix) {
     SmallVector<Operation *> ops;
     fn.walk([&](OpT op) {
-      if (movable(op) && (!llvm::isa<ComputeOp, PackOp>(op.getOperation()) ||
-                          !configured(op, *inputs)))
+      if (movable(op) && !configured(op, *inputs))
         ops.push_back(op);
     });
     if (ops.size() < 2)
