@@ -59,6 +59,19 @@ void stridedCopiesAsLoops(ModuleOp module) {
   });
 }
 
+/// The loop annotations convert-scf-to-cf leaves on back edges as a
+/// discardable attribute (-tisa-roll-copies sets them), as the branches'
+/// own, which the translation to LLVM IR reads.
+void loopAnnotationsOnBranches(ModuleOp module) {
+  StringRef name = "llvm.loop_annotation";
+  module.walk([&](LLVM::BrOp br) {
+    if (auto a = br->getAttrOfType<LLVM::LoopAnnotationAttr>(name)) {
+      br.setLoopAnnotationAttr(a);
+      br->removeAttr(name);
+    }
+  });
+}
+
 } // namespace
 
 LogicalResult lowerToLLVMDialect(ModuleOp module) {
@@ -73,7 +86,10 @@ LogicalResult lowerToLLVMDialect(ModuleOp module) {
   llvm::raw_string_ostream os(error);
   if (failed(parsePassPipeline(llvmLoweringPipeline(), pm, os)))
     return module.emitError("tisa: bad lowering pipeline: ") << error;
-  return pm.run(module);
+  if (failed(pm.run(module)))
+    return failure();
+  loopAnnotationsOnBranches(module);
+  return success();
 }
 
 CodegenTarget codegenTargetFor(const Target &target) {

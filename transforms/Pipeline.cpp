@@ -53,6 +53,8 @@ void addTisaRegisterLevelPasses(mlir::OpPassManager &pm,
                                 const TisaTilePlainPassOptions &plain) {
   // Scratch buffers the generators made inside loops: one per call.
   pm.addNestedPass<mlir::func::FuncOp>(createTisaHoistScratchPass());
+  // Their large staging copies, as loops LLVM keeps rolled.
+  pm.addNestedPass<mlir::func::FuncOp>(createTisaRollCopiesPass());
   // Contractions no instruction took: register tiles of vectors, else loops
   // LLVM vectorizes.
   pm.addNestedPass<mlir::func::FuncOp>(createTisaTilePlainPass(plain));

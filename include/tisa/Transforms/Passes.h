@@ -34,7 +34,8 @@ bool usesTensors(mlir::ModuleOp module);
 
 /// What runs between tensorization and LLVM lowering, on every path
 /// (tisa gen gemm|conv2d, tisa gen FILE.mlir): the generators' scratch
-/// buffers out of loops, plain contractions in register tiles of the
+/// buffers out of loops, their large staging copies as loops LLVM keeps
+/// rolled (-tisa-roll-copies), plain contractions in register tiles of the
 /// target's vectors (`plain`, see plainTileOptions) or their loops in a
 /// vectorizable order, register tiling, canonicalization and CSE, then the
 /// instructions' legalization.

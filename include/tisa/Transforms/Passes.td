@@ -312,6 +312,31 @@ def TisaOutlineKernelsPass : Pass<"tisa-outline-kernels", "::mlir::ModuleOp"> {
   let dependentDialects = ["::mlir::func::FuncDialect", "::mlir::LLVM::LLVMDialect"];
 }
 
+def TisaRollCopiesPass : Pass<"tisa-roll-copies", "::mlir::func::FuncOp"> {
+  let summary = "Lower large linalg.copy and linalg.fill ops to loops LLVM keeps rolled";
+  let description = [{
+    The generators stage zero-padded copies (a tile block's A padded to whole tiles, a
+    convolution's input with its border): a `linalg.fill` and a `linalg.copy` on static shapes.
+    Lowered by convert-linalg-to-loops, each is a loop nest of constant trip counts that LLVM
+    unrolls completely: an AMX block of 4 rows of 1024 bf16 became 1,536 vector moves, and a
+    kernel with run-time rows has one such block per binary digit of the remainder, in each entry
+    (6 s of compile time for one GEMM, most of it in the machine scheduler, whose cost grows with
+    the square of a block's length). This pass lowers each copy or fill that writes a static
+    memref of rank 2 or more and at least `min-bytes` to its `scf.for` loops itself and marks
+    every loop but the innermost `llvm.loop_annotation = #llvm.loop_annotation<unroll =
+    <disable = true>>`, which convert-scf-to-cf puts on the loop's back edge and the LLVM
+    lowering (lowerToLLVMDialect) on the branch's `!llvm.loop` metadata. The innermost loop is
+    left to LLVM (vectorized as before). The copy stays in its function: in an AMX kernel a call
+    would reload the tile configuration.
+  }];
+  let options = [
+    Option<"minBytes", "min-bytes", "int64_t", "8192",
+           "the smallest output, in bytes, of a copy or fill lowered here">,
+  ];
+  let dependentDialects = ["::mlir::scf::SCFDialect", "::mlir::memref::MemRefDialect",
+                           "::mlir::LLVM::LLVMDialect"];
+}
+
 def TisaTensorizePass : Pass<"tisa-tensorize", "::mlir::func::FuncOp"> {
   let summary = "Lower tisa.pack and tisa.compute to loops around a tensorized instruction";
   let description = [{
