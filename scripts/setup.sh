@@ -6,6 +6,8 @@ set -euo pipefail
 PACKAGES=(
   # LLVM/MLIR 22: libMLIR.so, mlir-tblgen, FileCheck, lit, clang-22 and lld-22
   llvm-22-dev libmlir-22-dev mlir-22-tools llvm-22-tools clang-22 lld-22
+  # lld's ELF linker as a library: Arm probes linked in the test process
+  liblld-22-dev
   # build
   cmake ninja-build ccache pkg-config
   # tests and disassembly

@@ -3,11 +3,13 @@
 // Compiling the harness and adapters, finding the static libc, linking a
 // probe: each answer kept on disk (the system's temporary directory) so that
 // a test process does not ask again what another one asked, and linking done
-// by the linker command the driver gives rather than through the driver.
+// by the linker command the driver gives rather than through the driver (by
+// lld's library in this process where it was built in).
 //
 //===----------------------------------------------------------------------===//
 
 #include "Driver.h"
+#include "InProcessLinker.h"
 #include "Tools.h"
 
 #include "llvm/ADT/STLExtras.h"
@@ -253,6 +255,8 @@ bool linkDirectly(StringRef clang, ArrayRef<std::string> objects, StringRef exe,
       args.push_back(arg == p.output ? exe : StringRef(arg));
   }
   args.append(linkerFlags.begin(), linkerFlags.end());
+  if (std::optional<bool> linked = linkInProcess(args, logPath))
+    return *linked;
   Error err =
       runTool("linking", command[0], args, logPath, kToolTimeoutSeconds);
   bool linked = !err;

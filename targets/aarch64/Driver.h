@@ -32,7 +32,8 @@ compiledObject(llvm::StringRef clang, llvm::ArrayRef<llvm::StringLiteral> flags,
 bool hasStaticLibc(llvm::StringRef clang);
 
 /// Links `objects` into `exe` with the linker command the driver would run,
-/// `linkerFlags` added; false when there is no such command or the link
+/// `linkerFlags` added (in this process where lld's library is built in:
+/// linkInProcess); false when there is no such command or the link
 /// fails (the caller then links through the driver, which says why).
 bool linkDirectly(llvm::StringRef clang, llvm::ArrayRef<std::string> objects,
                   llvm::StringRef exe, llvm::ArrayRef<std::string> linkerFlags,
