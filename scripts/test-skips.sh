@@ -24,6 +24,7 @@ PROVIDED = [
     (r"counting plugin .* is missing", "the qemu counting plugin (built with tisa)"),
     (r"tisa-arm-vendors is not built", "the arm64 vendor packages (setup.sh, multiarch)"),
     (r"ptxas not found", "the CUDA toolkit's ptxas"),
+    (r"built without lld's library", "liblld-22-dev"),
     (r"llvm-mca.* missing|set TISA_LLVM_MCA", "llvm-22"),
 ]
 

@@ -3,6 +3,8 @@
 #include "InProcessLinker.h"
 #include "Tools.h"
 
+#include "tisa/Targets/AArch64Runner.h"
+
 #include "llvm/ADT/StringExtras.h"
 #include "llvm/Support/Allocator.h"
 #include "llvm/Support/StringSaver.h"
@@ -19,12 +21,26 @@ using namespace llvm;
 
 namespace tisa {
 namespace aarch64 {
+namespace {
+#if TISA_HAVE_LLD
+/// lld keeps its state in globals for the length of a link: one at a time.
+std::mutex mutex;
+bool canRunAgain = true;
+unsigned linked = 0;
+#endif
+} // namespace
+
+std::optional<unsigned> linkedInProcess() {
+#if TISA_HAVE_LLD
+  std::lock_guard<std::mutex> lock(mutex);
+  return linked;
+#else
+  return std::nullopt;
+#endif
+}
 
 std::optional<bool> linkInProcess(ArrayRef<StringRef> args, StringRef logPath) {
 #if TISA_HAVE_LLD
-  // lld keeps its state in globals for the length of a link: one at a time.
-  static std::mutex mutex;
-  static bool canRunAgain = true;
   std::lock_guard<std::mutex> lock(mutex);
   if (!canRunAgain)
     return std::nullopt;
@@ -40,6 +56,7 @@ std::optional<bool> linkInProcess(ArrayRef<StringRef> args, StringRef logPath) {
   canRunAgain = result.canRunAgain;
   if (Error err = writeFile(logPath, arrayRefFromStringRef(messages)))
     consumeError(std::move(err));
+  linked += result.retCode == 0;
   return result.retCode == 0;
 #else
   (void)args;

@@ -27,6 +27,7 @@
 #include <cstdint>
 #include <map>
 #include <memory>
+#include <optional>
 #include <string>
 #include <utility>
 #include <vector>
@@ -46,6 +47,10 @@ constexpr unsigned kMaxSveVectorBits = 2048;
 /// Empty when probes can run here; otherwise why not (e.g. "qemu-aarch64 not
 /// found", "no aarch64 static libc (install libc6-dev-arm64-cross)").
 std::string unavailableReason();
+
+/// How many probes this process has linked through lld's library (not by
+/// starting ld.lld); nothing when tisa was built without liblld-22-dev.
+std::optional<unsigned> linkedInProcess();
 
 /// What one counted part of a program executed, per mnemonic and in total
 /// (counted by tisa's TCG plugin: exact, the same run to run).

@@ -399,6 +399,22 @@ declare <4 x i32> @llvm.aarch64.neon.sdot.v4i32.v16i8(<4 x i32>, <16 x i8>, <16 
         << "lane " << lane;
 }
 
+// A probe is linked by lld's library in this process (scripts/setup.sh
+// installs liblld-22-dev), not by a fallback to starting ld.lld.
+TEST_F(AArch64RunnerTest, LinksInProcess) {
+  std::optional<unsigned> before = linkedInProcess();
+  if (!before)
+    GTEST_SKIP() << "tisa was built without lld's library (liblld-22-dev): "
+                    "probes are linked by starting ld.lld";
+  Expected<std::vector<uint8_t>> object = compileC(kNeonSdotSource);
+  ASSERT_OK(object);
+  std::vector<uint8_t> zeros(256);
+  Expected<ProbeResult> result =
+      runProbe(*object, "neon_sdot_probe", {zeros, zeros, zeros}, 0);
+  ASSERT_OK(result);
+  EXPECT_EQ(linkedInProcess(), *before + 1);
+}
+
 TEST_F(AArch64RunnerTest, MissingSymbolReportsLinkError) {
   Expected<std::vector<uint8_t>> object =
       compileC("void present(void *p) { (void)p; }\n");
