@@ -141,6 +141,15 @@ void LibraryBuilder::buildProgram() {
   func::ReturnOp::create(sb, loc);
 }
 
+std::vector<const Description *>
+planCandidates(ArrayRef<const Description *> descriptions, StringRef isa) {
+  std::vector<const Description *> out;
+  for (const Description *d : descriptions)
+    if (isa == "auto" || d->name == isa)
+      out.push_back(d);
+  return out;
+}
+
 llvm::Error LibraryBuilder::plan(ArrayRef<const Description *> descriptions,
                                  ArrayRef<std::string> rateWarnings) {
   llvm::append_range(out.warnings, rateWarnings);
@@ -152,10 +161,8 @@ llvm::Error LibraryBuilder::plan(ArrayRef<const Description *> descriptions,
                                    spec.describe() +
                                    " is not a contraction: " + why);
   contraction = *c;
-  std::vector<const Description *> candidates;
-  for (const Description *d : descriptions)
-    if (options.isa == "auto" || d->name == options.isa)
-      candidates.push_back(d);
+  std::vector<const Description *> candidates =
+      planCandidates(descriptions, options.isa);
   if (candidates.empty())
     return llvm::createStringError("no instruction description named '" +
                                    options.isa + "' (tisa isa list)");

@@ -95,6 +95,11 @@ struct Entry {
   ValueRange extents() { return func.getArguments().take_front(extentArgs); }
 };
 
+/// The descriptions a kernel may be planned on: the one `isa` names, or all
+/// with "auto".
+std::vector<const Description *>
+planCandidates(ArrayRef<const Description *> descriptions, StringRef isa);
+
 /// Builds one kernel library: the plan and schedule, the C entries around
 /// the kernel generator's pack and compute (or plain code without an
 /// instruction), the object and the C header.

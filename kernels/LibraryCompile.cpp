@@ -231,9 +231,12 @@ generateKernel(MLIRContext &ctx, const KernelSpec &spec,
         "` writes PTX, a cubin and a launch header (generateGpuKernel), and "
         "`tisa run --target " +
         target.name + "` checks them through their host lowering");
-  // Rates for descriptions the target file does not name, from LLVM's model.
+  // Rates for descriptions the target file does not name, from LLVM's model:
+  // those the plan may use (a named --isa: that one).
   Target withRates = target;
-  std::vector<std::string> rateWarnings = resolveRates(withRates, descriptions);
+  std::vector<std::string> rateWarnings =
+      resolveRates(withRates, detail::planCandidates(descriptions, options.isa),
+                   descriptions);
   detail::LibraryBuilder builder(ctx, spec, withRates, options);
   if (auto e = builder.plan(descriptions, rateWarnings))
     return std::move(e);

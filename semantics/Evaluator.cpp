@@ -1,6 +1,7 @@
 //===- Evaluator.cpp - run a description's semantics on values ------------===//
 
 #include "tisa/Semantics/Evaluator.h"
+#include "tisa/Semantics/AffineEval.h"
 
 #include "llvm/ADT/APInt.h"
 #include "llvm/ADT/APSInt.h"
@@ -188,10 +189,10 @@ TensorValue evaluate(const Description &d, ArrayRef<TensorValue> operands) {
     forEachIndex(ranges, [&](ArrayRef<int64_t> point) {
       auto read = [&](unsigned op) {
         const TensorValue &v = operands[op];
-        SmallVector<int64_t> idx = maps[op].compose(point);
+        SmallVector<int64_t> idx = valueAt(maps[op], point);
         return v.bits[seg * v.elementsPerSegment() + linearIndex(v.shape, idx)];
       };
-      int64_t out = linearIndex(result.shape, maps[2].compose(point));
+      int64_t out = linearIndex(result.shape, valueAt(maps[2], point));
       uint64_t lhsBits = read(m.lhsInput), rhsBits = read(m.rhsInput);
       if (!m.isFloat) {
         unsigned mw = m.mulType.getIntOrFloatBitWidth();

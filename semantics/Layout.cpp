@@ -1,8 +1,9 @@
 //===- Layout.cpp - semantic operands <-> register images -----------------===//
 
 #include "tisa/Semantics/Layout.h"
+#include "tisa/Semantics/AffineEval.h"
 
-#include "llvm/ADT/DenseMap.h"
+#include "llvm/ADT/BitVector.h"
 #include <cassert>
 
 using namespace mlir;
@@ -55,7 +56,7 @@ size_t registerImageBytes(const Description &d, unsigned i, unsigned segments) {
 int64_t registerElementIndex(const Description &d, unsigned i,
                              ArrayRef<int64_t> idx) {
   const OperandRegister &reg = d.registers[i];
-  SmallVector<int64_t> r = reg.layout.compose(idx);
+  SmallVector<int64_t> r = valueAt(reg.layout, idx);
   int64_t linear = 0;
   for (auto [k, v] : llvm::enumerate(r))
     linear = linear * reg.type.getDimSize(k) + v;
@@ -127,6 +128,18 @@ static AffineExpr badDivisor(AffineMap map) {
   return bad;
 }
 
+/// The first semantic index of operand `i` (row-major) that the layout puts
+/// at register element `linear`.
+static SmallVector<int64_t> firstAt(const Description &d, unsigned i,
+                                    int64_t linear) {
+  SmallVector<int64_t> first;
+  forEachIndex(d.operandShape(i), [&](ArrayRef<int64_t> idx) {
+    if (first.empty() && registerElementIndex(d, i, idx) == linear)
+      first.assign(idx.begin(), idx.end());
+  });
+  return first;
+}
+
 LogicalResult
 checkLayoutInjective(const Description &d, unsigned i,
                      llvm::function_ref<InFlightDiagnostic()> emitError) {
@@ -145,12 +158,15 @@ checkLayoutInjective(const Description &d, unsigned i,
                        << "': floordiv, ceildiv and mod need a positive "
                           "constant";
   }
-  llvm::DenseMap<int64_t, SmallVector<int64_t>> seen;
+  // Each element's register index, marked as it is taken; the first
+  // semantic index at a collision's place is found again only for the error.
+  llvm::BitVector taken(registerElements(reg));
   LogicalResult result = success();
   forEachIndex(d.operandShape(i), [&](ArrayRef<int64_t> idx) {
     if (failed(result))
       return;
-    SmallVector<int64_t> r = reg.layout.compose(idx);
+    SmallVector<int64_t> r = valueAt(reg.layout, idx);
+    int64_t linear = 0;
     for (auto [k, v] : llvm::enumerate(r)) {
       if (v < 0 || v >= reg.type.getDimSize(k)) {
         auto diag = emitError() << "registers[" << i
@@ -162,18 +178,19 @@ checkLayoutInjective(const Description &d, unsigned i,
         result = failure();
         return;
       }
+      linear = linear * reg.type.getDimSize(k) + v;
     }
-    int64_t linear = registerElementIndex(d, i, idx);
-    auto [it, inserted] = seen.try_emplace(linear, SmallVector<int64_t>(idx));
-    if (!inserted) {
-      auto diag = emitError() << "registers[" << i
-                              << "]: the layout puts semantic elements (";
-      llvm::interleaveComma(it->second, diag);
-      diag << ") and (";
-      llvm::interleaveComma(idx, diag);
-      diag << ") in the same register element " << linear;
-      result = failure();
+    if (!taken.test(linear)) {
+      taken.set(linear);
+      return;
     }
+    auto diag = emitError() << "registers[" << i
+                            << "]: the layout puts semantic elements (";
+    llvm::interleaveComma(firstAt(d, i, linear), diag);
+    diag << ") and (";
+    llvm::interleaveComma(idx, diag);
+    diag << ") in the same register element " << linear;
+    result = failure();
   });
   return result;
 }

@@ -1,6 +1,7 @@
 //===- Check.cpp - executable, hardware-checked descriptions --------------===//
 
 #include "tisa/Targets/Check.h"
+#include "tisa/Semantics/AffineEval.h"
 #include "tisa/Semantics/Evaluator.h"
 #include "tisa/Targets/AArch64Runner.h"
 #include "tisa/Targets/AMXEmulator.h"
@@ -545,13 +546,13 @@ private:
     os << "acc " << hex(acc.bits[out], acc.bitWidth) << ", products:";
     unsigned shown = 0;
     forEachIndex(d.body.getStaticLoopRanges(), [&](ArrayRef<int64_t> point) {
-      if (linear(acc.shape, maps[2].compose(point)) != local || shown >= 8)
+      if (linear(acc.shape, valueAt(maps[2], point)) != local || shown >= 8)
         return;
       ++shown;
       for (unsigned i = 0; i < 2; ++i) {
         const TensorValue &v = tc.operands[i];
         uint64_t bits = v.bits[segment * v.elementsPerSegment() +
-                               linear(v.shape, maps[i].compose(point))];
+                               linear(v.shape, valueAt(maps[i], point))];
         os << (i ? "*" : " ") << hex(bits, v.bitWidth);
       }
     });

@@ -149,13 +149,16 @@ llvm::Expected<ModelledRate> modelledRate(const Description &d,
 }
 
 std::vector<std::string>
-resolveRates(Target &target, llvm::ArrayRef<const Description *> descriptions) {
+resolveRates(Target &target, llvm::ArrayRef<const Description *> descriptions,
+             llvm::ArrayRef<const Description *> pool) {
+  if (pool.empty())
+    pool = descriptions;
   std::vector<std::string> warnings;
   for (const Description *d : descriptions) {
     if (!target.canExecute(*d) || target.namesRates(*d) ||
         target.derivedRates.contains(d->name))
       continue;
-    llvm::Expected<Target::DerivedRate> r = derive(*d, target, descriptions);
+    llvm::Expected<Target::DerivedRate> r = derive(*d, target, pool);
     if (r) {
       target.derivedRates[d->name] = *r;
       continue;

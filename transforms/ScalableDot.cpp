@@ -12,6 +12,7 @@
 
 #include "CodegenUtils.h"
 #include "ScalableLoops.h"
+#include "tisa/Semantics/AffineEval.h"
 #include "tisa/Semantics/Instruction.h"
 #include "tisa/Targets/Target.h"
 #include "tisa/Transforms/ScalableDotKernel.h"
@@ -61,7 +62,7 @@ LogicalResult ScalableDotKernel::readInstruction(std::string &why) {
         if (j != 2)
           point[grp->instrLoop] = k;
         SmallVector<int64_t> at =
-            d->registers[j].layout.compose(access[j].compose(point));
+            valueAt(d->registers[j].layout, valueAt(access[j], point));
         if (at.size() != 1 || at[0] != (j == 2 ? n : n * group + k))
           return refuse(why, "the register layout is not lane-major (element "
                              "n * g + k); not generated yet");

@@ -12,6 +12,7 @@
 
 #include "CodegenUtils.h"
 #include "ScalableLoops.h"
+#include "tisa/Semantics/AffineEval.h"
 #include "tisa/Semantics/Instruction.h"
 #include "tisa/Targets/Target.h"
 #include "tisa/Transforms/ScalableMatrixKernel.h"
@@ -35,7 +36,8 @@ int64_t elementAt(const Description &d, unsigned reg,
   SmallVector<int64_t> point(access.getNumDims(), 0);
   for (auto [l, v] : at)
     point[l] = v;
-  SmallVector<int64_t> e = d.registers[reg].layout.compose(access.compose(point));
+  SmallVector<int64_t> e =
+      valueAt(d.registers[reg].layout, valueAt(access, point));
   return e.size() == 1 ? e[0] : -1;
 }
 

@@ -15,6 +15,7 @@
 //===----------------------------------------------------------------------===//
 
 #include "LaneDotKernelImpl.h"
+#include "tisa/Semantics/AffineEval.h"
 
 #include "mlir/Analysis/FlatLinearValueConstraints.h"
 
@@ -128,7 +129,7 @@ LogicalResult LaneDotKernel::Impl::readInstruction(std::string &why) {
         point[laneA->instrLoop] = n;
         if (j != 2)
           point[groupA->instrLoop] = k;
-        SmallVector<int64_t> at = layout.compose(access[j].compose(point));
+        SmallVector<int64_t> at = valueAt(layout, valueAt(access[j], point));
         if (at.size() != 1 || at[0] != (j == 2 ? n : n * group + k))
           return refuse(why, "the register layout is not lane-major (element "
                              "n * g + k); not generated yet");

@@ -9,10 +9,11 @@
 //
 //===----------------------------------------------------------------------===//
 
+#include "tisa/Transforms/TileKernel.h"
 #include "CodegenUtils.h"
+#include "tisa/Semantics/AffineEval.h"
 #include "tisa/Semantics/Instruction.h"
 #include "tisa/Targets/Target.h"
-#include "tisa/Transforms/TileKernel.h"
 
 #include "mlir/Dialect/Affine/Utils.h"
 #include "llvm/Support/MathExtras.h"
@@ -29,7 +30,8 @@ namespace {
 SmallVector<int64_t> imagePosition(const Description &d, unsigned j,
                                    ArrayRef<int64_t> point, int64_t cols) {
   AffineMap access = d.body.getIndexingMapsArray()[j];
-  SmallVector<int64_t> at = d.registers[j].layout.compose(access.compose(point));
+  SmallVector<int64_t> at =
+      valueAt(d.registers[j].layout, valueAt(access, point));
   if (at.size() == 1)
     return {at[0] / cols, at[0] % cols};
   return at;

@@ -22,6 +22,7 @@
 #include "tisa/Transforms/WarpMmaKernel.h"
 #include "WarpFragmentReads.h"
 #include "WarpMmaStaging.h"
+#include "tisa/Semantics/AffineEval.h"
 #include "tisa/Semantics/Instruction.h"
 #include "tisa/Transforms/Epilogue.h"
 
@@ -120,7 +121,7 @@ std::vector<int32_t> fragmentTable(const Description &d, unsigned op,
   std::vector<int32_t> table(32 * perLane, 0);
   for (int64_t i = 0; i < shape[0]; ++i)
     for (int64_t j = 0; j < shape[1]; ++j) {
-      SmallVector<int64_t> at = reg.layout.compose({i, j});
+      SmallVector<int64_t> at = valueAt(reg.layout, {i, j});
       int64_t idx[2] = {i, j};
       int64_t offset = 0;
       for (unsigned dim = 0; dim < 2; ++dim) {

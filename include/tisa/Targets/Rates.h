@@ -44,10 +44,13 @@ llvm::Expected<ModelledRate> modelledRate(const Description &d,
                                           const Target &target);
 
 /// Fills target.derivedRates for each of `descriptions` that `target`
-/// executes and whose rates its file does not give. Returns one warning for
-/// each left at the defaults.
+/// executes and whose rates its file does not give, a sibling taken from
+/// `pool` (empty: from `descriptions`). Returns one warning for each left at
+/// the defaults. Each derived rate compiles a probe or two: a caller that
+/// will rank a few descriptions resolves those, not every one loaded.
 std::vector<std::string>
-resolveRates(Target &target, llvm::ArrayRef<const Description *> descriptions);
+resolveRates(Target &target, llvm::ArrayRef<const Description *> descriptions,
+             llvm::ArrayRef<const Description *> pool = {});
 
 } // namespace tisa
 
