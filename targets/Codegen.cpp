@@ -7,6 +7,7 @@
 #include "mlir/Dialect/MemRef/IR/MemRef.h"
 #include "mlir/Dialect/MemRef/Utils/MemRefUtils.h"
 #include "mlir/IR/MLIRContext.h"
+#include "mlir/IR/Verifier.h"
 #include "mlir/InitAllPasses.h"
 #include "mlir/Pass/PassManager.h"
 #include "mlir/Pass/PassRegistry.h"
@@ -86,7 +87,10 @@ LogicalResult lowerToLLVMDialect(ModuleOp module) {
   llvm::raw_string_ostream os(error);
   if (failed(parsePassPipeline(llvmLoweringPipeline(), pm, os)))
     return module.emitError("tisa: bad lowering pipeline: ") << error;
-  if (failed(pm.run(module)))
+  // Upstream's conversions are verified once, after the last of them, not
+  // after each (a full walk of a module of thousands of operations, 17 times).
+  pm.enableVerifier(false);
+  if (failed(pm.run(module)) || failed(verify(module)))
     return failure();
   loopAnnotationsOnBranches(module);
   return success();
