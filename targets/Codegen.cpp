@@ -3,14 +3,17 @@
 #include "tisa/Config.h"
 #include "tisa/Targets/Codegen.h"
 
+#include "mlir/Conversion/Passes.h"
 #include "mlir/Dialect/Linalg/IR/Linalg.h"
+#include "mlir/Dialect/Linalg/Passes.h"
 #include "mlir/Dialect/MemRef/IR/MemRef.h"
+#include "mlir/Dialect/MemRef/Transforms/Passes.h"
 #include "mlir/Dialect/MemRef/Utils/MemRefUtils.h"
 #include "mlir/IR/MLIRContext.h"
 #include "mlir/IR/Verifier.h"
-#include "mlir/InitAllPasses.h"
 #include "mlir/Pass/PassManager.h"
 #include "mlir/Pass/PassRegistry.h"
+#include "mlir/Transforms/Passes.h"
 #include "llvm/ExecutionEngine/Orc/AbsoluteSymbols.h"
 #include "llvm/ExecutionEngine/Orc/LLJIT.h"
 #include "llvm/ExecutionEngine/Orc/ThreadSafeModule.h"
@@ -18,11 +21,11 @@
 #include "llvm/Passes/PassBuilder.h"
 #include "llvm/Passes/StandardInstrumentations.h"
 #include "llvm/Support/CommandLine.h"
-#include "llvm/Support/Process.h"
-#include "llvm/Support/StringSaver.h"
 #include "llvm/Support/FileSystem.h"
-#include "llvm/Support/TargetSelect.h"
+#include "llvm/Support/Process.h"
 #include "llvm/Support/Program.h"
+#include "llvm/Support/StringSaver.h"
+#include "llvm/Support/TargetSelect.h"
 #include "llvm/TargetParser/Host.h"
 
 using namespace mlir;
@@ -77,8 +80,24 @@ void loopAnnotationsOnBranches(ModuleOp module) {
 
 LogicalResult lowerToLLVMDialect(ModuleOp module) {
   stridedCopiesAsLoops(module);
+  // The passes llvmLoweringPipeline names, registered for its parser
+  // (registerAllPasses costs every process that compiles about 4 ms).
   static bool registered = [] {
-    registerAllPasses();
+    registerConvertLinalgToLoopsPass();
+    registerLowerAffinePass();
+    registerConvertVectorToLLVMPass();
+    registerConvertMathToLLVMPass();
+    registerSCFToControlFlowPass();
+    memref::registerExpandStridedMetadataPass();
+    registerFinalizeMemRefToLLVMConversionPass();
+    registerArithToLLVMConversionPass();
+    registerConvertIndexToLLVMPass();
+    registerConvertControlFlowToLLVMPass();
+    registerConvertFuncToLLVMPass();
+    registerUBToLLVMConversionPass();
+    registerReconcileUnrealizedCastsPass();
+    registerCanonicalizerPass();
+    registerCSEPass();
     return true;
   }();
   (void)registered;
