@@ -141,16 +141,7 @@ void LibraryBuilder::buildProgram() {
   func::ReturnOp::create(sb, loc);
 }
 
-std::vector<const Description *>
-planCandidates(ArrayRef<const Description *> descriptions, StringRef isa) {
-  std::vector<const Description *> out;
-  for (const Description *d : descriptions)
-    if (isa == "auto" || d->name == isa)
-      out.push_back(d);
-  return out;
-}
-
-llvm::Error LibraryBuilder::plan(ArrayRef<const Description *> descriptions,
+llvm::Error LibraryBuilder::plan(ArrayRef<const Description *> candidates,
                                  ArrayRef<std::string> rateWarnings) {
   llvm::append_range(out.warnings, rateWarnings);
   buildProgram();
@@ -161,11 +152,6 @@ llvm::Error LibraryBuilder::plan(ArrayRef<const Description *> descriptions,
                                    spec.describe() +
                                    " is not a contraction: " + why);
   contraction = *c;
-  std::vector<const Description *> candidates =
-      planCandidates(descriptions, options.isa);
-  if (candidates.empty())
-    return llvm::createStringError("no instruction description named '" +
-                                   options.isa + "' (tisa isa list)");
   inputs = std::make_shared<TensorizeInputs>(candidates, target);
   // The schedule is chosen below, knowing whether the input is padded in
   // place.

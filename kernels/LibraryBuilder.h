@@ -95,11 +95,6 @@ struct Entry {
   ValueRange extents() { return func.getArguments().take_front(extentArgs); }
 };
 
-/// The descriptions a kernel may be planned on: the one `isa` names, or all
-/// with "auto".
-std::vector<const Description *>
-planCandidates(ArrayRef<const Description *> descriptions, StringRef isa);
-
 /// Builds one kernel library: the plan and schedule, the C entries around
 /// the kernel generator's pack and compute (or plain code without an
 /// instruction), the object and the C header.
@@ -107,9 +102,9 @@ class LibraryBuilder {
 public:
   LibraryBuilder(MLIRContext &ctx, const KernelSpec &spec,
                  const Target &target, const GenerateOptions &options);
-  /// Plans the kernel; `rateWarnings` (rates left at the defaults) join the
-  /// kernel's warnings.
-  llvm::Error plan(ArrayRef<const Description *> descriptions,
+  /// Plans the kernel on one of `candidates` (at least one);
+  /// `rateWarnings` (rates left at the defaults) join the kernel's warnings.
+  llvm::Error plan(ArrayRef<const Description *> candidates,
                    ArrayRef<std::string> rateWarnings);
   void emitEntries();
   llvm::Error compile();

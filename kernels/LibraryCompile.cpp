@@ -231,14 +231,21 @@ generateKernel(MLIRContext &ctx, const KernelSpec &spec,
         "` writes PTX, a cubin and a launch header (generateGpuKernel), and "
         "`tisa run --target " +
         target.name + "` checks them through their host lowering");
-  // Rates for descriptions the target file does not name, from LLVM's model:
-  // those the plan may use (a named --isa: that one).
+  // The descriptions the plan may use: the one --isa names, or all.
+  std::vector<const Description *> candidates;
+  for (const Description *d : descriptions)
+    if (options.isa == "auto" || d->name == options.isa)
+      candidates.push_back(d);
+  if (candidates.empty())
+    return llvm::createStringError("no instruction description named '" +
+                                   options.isa + "' (tisa isa list)");
+  // Their rates where the target file does not name them, from LLVM's model
+  // (a sibling looked for among all).
   Target withRates = target;
   std::vector<std::string> rateWarnings =
-      resolveRates(withRates, detail::planCandidates(descriptions, options.isa),
-                   descriptions);
+      resolveRates(withRates, candidates, descriptions);
   detail::LibraryBuilder builder(ctx, spec, withRates, options);
-  if (auto e = builder.plan(descriptions, rateWarnings))
+  if (auto e = builder.plan(candidates, rateWarnings))
     return std::move(e);
   builder.emitEntries();
   if (auto e = builder.compile())

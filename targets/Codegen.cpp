@@ -63,15 +63,15 @@ void stridedCopiesAsLoops(ModuleOp module) {
   });
 }
 
-/// The loop annotations convert-scf-to-cf leaves on back edges as a
-/// discardable attribute (-tisa-roll-copies sets them), as the branches'
+/// The loop annotations convert-scf-to-cf leaves on back edges
+/// (kLoopAnnotationAttr: -tisa-roll-copies sets them), as the branches'
 /// own, which the translation to LLVM IR reads.
 void loopAnnotationsOnBranches(ModuleOp module) {
-  StringRef name = "llvm.loop_annotation";
   module.walk([&](LLVM::BrOp br) {
-    if (auto a = br->getAttrOfType<LLVM::LoopAnnotationAttr>(name)) {
+    if (auto a =
+            br->getAttrOfType<LLVM::LoopAnnotationAttr>(kLoopAnnotationAttr)) {
       br.setLoopAnnotationAttr(a);
-      br->removeAttr(name);
+      br->removeAttr(kLoopAnnotationAttr);
     }
   });
 }

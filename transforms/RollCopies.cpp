@@ -11,6 +11,7 @@
 //
 //===----------------------------------------------------------------------===//
 
+#include "tisa/Targets/Codegen.h"
 #include "tisa/Transforms/Passes.h"
 
 #include "mlir/Dialect/Linalg/Transforms/Transforms.h"
@@ -62,14 +63,10 @@ struct RollCopiesPass : public impl::TisaRollCopiesPassBase<RollCopiesPass> {
       if (failed(loops))
         continue; // left to convert-linalg-to-loops, as before
       for (Operation *loop : ArrayRef(*loops).drop_back())
-        loop->setAttr(kLoopAnnotation, rolled);
+        loop->setAttr(kLoopAnnotationAttr, rolled);
       rewriter.eraseOp(op);
     }
   }
-
-  /// What convert-scf-to-cf carries to the loop's back edge, and
-  /// lowerToLLVMDialect to the branch's loop metadata.
-  static constexpr llvm::StringLiteral kLoopAnnotation = "llvm.loop_annotation";
 };
 
 } // namespace

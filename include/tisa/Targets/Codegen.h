@@ -30,6 +30,13 @@ namespace tisa {
 /// lowers tensorized code to the LLVM dialect.
 llvm::StringRef llvmLoweringPipeline();
 
+/// A discardable attribute (an LLVM::LoopAnnotationAttr) a pass puts on an
+/// scf.for for LLVM's loop metadata: convert-scf-to-cf keeps it on the
+/// loop's back edge, and lowerToLLVMDialect moves it onto that llvm.br's own
+/// loop_annotation, which the translation to LLVM IR reads.
+inline constexpr llvm::StringLiteral kLoopAnnotationAttr =
+    "llvm.loop_annotation";
+
 /// Runs llvmLoweringPipeline on `module`; diagnostics go to the context.
 mlir::LogicalResult lowerToLLVMDialect(mlir::ModuleOp module);
 
